@@ -1,0 +1,98 @@
+"""Shared test plumbing: golden files, the corpus location, tshark availability."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures"
+CORPUS = (ROOT.parent / "shared" / "corpus").resolve()
+GOLDEN_DIR = ROOT / "tests" / "golden"
+GOLDEN_ENV = {"COLUMNS": "100", "NO_COLOR": "1", "TZ": "UTC", "TOOLCALL_FORMAT": ""}
+IN_CI = os.environ.get("CI", "").lower() == "true"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--update-goldens", action="store_true", help="rewrite golden files")
+    parser.addoption("--fuzz-long", action="store_true", help="run fuzz targets longer")
+
+
+@pytest.fixture(scope="session")
+def update_goldens(request: pytest.FixtureRequest) -> bool:
+    return bool(request.config.getoption("--update-goldens"))
+
+
+def need_corpus() -> Path:
+    """The shared corpus; a failure under CI, a skip elsewhere."""
+    if CORPUS.is_dir():
+        return CORPUS
+    if IN_CI:
+        pytest.fail(f"../shared/corpus is missing at {CORPUS}; CI must have it")
+    pytest.skip("../shared/corpus not present beside the checkout")
+    raise AssertionError  # unreachable
+
+
+def need_tshark() -> str:
+    """The tshark binary; a failure under CI (.ci/run installs it), a skip elsewhere."""
+    path = shutil.which("tshark")
+    if path:
+        return path
+    if IN_CI:
+        pytest.fail("tshark is not installed; .ci/run (make setup) must install it")
+    pytest.skip("tshark is not installed (apt-get install tshark)")
+    raise AssertionError
+
+
+@pytest.fixture
+def corpus() -> Path:
+    return need_corpus()
+
+
+@pytest.fixture
+def tshark() -> str:
+    return need_tshark()
+
+
+def run_cli(args: Sequence[str], *, env: dict[str, str] | None = None, cwd: Path | None = None):  # type: ignore[no-untyped-def]
+    """Invoke the app in-process with the golden environment."""
+    from toolcall_cli.cli.app import app
+
+    runner = CliRunner()
+    old = Path.cwd()
+    try:
+        if cwd:
+            os.chdir(cwd)
+        return runner.invoke(app, list(args), env={**GOLDEN_ENV, **(env or {})}, catch_exceptions=False)
+    finally:
+        os.chdir(old)
+
+
+def normalise(text: str) -> str:
+    text = text.replace(str(ROOT), "[ROOT]")
+    text = text.replace(str(CORPUS), "[CORPUS]")
+    return re.sub(r"[ \t]+\n", "\n", text)
+
+
+def assert_golden(name: str, args: Sequence[str], *, update: bool, cwd: Path | None = None, env: dict[str, str] | None = None) -> None:
+    """Compare a whole invocation (argv, exit, stdout, stderr) with tests/golden/NAME.txt."""
+    res = run_cli(args, cwd=cwd or ROOT, env=env)
+    body = (
+        f"$ toolcall {' '.join(args)}\nexit: {res.exit_code}\n----- stdout -----\n{res.stdout}"
+        f"----- stderr -----\n{res.stderr}"
+    )
+    body = normalise(body)
+    path = GOLDEN_DIR / f"{name}.txt"
+    if update or not path.exists():
+        if not update and IN_CI:
+            pytest.fail(f"golden {path} is missing; run pytest --update-goldens and review it")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(body, encoding="utf-8")
+        return
+    assert body == path.read_text(encoding="utf-8"), f"golden {name} differs; rerun with --update-goldens and review"

@@ -1,0 +1,1 @@
+"""The typer layer: parse → call the core → render → exit."""

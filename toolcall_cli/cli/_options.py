@@ -1,0 +1,104 @@
+"""Shared typer options as Annotated aliases, and the --format/-o plumbing."""
+
+from __future__ import annotations
+
+import io
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from toolcall_cli.cli import _settings
+from toolcall_cli.core.findings import FailOn
+from toolcall_cli.errors import UsageError
+from toolcall_cli.render import render
+
+
+class Format(str, Enum):
+    """Output formats (the RENDERERS registry; a meta-test keeps them equal)."""
+
+    table = "table"
+    json = "json"
+    jsonl = "jsonl"
+    markdown = "markdown"
+    sarif = "sarif"
+    github = "github"
+    html = "html"
+
+
+class Color(str, Enum):
+    """--color choices."""
+
+    auto = "auto"
+    always = "always"
+    never = "never"
+
+
+class SourceName(str, Enum):
+    """--source choices."""
+
+    messages = "messages"
+    middleware = "middleware"
+    nginx = "nginx"
+    pcap = "pcap"
+
+
+FormatOpt = Annotated[
+    Format, typer.Option("--format", "-f", envvar="TOOLCALL_FORMAT", help="Output format.", case_sensitive=False)
+]
+OutputOpt = Annotated[
+    Path | None, typer.Option("--output", "-o", help="Write results to this file instead of stdout.", dir_okay=False)
+]
+FailOnOpt = Annotated[
+    FailOn, typer.Option("--fail-on", help="Exit 1 when a finding is at or above this severity.")
+]
+SourceOpt = Annotated[
+    SourceName | None, typer.Option("--source", "-s", help="Skip detection and parse every file as this source.")
+]
+SelectOpt = Annotated[
+    list[str] | None, typer.Option("--select", help="Only these codes or prefixes (repeatable, comma-separated).")
+]
+IgnoreOpt = Annotated[
+    list[str] | None, typer.Option("--ignore", help="Skip these codes or prefixes (repeatable, comma-separated).")
+]
+StoreOpt = Annotated[Path, typer.Option("--store", help="Store directory.", file_okay=False)]
+TzOpt = Annotated[
+    str | None, typer.Option("--tz", help="Time zone for naive timestamps (default: config, else UTC).")
+]
+NginxFormatOpt = Annotated[
+    str | None, typer.Option("--nginx-format", help="nginx log_format string for access logs.")
+]
+ConfigOpt = Annotated[Path | None, typer.Option("--config", help="Config file (toolcall.toml).", dir_okay=False)]
+
+
+def split_codes(values: list[str] | None) -> tuple[str, ...]:
+    """`--select A,B --select C` → ("A", "B", "C"), upper-cased."""
+    out: list[str] = []
+    for v in values or ():
+        out.extend(p.strip().upper() for p in v.split(",") if p.strip())
+    return tuple(out)
+
+
+def check_format(fmt: Format, allowed: tuple[str, ...], command: str) -> None:
+    """Refuse a format a command does not offer (exit 2)."""
+    if fmt.value not in allowed:
+        raise UsageError(f"{command} does not support --format {fmt.value}", hint=f"choose one of: {', '.join(allowed)}")
+
+
+def emit(report: object, fmt: Format, output: Path | None) -> None:
+    """Render to a buffer first, then write stdout or the -o file (opened only after success)."""
+    to_terminal = output is None and sys.stdout.isatty()
+    opts = _settings.render_options(to_terminal=to_terminal)
+    buf = io.StringIO()
+    render(fmt.value, report, buf, opts)
+    text = buf.getvalue()
+    if output is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as e:
+        raise UsageError(f"cannot write {output}: {e.strerror or e}") from None

@@ -1,0 +1,58 @@
+"""The typer app: global options and the only command registration site."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from toolcall_cli import __version__
+from toolcall_cli.cli import _settings
+from toolcall_cli.cli._guard import guarded
+from toolcall_cli.cli._options import Color, ConfigOpt
+from toolcall_cli.cli.commands import diagnose, ingest, lint, replay, rules, timeline
+
+app = typer.Typer(
+    name="toolcall",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+    rich_markup_mode=None,
+    help="Diagnose and replay LLM tool-call round trips.",
+)
+
+COMMANDS = {
+    "ingest": ingest.run,
+    "timeline": timeline.run,
+    "diagnose": diagnose.run,
+    "replay": replay.run,
+    "lint": lint.run,
+    "rules": rules.run,
+}
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"toolcall {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def main(
+    config: ConfigOpt = None,
+    color: Annotated[Color, typer.Option("--color", help="Colour output.")] = Color.auto,
+    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks for internal errors.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No summary lines on stderr.")] = False,
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """Diagnose and replay LLM tool-call round trips."""
+    _settings.set_current(
+        _settings.Settings(config_path=Path(config) if config else None, color=color.value, debug=debug, quiet=quiet)
+    )
+
+
+for _name, _fn in COMMANDS.items():
+    app.command(_name)(guarded(_fn))

@@ -1,0 +1,10 @@
+"""`toolcall replay` (being built)."""
+
+from __future__ import annotations
+
+from toolcall_cli.errors import UsageError
+
+
+def run() -> None:
+    """Not available yet."""
+    raise UsageError("replay is not available yet")

@@ -1,0 +1,1 @@
+"""Core data model: the event table, findings, registry, config, store."""

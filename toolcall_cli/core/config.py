@@ -1,0 +1,244 @@
+"""Configuration: `toolcall.toml` or `[tool.toolcall]` in `pyproject.toml`; defaults from DESIGN.
+
+Example `toolcall.toml`::
+
+    tools = ["tools.json"]            # tool registry files
+    tz = "UTC"                        # zone for naive timestamps
+    [flooding]
+    window_s = 60
+    max_calls = 5
+    per_tool = { send_email = 2, execute_payment = 1 }
+    [tolerance]
+    timestamp_ms = 500                # response vs request timestamp (PR005)
+    skew_ms = 500                     # clock skew between sources (IN002)
+    [sla]
+    initiation_ms = 100
+    service_ms = 800
+    injection_ms = 50
+    end_to_end_ms = 3000
+    [messages]
+    window = 42                       # history length before roll-out (TR004)
+    [budgets]
+    result_chars = 1000               # default tool-result budget (TR002); per tool below
+    per_tool = { search = 4000 }
+    [redact]
+    patterns = ["ACME-[0-9]{8}"]
+    json_paths = ["/card/number"]
+    [[formats]]                       # user middleware formats (lnav style)
+    name = "legacy"
+    regex = '^(?P<ts>\\S+) (?P<event>\\S+) call=(?P<tool_call_id>\\S+)'
+    samples = ["2024-01-01T00:00:00Z tool_call.rejected call=abc"]
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from toolcall_cli.errors import UsageError
+
+
+@dataclass(frozen=True, slots=True)
+class Flooding:
+    """Sliding-window rate limits (replay `ratelimit` stage, FL codes)."""
+
+    window_s: float = 60.0
+    max_calls: int = 5
+    per_tool: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Tolerance:
+    """Time tolerances in milliseconds."""
+
+    timestamp_ms: float = 500.0
+    skew_ms: float = 500.0
+
+
+@dataclass(frozen=True, slots=True)
+class Sla:
+    """Per-phase latency thresholds in milliseconds (DESIGN §3)."""
+
+    initiation_ms: float = 100.0
+    service_ms: float = 800.0
+    injection_ms: float = 50.0
+    end_to_end_ms: float = 3000.0
+
+
+@dataclass(frozen=True, slots=True)
+class Budgets:
+    """Size budgets for tool results (characters)."""
+
+    result_chars: int = 1000
+    per_tool: dict[str, int] = field(default_factory=dict)
+
+    def for_tool(self, tool: str | None) -> int:
+        """The budget that applies to *tool*."""
+        return self.per_tool.get(tool or "", self.result_chars)
+
+
+@dataclass(frozen=True, slots=True)
+class Redact:
+    """Extra redaction rules on top of the built-in ones."""
+
+    enabled: bool = True
+    patterns: tuple[str, ...] = ()
+    json_paths: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class LogFormat:
+    """A user-defined middleware line format: a regex with named groups."""
+
+    name: str
+    regex: re.Pattern[str]
+    samples: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """Everything configurable, with DESIGN's defaults."""
+
+    path: Path | None = None
+    tools: tuple[Path, ...] = ()
+    tz: str = "UTC"
+    message_window: int = 42
+    flooding: Flooding = field(default_factory=Flooding)
+    tolerance: Tolerance = field(default_factory=Tolerance)
+    sla: Sla = field(default_factory=Sla)
+    budgets: Budgets = field(default_factory=Budgets)
+    redact: Redact = field(default_factory=Redact)
+    formats: tuple[LogFormat, ...] = ()
+    raw: dict[str, Any] = field(default_factory=dict)
+
+
+DEFAULT = Config()
+
+
+def find_config(start: Path) -> Path | None:
+    """`toolcall.toml`, else a `pyproject.toml` with `[tool.toolcall]`, in *start* or a parent."""
+    for d in (start, *start.parents):
+        cand = d / "toolcall.toml"
+        if cand.is_file():
+            return cand
+        py = d / "pyproject.toml"
+        if py.is_file():
+            try:
+                data = tomllib.loads(py.read_text(encoding="utf-8"))
+            except (OSError, tomllib.TOMLDecodeError):
+                continue
+            if "toolcall" in data.get("tool", {}):
+                return py
+    return None
+
+
+def load_config(path: Path | None = None, *, search_from: Path | None = None) -> Config:
+    """Load *path* (or the discovered file); any mistake is a UsageError naming the key."""
+    if path is None and search_from is not None:
+        path = find_config(search_from)
+    if path is None:
+        return DEFAULT
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UsageError(f"config file not found: {path}") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise UsageError(f"cannot read config {path}: {e}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise UsageError(f"invalid TOML in {path}: {e}") from None
+    if path.name == "pyproject.toml":
+        data = data.get("tool", {}).get("toolcall", {})
+    return config_from_dict(data, path=path)
+
+
+def config_from_dict(data: dict[str, Any], *, path: Path | None = None) -> Config:
+    """Build a Config from parsed TOML, validating types and user formats."""
+    where = str(path) if path else "config"
+    base = path.parent if path else Path.cwd()
+
+    def section(name: str) -> dict[str, Any]:
+        val = data.get(name, {})
+        if not isinstance(val, dict):
+            raise UsageError(f"{where}: [{name}] must be a table")
+        return val
+
+    def num(sec: dict[str, Any], key: str, default: float, name: str) -> float:
+        val = sec.get(key, default)
+        if isinstance(val, bool) or not isinstance(val, int | float) or val < 0:
+            raise UsageError(f"{where}: {name}.{key} must be a non-negative number, got {val!r}")
+        return float(val)
+
+    def int_map(sec: dict[str, Any], name: str) -> dict[str, int]:
+        val = sec.get("per_tool", {})
+        if not isinstance(val, dict) or not all(
+            isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in val.values()
+        ):
+            raise UsageError(f"{where}: {name}.per_tool must map tool names to non-negative integers")
+        return {str(k): int(v) for k, v in val.items()}
+
+    fl, tol, sla, msg, bud, red = (section(n) for n in ("flooding", "tolerance", "sla", "messages", "budgets", "redact"))
+    tools = data.get("tools", [])
+    if isinstance(tools, str):
+        tools = [tools]
+    if not isinstance(tools, list) or not all(isinstance(t, str) for t in tools):
+        raise UsageError(f"{where}: tools must be a list of paths")
+    patterns = tuple(red.get("patterns", ()))
+    for p in patterns:
+        try:
+            re.compile(p)
+        except re.error as e:
+            raise UsageError(f"{where}: redact pattern {p!r} is not a valid regex: {e}") from None
+    return Config(
+        path=path,
+        tools=tuple((base / t) for t in tools),
+        tz=str(data.get("tz", "UTC")),
+        message_window=int(num(msg, "window", 42, "messages")),
+        flooding=Flooding(
+            window_s=num(fl, "window_s", 60, "flooding"),
+            max_calls=int(num(fl, "max_calls", 5, "flooding")),
+            per_tool=int_map(fl, "flooding"),
+        ),
+        tolerance=Tolerance(
+            timestamp_ms=num(tol, "timestamp_ms", 500, "tolerance"),
+            skew_ms=num(tol, "skew_ms", 500, "tolerance"),
+        ),
+        sla=Sla(
+            initiation_ms=num(sla, "initiation_ms", 100, "sla"),
+            service_ms=num(sla, "service_ms", 800, "sla"),
+            injection_ms=num(sla, "injection_ms", 50, "sla"),
+            end_to_end_ms=num(sla, "end_to_end_ms", 3000, "sla"),
+        ),
+        budgets=Budgets(result_chars=int(num(bud, "result_chars", 1000, "budgets")), per_tool=int_map(bud, "budgets")),
+        redact=Redact(
+            enabled=bool(red.get("enabled", True)),
+            patterns=patterns,
+            json_paths=tuple(red.get("json_paths", ())),
+        ),
+        formats=_formats(data.get("formats", []), where),
+        raw=data,
+    )
+
+
+def _formats(items: Any, where: str) -> tuple[LogFormat, ...]:
+    if not isinstance(items, list):
+        raise UsageError(f"{where}: [[formats]] must be an array of tables")
+    out = []
+    for i, item in enumerate(items):
+        if not isinstance(item, dict) or "regex" not in item:
+            raise UsageError(f"{where}: formats[{i}] needs a 'regex'")
+        name = str(item.get("name", f"format{i}"))
+        try:
+            rx = re.compile(item["regex"])
+        except re.error as e:
+            raise UsageError(f"{where}: format {name!r}: invalid regex: {e}") from None
+        samples = tuple(item.get("samples", ()))
+        if not samples:
+            raise UsageError(f"{where}: format {name!r} needs sample lines", hint="add samples = [\"...\"]")
+        for s in samples:
+            if not rx.search(s):
+                raise UsageError(f"{where}: format {name!r}: sample does not match its regex: {s!r}")
+        out.append(LogFormat(name=name, regex=rx, samples=samples))
+    return tuple(out)

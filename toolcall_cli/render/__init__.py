@@ -1,0 +1,83 @@
+"""Renderers: every command's output goes through one chosen by `--format`.
+
+A renderer is a format name; each report type registers one handler per format it supports
+(`@renders("table", IngestSummary)`), so a feature keeps all its views in one module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TextIO, TypeVar
+
+from toolcall_cli.core.registry import Registry
+from toolcall_cli.errors import UsageError
+
+
+@dataclass(frozen=True, slots=True)
+class RenderOptions:
+    """Presentation knobs decided by the CLI."""
+
+    width: int | None = None
+    color: bool = False
+    quiet: bool = False
+    verbose: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Renderer:
+    """A named output format."""
+
+    name: str
+    description: str
+
+
+RENDERERS: Registry[Renderer] = Registry("format")
+for _name, _desc in (
+    ("table", "rich tables for a terminal (default)"),
+    ("json", "one JSON document (schema_version 1)"),
+    ("jsonl", "one JSON object per line where rows stream"),
+    ("markdown", "Markdown for tickets and PR comments"),
+    ("sarif", "SARIF 2.1.0 for code-scanning UIs"),
+    ("github", "GitHub Actions workflow annotations"),
+    ("html", "a self-contained HTML page"),
+):
+    RENDERERS.add(_name, Renderer(_name, _desc))
+
+R = TypeVar("R")
+Handler = Callable[[Any, TextIO, RenderOptions], None]
+_HANDLERS: dict[tuple[str, type], Handler] = {}
+
+
+def renders(fmt: str, report_type: type[R]) -> Callable[[Callable[[R, TextIO, RenderOptions], None]], Callable[[R, TextIO, RenderOptions], None]]:
+    """Register a handler drawing *report_type* in format *fmt*."""
+    RENDERERS.get(fmt)
+
+    def deco(fn: Callable[[R, TextIO, RenderOptions], None]) -> Callable[[R, TextIO, RenderOptions], None]:
+        key = (fmt, report_type)
+        if key in _HANDLERS:
+            raise ValueError(f"duplicate renderer {fmt} for {report_type.__name__}")
+        _HANDLERS[key] = fn
+        return fn
+
+    return deco
+
+
+def formats_for(report_type: type) -> list[str]:
+    """Formats available for a report type."""
+    return sorted(f for f, t in _HANDLERS if t is report_type)
+
+
+def render(fmt: str, report: object, out: TextIO, opts: RenderOptions) -> None:
+    """Draw *report* in format *fmt* onto *out*."""
+    handler = _HANDLERS.get((fmt, type(report)))
+    if handler is None:
+        raise UsageError(
+            f"--format {fmt} is not available here", hint=f"choose one of: {', '.join(formats_for(type(report)))}"
+        )
+    handler(report, out, opts)
+
+
+# View modules register their handlers on import (explicit list, no scanning).
+from toolcall_cli.render import ingest_view as _ingest_view  # noqa: E402,F401
+from toolcall_cli.render import rules_view as _rules_view  # noqa: E402,F401

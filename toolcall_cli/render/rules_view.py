@@ -1,0 +1,57 @@
+"""Views of the rule catalogue (`toolcall rules`)."""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+from rich.table import Table
+
+from toolcall_cli.catalogue import RulesReport
+from toolcall_cli.core.jsonio import pretty
+from toolcall_cli.render import RenderOptions, renders
+from toolcall_cli.render._rich import SEVERITY_STYLE, cell, console
+from toolcall_cli.render.safe import md
+
+
+def _rule_dict(r: object) -> dict[str, object]:
+    from toolcall_cli.core.findings import Rule
+
+    assert isinstance(r, Rule)
+    return {"code": r.code, "name": r.name, "severity": r.severity.value, "summary": r.summary, "doc": r.doc}
+
+
+@renders("json", RulesReport)
+def to_json(report: RulesReport, out: TextIO, opts: RenderOptions) -> None:
+    """The rules as JSON."""
+    out.write(pretty({"schema_version": 1, "rules": [_rule_dict(r) for r in report.rules]}) + "\n")
+
+
+@renders("table", RulesReport)
+def to_table(report: RulesReport, out: TextIO, opts: RenderOptions) -> None:
+    """A catalogue table, or one rule's full documentation."""
+    con = console(out, opts)
+    if report.single:
+        r = report.rules[0]
+        con.print(cell(f"{r.code} {r.name} ({r.severity.value})", style="bold"))
+        con.print(cell(r.summary))
+        con.print()
+        con.print(cell(r.doc, one_line=False, limit=None))
+        return
+    t = Table(title="Rules", title_justify="left")
+    for col in ("code", "name", "severity", "summary"):
+        t.add_column(col)
+    for r in report.rules:
+        t.add_row(cell(r.code), cell(r.name), cell(r.severity.value, style=SEVERITY_STYLE[r.severity.value]), cell(r.summary))
+    con.print(t)
+
+
+@renders("markdown", RulesReport)
+def to_markdown(report: RulesReport, out: TextIO, opts: RenderOptions) -> None:
+    """Markdown catalogue, or one rule's doc."""
+    if report.single:
+        r = report.rules[0]
+        out.write(f"## {r.code} {r.name} ({r.severity.value})\n\n{r.summary}\n\n{r.doc}\n")
+        return
+    out.write("| code | name | severity | summary |\n|---|---|---|---|\n")
+    for r in report.rules:
+        out.write(f"| {r.code} | {md(r.name)} | {r.severity.value} | {md(r.summary)} |\n")

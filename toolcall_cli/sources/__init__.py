@@ -1,0 +1,132 @@
+"""Source adapters and format detection: every input file becomes event-table rows.
+
+Registration is explicit: each adapter module is imported here by name.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from toolcall_cli.core.events import UNPARSED, concat_frames, validate_frame
+from toolcall_cli.core.registry import Registry
+from toolcall_cli.errors import InputError, UnknownSourceError, UsageError
+from toolcall_cli.sources._io import read_head
+from toolcall_cli.sources.base import HEAD_BYTES, Adapter, ParseOptions
+
+SOURCES: Registry[Adapter] = Registry("source")
+
+# Imported for their registration side effect, in a fixed order.
+from toolcall_cli.sources import messages as _messages  # noqa: E402
+from toolcall_cli.sources import middleware as _middleware  # noqa: E402
+from toolcall_cli.sources import nginx as _nginx  # noqa: E402
+from toolcall_cli.sources import pcap as _pcap  # noqa: E402
+
+for _mod in (_messages, _middleware, _nginx, _pcap):
+    SOURCES.add(_mod.ADAPTER.name, _mod.ADAPTER)
+
+
+@dataclass(frozen=True, slots=True)
+class FileResult:
+    """What one input file produced."""
+
+    path: Path
+    source: str
+    frame: pd.DataFrame
+
+    @property
+    def unparsed(self) -> int:
+        """Records of this file no format could parse."""
+        return int((self.frame["kind"] == UNPARSED).sum())
+
+    @property
+    def events(self) -> int:
+        """Parsed events of this file."""
+        return len(self.frame) - self.unparsed
+
+
+@dataclass(frozen=True, slots=True)
+class IngestResult:
+    """The event table of all inputs plus per-file accounting."""
+
+    events: pd.DataFrame
+    files: tuple[FileResult, ...]
+
+
+def scores(path: Path) -> dict[str, int]:
+    """Every adapter's sniff score for *path*."""
+    head = read_head(path, HEAD_BYTES)
+    return {name: int(ad.sniff(head, path)) for name, ad in SOURCES.items()}
+
+
+def detect(path: Path) -> str:
+    """The adapter with the highest score; ties and all-zero are an UnknownSourceError."""
+    sc = scores(path)
+    best = max(sc.values(), default=0)
+    winners = [n for n, s in sc.items() if s == best]
+    if best <= 0:
+        raise UnknownSourceError(
+            f"cannot detect the source format of '{path}'",
+            hint=f"pass --source {'|'.join(SOURCES.names())}",
+        )
+    if len(winners) > 1:
+        raise UnknownSourceError(
+            f"'{path}' looks like {' and '.join(winners)} equally (score {best})",
+            hint=f"pass --source {'|'.join(winners)}",
+        )
+    return winners[0]
+
+
+def walk(paths: Iterable[Path]) -> Iterator[Path]:
+    """Files named, and files under directories named (sorted, hidden entries skipped)."""
+    for p in paths:
+        if not p.exists():
+            raise InputError(f"no such file or directory: '{p}'")
+        if p.is_dir():
+            found: list[Path] = []
+            for root, dirs, files in os.walk(p, onerror=None):
+                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+                found.extend(Path(root) / f for f in files if not f.startswith("."))
+            yield from sorted(found)
+        else:
+            yield p
+
+
+def parse_file(path: Path, *, source: str | None = None, opts: ParseOptions | None = None) -> pd.DataFrame:
+    """Parse one file with the named or detected adapter."""
+    opts = opts or ParseOptions()
+    name = source or detect(path)
+    if name not in SOURCES:
+        raise UsageError(f"unknown source {name!r}", hint=f"choose one of: {', '.join(SOURCES.names())}")
+    try:
+        return validate_frame(SOURCES.get(name).parse(path, opts))
+    except PermissionError as e:
+        raise InputError(f"cannot read {path}: {e.strerror or e}") from None
+
+
+def ingest_paths(
+    paths: Iterable[Path],
+    *,
+    source: str | None = None,
+    opts: ParseOptions | None = None,
+    skip_unknown_in_dirs: bool = True,
+) -> IngestResult:
+    """Parse every file under *paths*; inside directories, unrecognised files are skipped."""
+    frames: list[pd.DataFrame] = []
+    files: list[FileResult] = []
+    explicit = {p for p in paths if not p.is_dir()}
+    for path in walk(paths):
+        try:
+            name = source or detect(path)
+        except UnknownSourceError:
+            if skip_unknown_in_dirs and path not in explicit:
+                continue
+            raise
+        df = parse_file(path, source=name, opts=opts)
+        files.append(FileResult(path=path, source=name, frame=df))
+        frames.append(df)
+    return IngestResult(events=concat_frames(frames), files=tuple(files))

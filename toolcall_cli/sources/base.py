@@ -1,0 +1,43 @@
+"""The source-adapter protocol (lnav style): sniff a file's head, parse it into the event table."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+import pandas as pd
+
+from toolcall_cli.core.config import LogFormat
+
+#: Bytes given to `sniff`.
+HEAD_BYTES = 64 * 1024
+
+ProgressFn = Callable[[int, int], None]  # (done, total) in bytes
+
+
+@dataclass(frozen=True, slots=True)
+class ParseOptions:
+    """Knobs an adapter may need; all have safe defaults."""
+
+    tz: str = "UTC"  # zone for naive timestamps
+    nginx_format: str | None = None  # an nginx `log_format` string
+    formats: tuple[LogFormat, ...] = ()  # user middleware formats from config
+    progress: ProgressFn | None = field(default=None, compare=False)
+    max_decompressed: int = 1 << 30  # cap for gzip inputs and bodies (decompression bombs)
+
+
+class Adapter(Protocol):
+    """One input format."""
+
+    name: str
+    samples: tuple[str, ...]  # fixture paths (repo-relative) the adapter must claim
+
+    def sniff(self, head: bytes, path: Path) -> int:
+        """Score 0–100 for how sure the adapter is that *head* (≤64 KiB) is its format."""
+        ...
+
+    def parse(self, path: Path, opts: ParseOptions) -> pd.DataFrame:
+        """Parse the whole file into a validated event table; bad records become `unparsed` rows."""
+        ...
