@@ -103,7 +103,8 @@ def parse_file(path: Path, *, source: str | None = None, opts: ParseOptions | No
     if name not in SOURCES:
         raise UsageError(f"unknown source {name!r}", hint=f"choose one of: {', '.join(SOURCES.names())}")
     try:
-        return validate_frame(SOURCES.get(name).parse(path, opts))
+        frame = validate_frame(SOURCES.get(name).parse(path, opts))
+        return opts.redactor.frame(frame)
     except PermissionError as e:
         raise InputError(f"cannot read {path}: {e.strerror or e}") from None
 

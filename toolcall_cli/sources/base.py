@@ -10,6 +10,7 @@ from typing import Protocol
 import pandas as pd
 
 from toolcall_cli.core.config import LogFormat
+from toolcall_cli.core.redact import DEFAULT_REDACTOR, Redactor
 
 #: Bytes given to `sniff`.
 HEAD_BYTES = 64 * 1024
@@ -26,6 +27,7 @@ class ParseOptions:
     formats: tuple[LogFormat, ...] = ()  # user middleware formats from config
     progress: ProgressFn | None = field(default=None, compare=False)
     max_decompressed: int = 1 << 30  # cap for gzip inputs and bodies (decompression bombs)
+    redactor: Redactor = field(default=DEFAULT_REDACTOR, compare=False)  # applied after parsing
 
 
 class Adapter(Protocol):

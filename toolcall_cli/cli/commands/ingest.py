@@ -8,14 +8,13 @@ from typing import Annotated
 import typer
 
 from toolcall_cli.cli import _settings
-from toolcall_cli.cli._console import progress_bar, say
+from toolcall_cli.cli._console import say
+from toolcall_cli.cli._inputs import NoRedactOpt, ingest, parse_options
 from toolcall_cli.cli._options import (
     Format, FormatOpt, NginxFormatOpt, OutputOpt, SourceOpt, StoreOpt, TzOpt, check_format, emit,
 )
 from toolcall_cli.core.store import DEFAULT_STORE, write_files
 from toolcall_cli.core.summary import FileSummary, IngestReport
-from toolcall_cli.sources import ingest_paths
-from toolcall_cli.sources.base import ParseOptions
 
 
 def run(
@@ -27,13 +26,12 @@ def run(
     nginx_format: NginxFormatOpt = None,
     store: StoreOpt = DEFAULT_STORE,
     no_store: Annotated[bool, typer.Option("--no-store", help="Parse and summarise only.")] = False,
+    no_redact: NoRedactOpt = False,
 ) -> None:
     """Detect each input's format, parse it into events and write them to the store."""
     check_format(fmt, ("table", "json", "jsonl", "markdown"), "ingest")
-    cfg = _settings.config()
-    with progress_bar("ingesting", enabled=not _settings.current().quiet) as prog:
-        opts = ParseOptions(tz=tz or cfg.tz, nginx_format=nginx_format, formats=cfg.formats, progress=prog)
-        result = ingest_paths(paths, source=source.value if source else None, opts=opts)
+    opts = parse_options(tz=tz, nginx_format=nginx_format, no_redact=no_redact)
+    result = ingest(paths, source=source.value if source else None, opts=opts)
     if not no_store:
         write_files(store, [(f.path, f.source, f.frame) for f in result.files])
     report = IngestReport(

@@ -1,0 +1,60 @@
+"""Redaction: built-in secret shapes, user patterns and JSON paths, column-wise."""
+
+from __future__ import annotations
+
+import pytest
+
+from toolcall_cli.core.config import Redact
+from toolcall_cli.core.events import build_frame
+from toolcall_cli.core.redact import DEFAULT_REDACTOR, MARK, Redactor
+
+SECRETS = {
+    "Authorization: Bearer abcdefghijklmnop": "abcdefghijklmnop",
+    '{"Authorization": "Basic dXNlcjpwYXNzd29yZA=="}': "dXNlcjpwYXNzd29yZA",
+    "Proxy-Authorization: Basic Zm9vOmJhcg==": "Zm9vOmJhcg",
+    "Cookie: session=abc123; theme=dark": "abc123",
+    "Set-Cookie: sid=s3cr3t; Path=/; HttpOnly": "s3cr3t",
+    "X-Api-Key: 9f8e7d6c5b4a": "9f8e7d6c5b4a",
+    "use sk-proj-ABCDEFGHIJKLMNOPQRST1234 now": "ABCDEFGHIJKLMNOPQRST1234",
+    "key=sk-ant-api03-abcdefghijklmnopqrstuv": "abcdefghijklmnopqrstuv",
+    "AKIAIOSFODNN7EXAMPLE in config": "IOSFODNN7EXAMPLE",
+    "token ghp_" + "a1B2" * 9: "a1B2a1B2a1B2",
+    "xoxb-123456789012-abcdefABCDEF": "abcdefABCDEF",
+}
+
+
+@pytest.mark.parametrize("text,secret", SECRETS.items())
+def test_builtin_rules(text: str, secret: str) -> None:
+    out = DEFAULT_REDACTOR.text(text)
+    assert secret not in out
+    assert MARK in out
+
+
+def test_harmless_text_untouched() -> None:
+    for s in ("get_weather", '{"city": "Paris"}', "POST /tools/search HTTP/1.1", "skipping sk-short"):
+        assert DEFAULT_REDACTOR.text(s) == s
+
+
+def test_frame_user_pattern_and_json_path() -> None:
+    r = Redactor.from_config(Redact(patterns=("ACME-[0-9]{8}",), json_paths=("/card/number",)))
+    df = build_frame(
+        {
+            "seq": [0, 1],
+            "source": ["messages", "middleware"],
+            "origin": ["m#/0", "l:1"],
+            "kind": ["tool_call", "mw_other"],
+            "args": ['{"card": {"number": "4111111111111111", "exp": "12/30"}}', None],
+            "detail": [None, "customer ACME-12345678 paid, Authorization: Bearer zzzzzzzzzzzz"],
+        }
+    )
+    out = r.frame(df)
+    assert "4111111111111111" not in out["args"].iloc[0]
+    assert '"exp":"12/30"' in out["args"].iloc[0]
+    assert "ACME-12345678" not in out["detail"].iloc[1]
+    assert "zzzzzzzzzzzz" not in out["detail"].iloc[1]
+    assert df["detail"].iloc[1].endswith("zzzz")  # input not mutated
+
+
+def test_disabled_is_identity() -> None:
+    r = Redactor(enabled=False)
+    assert r.text("Authorization: Bearer abcdefghijklmnop").endswith("mnop")

@@ -1,0 +1,52 @@
+"""Shared input plumbing for commands: ingest PATHs on the fly, or read the store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import pandas as pd
+import typer
+
+from toolcall_cli.cli import _settings
+from toolcall_cli.cli._console import progress_bar, say
+from toolcall_cli.core.redact import Redactor
+from toolcall_cli.core.store import load_events
+from toolcall_cli.sources import IngestResult, ingest_paths
+from toolcall_cli.sources.base import ParseOptions
+
+NoRedactOpt = Annotated[
+    bool, typer.Option("--no-redact", help="Do not redact secrets (tokens, keys, credential headers).")
+]
+
+
+def parse_options(*, tz: str | None, nginx_format: str | None, no_redact: bool) -> ParseOptions:
+    """ParseOptions from the config and flags; warns on stderr when redaction is off."""
+    cfg = _settings.config()
+    if no_redact:
+        say("toolcall: warning: --no-redact: secrets in the inputs will appear in the output")
+    return ParseOptions(
+        tz=tz or cfg.tz,
+        nginx_format=nginx_format,
+        formats=cfg.formats,
+        redactor=Redactor.from_config(cfg.redact, enabled=False if no_redact else None),
+    )
+
+
+def ingest(paths: list[Path], *, source: str | None, opts: ParseOptions) -> IngestResult:
+    """Parse PATHs with a progress bar on a terminal."""
+    with progress_bar("ingesting", enabled=not _settings.current().quiet) as prog:
+        opts = ParseOptions(
+            tz=opts.tz, nginx_format=opts.nginx_format, formats=opts.formats, progress=prog,
+            max_decompressed=opts.max_decompressed, redactor=opts.redactor,
+        )
+        return ingest_paths(paths, source=source, opts=opts)
+
+
+def events_for(
+    paths: list[Path] | None, *, store: Path, source: str | None, opts: ParseOptions
+) -> pd.DataFrame:
+    """The event table: PATHs ingested on the fly, or the store when no PATH is given."""
+    if paths:
+        return ingest(paths, source=source, opts=opts).events
+    return load_events(store)

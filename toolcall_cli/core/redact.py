@@ -1,0 +1,108 @@
+"""Secret redaction, on by default for every stored and printed event.
+
+Built-in rules cover credential headers (`Authorization`, `Proxy-Authorization`, `Cookie`,
+`Set-Cookie`, `X-Api-Key`), bearer tokens and well-known key shapes (OpenAI/Anthropic `sk-…`,
+AWS `AKIA…`/`ASIA…`, GitHub `ghp_…`/`github_pat_…`, Slack `xox…`). Users add regexes and JSON
+pointers into tool arguments in `toolcall.toml` (`[redact] patterns`, `json_paths`).
+
+Redaction is column-wise: one RE2 pass per rule over each text column (pyarrow), so it costs
+little on a million events. JSON-path rules parse arguments and therefore run per record, only
+when configured.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import orjson
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from toolcall_cli.core.config import Redact
+from toolcall_cli.core.events import STR
+
+MARK = "[REDACTED]"
+
+#: (name, RE2 pattern, replacement). Group 1 is kept where the replacement uses it.
+BUILTIN: tuple[tuple[str, str, str], ...] = (
+    (
+        "credential-header",
+        r"(?i)((?:proxy-)?authorization|x-api-key|api[-_]key)(\\?[\"']?\s*[:=]\s*\\?[\"']?)"
+        r"[^\"'\r\n,;}\\]+",
+        r"\1\2" + MARK,
+    ),
+    (
+        "cookie-header",
+        r"(?i)\b(set-cookie|cookie)(\\?[\"']?\s*:\s*\\?[\"']?)[^\"'\r\n}\\]+",
+        r"\1\2" + MARK,
+    ),
+    ("bearer", r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]{8,}", r"\1" + MARK),
+    ("openai-anthropic-key", r"\bsk-(?:proj-|ant-|svcacct-)?[A-Za-z0-9_-]{16,}", MARK),
+    ("aws-access-key", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b", MARK),
+    ("github-token", r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{20,})", MARK),
+    ("slack-token", r"\bxox[abposr]-[A-Za-z0-9-]{10,}", MARK),
+)
+
+#: Columns that may carry input text.
+TEXT_COLUMNS = ("args", "detail", "attrs", "client", "tool", "status")
+
+
+@dataclass(frozen=True, slots=True)
+class Redactor:
+    """A compiled set of redaction rules."""
+
+    rules: tuple[tuple[str, str, str], ...] = BUILTIN
+    json_paths: tuple[str, ...] = ()
+    enabled: bool = True
+
+    @classmethod
+    def from_config(cls, cfg: Redact, *, enabled: bool | None = None) -> Redactor:
+        """Built-ins plus the user's patterns (each replaced whole) and JSON paths."""
+        extra = tuple((f"user-{i}", p, MARK) for i, p in enumerate(cfg.patterns))
+        return cls(rules=BUILTIN + extra, json_paths=cfg.json_paths,
+                   enabled=cfg.enabled if enabled is None else enabled)
+
+    def text(self, value: str) -> str:
+        """Redact one string (for text outside the event table, e.g. quoted evidence lines)."""
+        if not self.enabled or not value:
+            return value
+        arr = self._array(pa.array([value], type=pa.large_string()))
+        out = arr[0].as_py()
+        return out if out is not None else value
+
+    def _array(self, arr: pa.Array) -> pa.Array:
+        for _, pattern, repl in self.rules:
+            arr = pc.replace_substring_regex(arr, pattern=pattern, replacement=repl)
+        return arr
+
+    def frame(self, df: pd.DataFrame) -> pd.DataFrame:
+        """A copy of the event table with secrets replaced in every text column."""
+        if not self.enabled or df.empty:
+            return df
+        out = df.copy()
+        for col in TEXT_COLUMNS:
+            arr = pa.array(out[col], type=pa.large_string(), from_pandas=True)
+            out[col] = pd.Series(self._array(arr).to_pandas(), index=out.index).astype(STR)
+        if self.json_paths:
+            out["args"] = out["args"].map(self._json_paths, na_action="ignore").astype(STR)
+        return out
+
+    def _json_paths(self, args: str) -> str:
+        try:
+            doc = orjson.loads(args)
+        except (orjson.JSONDecodeError, RecursionError):
+            return args
+        changed = False
+        for ptr in self.json_paths:
+            parts = [p.replace("~1", "/").replace("~0", "~") for p in ptr.strip("/").split("/") if p]
+            node = doc
+            for key in parts[:-1]:
+                node = node.get(key) if isinstance(node, dict) else None
+            if isinstance(node, dict) and parts and parts[-1] in node:
+                node[parts[-1]] = MARK
+                changed = True
+        return orjson.dumps(doc).decode() if changed else args
+
+
+DEFAULT_REDACTOR = Redactor()
