@@ -30,6 +30,7 @@ class IngestReport:
     files: tuple[FileSummary, ...]
     events: pd.DataFrame
     store: str | None
+    skipped: tuple[tuple[str, str], ...] = ()  # (path, reason) of files not ingested
 
     def summary(self) -> dict[str, Any]:
         """The JSON summary of DESIGN §6."""
@@ -61,6 +62,7 @@ class IngestReport:
             "sessions": int(good["session_id"].dropna().nunique()),
             "tool_calls": int(good["tool_call_id"].dropna().nunique()),
             "store": self.store,
+            "skipped": [{"path": p, "reason": r} for p, r in self.skipped],
         }
 
 

@@ -1,1 +1,107 @@
-"""diagnose package."""
+"""Diagnose: root-cause classifiers over the aligned timeline, registered by rule code.
+
+`CLASSIFIERS` maps a code (``FL001``) to a function ``check(ctx) -> Iterable[Finding]``.
+Registration is explicit: every family module is imported below by name. `classify()` runs
+the selected classifiers and ranks their findings; `diagnose_events()` is the whole path from
+an event table to a report.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from toolcall_cli.core.config import DEFAULT, Config
+from toolcall_cli.core.events import UNPARSED
+from toolcall_cli.core.findings import Finding, Severity, rank_findings, select_codes
+from toolcall_cli.core.registry import Registry
+from toolcall_cli.diagnose.base import Classifier, DiagnoseContext, DiagnoseReport, TimelineLike
+
+if TYPE_CHECKING:
+    from toolcall_cli.pipeline.registry import ToolRegistry
+
+__all__ = [
+    "CLASSIFIERS",
+    "Classifier",
+    "DiagnoseContext",
+    "DiagnoseReport",
+    "classify",
+    "diagnose_events",
+]
+
+CLASSIFIERS: Registry[Classifier] = Registry("classifier")
+
+# Rule modules register their classifiers on import (explicit list, no scanning).
+from toolcall_cli.diagnose import flooding as _flooding  # noqa: E402,F401
+from toolcall_cli.diagnose import flooding_infra as _flooding_infra  # noqa: E402,F401
+from toolcall_cli.diagnose import flooding_unexplained as _flooding_unexplained  # noqa: E402,F401
+from toolcall_cli.diagnose import ingest_checks as _ingest_checks  # noqa: E402,F401
+from toolcall_cli.diagnose import orphans as _orphans  # noqa: E402,F401
+from toolcall_cli.diagnose import orphans_pairing as _orphans_pairing  # noqa: E402,F401
+
+# TODO(#5): plain imports once the truncation/protocol/provider/timeout families land.
+for _family in ("truncation", "protocol", "provider_errors", "timeouts"):
+    try:
+        importlib.import_module(f"toolcall_cli.diagnose.{_family}")
+    except ModuleNotFoundError as _e:  # only "not written yet" is tolerated
+        if _e.name != f"toolcall_cli.diagnose.{_family}":
+            raise
+
+
+def classify(
+    ctx: DiagnoseContext, *, select: Iterable[str] = (), ignore: Iterable[str] = ()
+) -> DiagnoseReport:
+    """Run every selected classifier on *ctx*; findings ranked errors first, then by reach."""
+    codes = select_codes(CLASSIFIERS.names(), select=select, ignore=ignore)
+    found: list[Finding] = []
+    for code in sorted(codes):
+        found.extend(ctx.findings_of(code))
+    ranked = rank_findings(found)
+    summary = summarize(ctx, ranked)
+    return DiagnoseReport(command="diagnose", findings=tuple(ranked), summary=summary)
+
+
+def summarize(ctx: DiagnoseContext, findings: list[Finding]) -> dict[str, Any]:
+    """`{"traces","sessions","calls","events","findings":{severity:n},"by_code":{code:n}}`."""
+    ev = ctx.events()
+    good = ev[ev["kind"] != UNPARSED]
+    by_sev = {s.value: 0 for s in Severity}
+    by_code: dict[str, int] = {}
+    for f in findings:
+        by_sev[f.severity.value] += 1
+        by_code[f.code] = by_code.get(f.code, 0) + 1
+    traces = good["trace"].dropna().nunique() if "trace" in good.columns else 0
+    calls = good.loc[good["kind"] == "tool_call"]
+    n_calls = len(ctx.timeline.calls) or len(calls)
+    return {
+        "traces": int(traces),
+        "sessions": int(good["session_id"].dropna().nunique()),
+        "calls": int(n_calls),
+        "events": len(good),
+        "findings": by_sev,
+        "by_code": dict(sorted(by_code.items())),
+    }
+
+
+def diagnose_events(
+    events: pd.DataFrame,
+    *,
+    cfg: Config = DEFAULT,
+    registry: ToolRegistry | None = None,
+    skew_correction: bool = True,
+    select: Iterable[str] = (),
+    ignore: Iterable[str] = (),
+    inputs: tuple[str, ...] = (),
+) -> DiagnoseReport:
+    """Align *events*, build the context and classify: the whole `toolcall diagnose` core."""
+    from toolcall_cli.align import align
+
+    timeline: TimelineLike = align(events, cfg=cfg, skew_correction=skew_correction)
+    ctx = DiagnoseContext(timeline=timeline, cfg=cfg, registry=registry)
+    rep = classify(ctx, select=select, ignore=ignore)
+    return DiagnoseReport(
+        command=rep.command, findings=rep.findings, summary=rep.summary, inputs=inputs
+    )

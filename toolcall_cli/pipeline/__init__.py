@@ -1,1 +1,153 @@
-"""pipeline package."""
+"""The local validation pipeline: replay a recorded trace through a copy of the middleware.
+
+`PIPELINE` is the explicit ordered tuple of stages (DESIGN §5); each stage module has a
+``name`` and ``check(call, ctx) -> Verdict``. :func:`replay` walks every call of the trace's
+sessions in order through the stages (stages after the first failure are skipped), compares
+the replayed outcome with the observed one (`pipeline.observe`) and returns a
+:class:`ReplayReport`, disagreements first. Replay never touches the network; live replay
+against a named target is `pipeline.live`.
+
+Verdict codes — prescreen: ``empty-id``, ``duplicate-id``, ``unknown-tool``,
+``tool-name-case``, ``arguments-not-json``, ``arguments-not-object``; schema:
+``schema-violation``, ``business-rule``; ratelimit: ``duplicate-call``, ``tool-limit``,
+``flooding``; response: ``status-missing``, ``call-id-mismatch``, ``timestamp-skew``,
+``over-budget``, ``error-with-data``; inject: ``result-id-mismatch``,
+``result-out-of-order``. Passes have code ``ok``; skips say why (``no-registry``,
+``no-response``, ``no-result``, ``earlier-failure``, ...).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Final
+
+import pandas as pd
+
+from toolcall_cli.core.config import DEFAULT, Config
+from toolcall_cli.pipeline import inject, prescreen, ratelimit, response, schema
+from toolcall_cli.pipeline.base import ReplayContext, Stage, ToolCall, Verdict, skipped
+from toolcall_cli.pipeline.calls import extract_calls
+from toolcall_cli.pipeline.observe import agrees, observe, replayed
+from toolcall_cli.pipeline.registry import ToolRegistry, registry_from_session
+from toolcall_cli.pipeline.scope import select
+
+PIPELINE: Final[tuple[Stage, ...]] = (prescreen, schema, ratelimit, response, inject)
+
+
+@dataclass(frozen=True, slots=True)
+class CallReplay:
+    """One call's replay: every stage's verdict, the replayed and observed outcomes."""
+
+    tool_call_id: str
+    tool: str | None
+    origin: str
+    stages: tuple[Verdict, ...]
+    replayed: str  # "dispatched" | "rejected@STAGE"
+    observed: str  # "dispatched" | "rejected" | "flooded" | "missing" | "unknown"
+    agrees: bool
+    session_id: str | None = None
+    clock: float = 0.0
+    clock_kind: str = "synthetic"
+    call: ToolCall | None = field(default=None, compare=False, repr=False)  # for live replay
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """A call whose replayed outcome differs between two replays (what-if)."""
+
+    tool_call_id: str
+    tool: str | None
+    origin: str
+    before: str
+    after: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayReport:
+    """What `toolcall replay` shows (DESIGN §6 replay shape, plus what-if and live parts)."""
+
+    trace_id: str | None
+    session_id: str | None
+    calls: tuple[CallReplay, ...]
+    registry: str = "none"  # where the tool registry came from
+    changes: tuple[Change, ...] | None = None  # None: not a what-if run
+    live: tuple[object, ...] | None = None  # pipeline.live.LiveResult rows; None: no --target
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def disagreements(self) -> int:
+        """Calls where the replay and the evidence differ."""
+        return sum(not c.agrees for c in self.calls)
+
+
+def run_stages(call: ToolCall, ctx: ReplayContext) -> tuple[Verdict, ...]:
+    """Every stage's verdict for *call*; stages after the first failure are skipped."""
+    out: list[Verdict] = []
+    failed_at: str | None = None
+    for stage in PIPELINE:
+        if failed_at is not None:
+            out.append(skipped(stage.name, "earlier-failure", f"not reached: {failed_at} failed"))
+            continue
+        v = stage.check(call, ctx)
+        out.append(v)
+        if v.failed:
+            failed_at = v.stage
+    return tuple(out)
+
+
+def _aligned(events: pd.DataFrame, cfg: Config) -> pd.DataFrame:
+    if "trace" in events.columns:
+        return events
+    try:
+        from toolcall_cli.align import align
+    except ImportError:  # align is optional for replay: fall back to the raw keys
+        return events
+    return align(events, cfg=cfg).events
+
+
+def replay(
+    events: pd.DataFrame,
+    *,
+    cfg: Config = DEFAULT,
+    registry: ToolRegistry | None = None,
+    trace_id: str | None = None,
+    session_id: str | None = None,
+) -> ReplayReport:
+    """Replay the calls of a trace (or session) through `PIPELINE`; disagreements first.
+
+    Without *registry* the tools the session declared are used; with neither, names and
+    schemas are not checked (the stages say so).
+    """
+    scope = select(_aligned(events, cfg), trace_id=trace_id, session_id=session_id)
+    if registry is None:
+        registry = registry_from_session(scope.events)
+    ctx = ReplayContext(cfg=cfg, registry=registry)
+    rows: list[CallReplay] = []
+    for call in extract_calls(scope.events):
+        verdicts = run_stages(call, ctx)
+        if scope.only_call is not None and call.tool_call_id != scope.only_call:
+            continue
+        out, obs = replayed(verdicts), observe(call)
+        rows.append(
+            CallReplay(
+                call.tool_call_id,
+                call.tool,
+                call.origin,
+                verdicts,
+                out,
+                obs,
+                agrees(out, obs),
+                session_id=call.session_id,
+                clock=call.clock,
+                clock_kind=call.clock_kind,
+                call=call,
+            )
+        )
+    ordered = sorted(range(len(rows)), key=lambda i: (rows[i].agrees, i))
+    sessions = scope.session_ids
+    return ReplayReport(
+        trace_id=scope.trace_id,
+        session_id=sessions[0] if len(sessions) == 1 else (session_id or None),
+        calls=tuple(rows[i] for i in ordered),
+        registry=registry.source if registry is not None else "none",
+    )

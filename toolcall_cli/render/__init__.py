@@ -81,3 +81,7 @@ def render(fmt: str, report: object, out: TextIO, opts: RenderOptions) -> None:
 # View modules register their handlers on import (explicit list, no scanning).
 from toolcall_cli.render import ingest_view as _ingest_view  # noqa: E402,F401
 from toolcall_cli.render import rules_view as _rules_view  # noqa: E402,F401
+from toolcall_cli.render import diagnose_view as _diagnose_view  # noqa: E402,F401
+from toolcall_cli.render import timeline_view as _timeline_view  # noqa: E402,F401
+from toolcall_cli.render import replay_view as _replay_view  # noqa: E402,F401
+from toolcall_cli.render import lint_view as _lint_view  # noqa: E402,F401

@@ -67,6 +67,13 @@ def to_table(report: IngestReport, out: TextIO, opts: RenderOptions) -> None:
             f"{s['sessions']} sessions · span {span['start'] or '-'} → {span['end'] or '-'}"
         )
     )
+    if s["skipped"]:
+        skipped = Table(title=f"Skipped files: {len(s['skipped'])}", title_justify="left")
+        skipped.add_column("file")
+        skipped.add_column("reason")
+        for sk in s["skipped"]:
+            skipped.add_row(cell(sk["path"]), cell(sk["reason"]))
+        con.print(skipped)
     if s["unparsed"]["count"]:
         bad = Table(title=f"Unparsed records (IN001): {s['unparsed']['count']}", title_justify="left")
         bad.add_column("origin")

@@ -55,6 +55,7 @@ class IngestResult:
 
     events: pd.DataFrame
     files: tuple[FileResult, ...]
+    skipped: tuple[tuple[Path, str], ...] = ()  # files inside directories that were not ingested, and why
 
 
 def scores(path: Path) -> dict[str, int]:
@@ -119,15 +120,25 @@ def ingest_paths(
     """Parse every file under *paths*; inside directories, unrecognised files are skipped."""
     frames: list[pd.DataFrame] = []
     files: list[FileResult] = []
+    skipped: list[tuple[Path, str]] = []
+    paths = list(paths)
     explicit = {p for p in paths if not p.is_dir()}
     for path in walk(paths):
+        inside_dir = path not in explicit
         try:
             name = source or detect(path)
-        except UnknownSourceError:
-            if skip_unknown_in_dirs and path not in explicit:
+            df = parse_file(path, source=name, opts=opts)
+        except UnknownSourceError as e:
+            if skip_unknown_in_dirs and inside_dir:
+                skipped.append((path, "format not recognised"))
+                continue
+            raise e
+        except InputError as e:
+            # One unreadable file in a directory must not hide the others (check-jsonschema).
+            if inside_dir and type(e) is InputError:
+                skipped.append((path, e.message))
                 continue
             raise
-        df = parse_file(path, source=name, opts=opts)
         files.append(FileResult(path=path, source=name, frame=df))
         frames.append(df)
-    return IngestResult(events=concat_frames(frames), files=tuple(files))
+    return IngestResult(events=concat_frames(frames), files=tuple(files), skipped=tuple(skipped))

@@ -1,24 +1,121 @@
-"""messages adapter (being built)."""
+"""messages adapter: conversations, chat-completion bodies, streams and cassettes → events.
+
+Reads one file as (in this order) a VCR cassette (YAML), a stream (SSE `data:` lines or one
+JSON chunk per line), one JSON document, or JSON lines (one session per line; lines that are
+not JSON become `unparsed` rows). The shapes inside are found by
+:mod:`messages_locate`; see COMMON.md "messages adapter" for the event contract.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
+import yaml
 
+from toolcall_cli.core.jsonio import JSONError, loads, try_loads
 from toolcall_cli.errors import InputError
+from toolcall_cli.sources import messages_cassette, messages_locate, messages_openai, messages_sse
+from toolcall_cli.sources._io import decode_text, read_bytes
 from toolcall_cli.sources.base import ParseOptions
+from toolcall_cli.sources.messages_rows import Sink
+from toolcall_cli.sources.messages_sniff import sniff as _sniff
+from toolcall_cli.sources.messages_sniff import stream_score
+
+_Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+SAMPLES: tuple[str, ...] = tuple(
+    f"fixtures/messages/{name}"
+    for name in (
+        "openai_array.json", "openai_wrapped.json", "openai_request_response.json",
+        "openai_response.json", "sessions.jsonl", "legacy_functions.json", "anthropic.json",
+        "react.json", "tagged.json", "stream_openai.sse", "stream_anthropic.sse",
+        "stream_chunks.jsonl", "broken_types.json", "partly_broken.jsonl", "cassette.yaml",
+        "provider_error.json",
+    )
+)
 
 
-class _Placeholder:
+class MessagesAdapter:
+    """The `messages` source (DESIGN §2)."""
+
     name = "messages"
-    samples: tuple[str, ...] = ()
+    samples = SAMPLES
 
     def sniff(self, head: bytes, path: Path) -> int:
-        return 0
+        """Score the first 64 KiB of *path* (see :mod:`messages_sniff`)."""
+        return _sniff(head[:65536], path)
 
     def parse(self, path: Path, opts: ParseOptions) -> pd.DataFrame:
-        raise InputError("messages adapter not built yet")
+        """Parse the whole file into message events."""
+        text = decode_text(read_bytes(path, limit=opts.max_decompressed))
+        sink = Sink(path)
+        label = str(path)
+        if path.suffix.lower() in (".yaml", ".yml") or text.lstrip().startswith("interactions:"):
+            _parse_yaml(sink, text, label)
+        elif _is_stream(text):
+            _parse_stream(sink, text, label)
+        else:
+            _parse_json(sink, text, label)
+        return sink.frame()
 
 
-ADAPTER = _Placeholder()
+def _parse_yaml(sink: Sink, text: str, label: str) -> None:
+    try:
+        doc = yaml.load(text, Loader=_Loader)
+    except (yaml.YAMLError, RecursionError, ValueError) as e:
+        raise InputError(f"{label}: not valid YAML: {str(e).splitlines()[0][:200]}") from None
+    if isinstance(doc, dict) and "interactions" in doc:
+        messages_cassette.emit_cassette(sink, doc, f"{label}#")
+    else:
+        messages_locate.emit_document(sink, doc, f"{label}#")
+
+
+def _is_stream(text: str) -> bool:
+    s = text.lstrip()
+    if s.startswith(("data:", "event:")):
+        return True
+    first = next((ln for ln in s.splitlines()[:5] if ln.strip()), "")
+    if not first.startswith("{") or try_loads(s) is not None:
+        return False
+    return stream_score(try_loads(first)) > 0
+
+
+def _parse_stream(sink: Sink, text: str, label: str) -> None:
+    conv = sink.conv()
+    st = messages_sse.assemble(text, lambda n: f"{label}:{n}")
+    for n, raw, reason in st.bad:
+        sink.unparsed(conv, f"{label}:{n}", raw, reason)
+    for n, err in st.errors:
+        messages_openai.emit_error(sink, conv, err, f"{label}:{n}")
+    for k, (msg, finish, ts, line) in enumerate(st.messages):
+        messages_openai.emit_message(sink, conv, msg, f"{label}:{line}#", k, ts=ts,
+                                     finish_reason=finish)
+
+
+def _parse_json(sink: Sink, text: str, label: str) -> None:
+    if not text.strip():
+        return
+    try:
+        doc = loads(text)
+    except JSONError:
+        pass
+    else:
+        if isinstance(doc, dict) and isinstance(doc.get("interactions"), list):
+            messages_cassette.emit_cassette(sink, doc, f"{label}#")
+        else:
+            messages_locate.emit_document(sink, doc, f"{label}#")
+        return
+    for n, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = loads(line)
+        except JSONError as e:
+            sink.unparsed(None, f"{label}:{n}", line, f"not JSON: {e}"[:200])
+            continue
+        messages_locate.emit_document(sink, obj, f"{label}:{n}#")
+
+
+ADAPTER = MessagesAdapter()

@@ -1,10 +1,77 @@
-"""`toolcall diagnose` (being built)."""
+"""`toolcall diagnose`: root-cause findings with the evidence that proves them."""
 
 from __future__ import annotations
 
-from toolcall_cli.errors import UsageError
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from toolcall_cli.cli import _settings
+from toolcall_cli.cli._console import say
+from toolcall_cli.cli._options import (
+    FailOnOpt,
+    Format,
+    FormatOpt,
+    IgnoreOpt,
+    NginxFormatOpt,
+    OutputOpt,
+    SelectOpt,
+    SourceOpt,
+    StoreOpt,
+    TzOpt,
+    check_format,
+    emit,
+    split_codes,
+)
+from toolcall_cli.core.findings import FailOn
+from toolcall_cli.core.store import DEFAULT_STORE
+from toolcall_cli.diagnose.run import DiagnoseRequest, diagnose
+from toolcall_cli.render.diagnose_view import summary_line
+from toolcall_cli.sources.base import ParseOptions
+
+PathsArg = Annotated[
+    list[Path] | None,
+    typer.Argument(help="Evidence files or directories (default: the store).", show_default=False),
+]
+ToolsOpt = Annotated[
+    list[Path] | None, typer.Option("--tools", help="Tool definition files (repeatable).")
+]
+NoSkewOpt = Annotated[
+    bool, typer.Option("--no-skew-correction", help="Keep each source's own clock.")
+]
 
 
-def run() -> None:
-    """Not available yet."""
-    raise UsageError("diagnose is not available yet")
+def run(
+    paths: PathsArg = None,
+    fmt: FormatOpt = Format.table,
+    output: OutputOpt = None,
+    fail_on: FailOnOpt = FailOn.error,
+    select: SelectOpt = None,
+    ignore: IgnoreOpt = None,
+    tools: ToolsOpt = None,
+    source: SourceOpt = None,
+    tz: TzOpt = None,
+    nginx_format: NginxFormatOpt = None,
+    store: StoreOpt = DEFAULT_STORE,
+    no_skew: NoSkewOpt = False,
+) -> None:
+    """Diagnose root causes; exit 1 if any finding is at or above --fail-on."""
+    check_format(fmt, ("table", "json", "markdown", "sarif"), "diagnose")
+    cfg = _settings.config()
+    opts = ParseOptions(tz=tz or cfg.tz, nginx_format=nginx_format, formats=cfg.formats)
+    req = DiagnoseRequest(
+        paths=tuple(paths or ()),
+        source=source.value if source else None,
+        opts=opts,
+        store=store,
+        tools=tuple(tools or ()),
+        skew_correction=not no_skew,
+        select=split_codes(select),
+        ignore=split_codes(ignore),
+    )
+    report = diagnose(req, cfg=cfg)
+    emit(report, fmt, output)
+    if not _settings.current().quiet:
+        say(f"toolcall: {summary_line(report)}")
+    raise typer.Exit(int(report.exit_code(fail_on)))

@@ -38,6 +38,7 @@ def run(
         files=tuple(FileSummary(str(f.path), f.source, f.events, f.unparsed) for f in result.files),
         events=result.events,
         store=None if no_store else str(store),
+        skipped=tuple((str(p), why) for p, why in result.skipped),
     )
     emit(report, fmt, output)
     if not _settings.current().quiet:

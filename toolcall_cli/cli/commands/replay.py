@@ -1,10 +1,93 @@
-"""`toolcall replay` (being built)."""
+"""`toolcall replay`: run a trace's calls through the local validation pipeline.
+
+Exit 0 when the replay ran; with `--fail-on-disagree`, exit 1 when any call's replayed
+outcome disagrees with what the evidence shows (for CI checks of a middleware change).
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from toolcall_cli.cli import _settings
+from toolcall_cli.cli._console import say
+from toolcall_cli.cli._inputs import events_for, parse_options
+from toolcall_cli.cli._options import Format, FormatOpt, OutputOpt, StoreOpt, check_format, emit
+from toolcall_cli.core.config import load_config
+from toolcall_cli.core.store import DEFAULT_STORE
 from toolcall_cli.errors import UsageError
+from toolcall_cli.pipeline.live import check_target, live_replay
+from toolcall_cli.pipeline.whatif import replay_compare
+from toolcall_cli.render.replay_view import summary_line
+
+PathsArg = Annotated[
+    list[Path] | None,
+    typer.Argument(help="Evidence files or directories (default: the store).", show_default=False),
+]
 
 
-def run() -> None:
-    """Not available yet."""
-    raise UsageError("replay is not available yet")
+def run(
+    paths: PathsArg = None,
+    trace_id: Annotated[str | None, typer.Option("--trace-id", help="Trace to replay.")] = None,
+    session_id: Annotated[
+        str | None, typer.Option("--session-id", help="Session to replay.")
+    ] = None,
+    tools: Annotated[
+        list[Path] | None, typer.Option("--tools", help="New tool definitions: a what-if run.")
+    ] = None,
+    config: Annotated[
+        Path | None,
+        typer.Option("--config", help="New toolcall.toml: a what-if run.", dir_okay=False),
+    ] = None,
+    target: Annotated[
+        str | None, typer.Option("--target", help="Also send the calls to this tool service URL.")
+    ] = None,
+    allow_remote: Annotated[
+        bool, typer.Option("--allow-remote", help="Allow a --target that is not loopback.")
+    ] = False,
+    ignore: Annotated[
+        list[str] | None,
+        typer.Option("--ignore", help="Response fields not compared (default: timestamp)."),
+    ] = None,
+    timeout: Annotated[
+        float, typer.Option("--timeout", help="Live request timeout (s).", min=0.1)
+    ] = 5.0,
+    fail_on_disagree: Annotated[
+        bool,
+        typer.Option("--fail-on-disagree", help="Exit 1 when a call disagrees with the evidence."),
+    ] = False,
+    fmt: FormatOpt = Format.table,
+    output: OutputOpt = None,
+    store: StoreOpt = DEFAULT_STORE,
+) -> None:
+    """Replay a trace through the validation pipeline and compare with what was observed."""
+    check_format(fmt, ("table", "json", "markdown"), "replay")
+    if (trace_id is None) == (session_id is None):
+        raise UsageError(
+            "name exactly one trace or session", hint="pass --trace-id ID or --session-id ID"
+        )
+    if target:
+        check_target(target, allow_remote=allow_remote)  # refuse before reading any evidence
+    cfg = _settings.config()
+    opts = parse_options(tz=None, nginx_format=None, no_redact=False)
+    events = events_for(paths, store=store, source=None, opts=opts)
+    new_cfg = load_config(config) if config else None
+    report = replay_compare(
+        events,
+        cfg=cfg,
+        tools=tuple(tools or ()),
+        new_cfg=new_cfg,
+        trace_id=trace_id,
+        session_id=session_id,
+    )
+    if target:
+        report = live_replay(
+            report, target=target, cfg=new_cfg or cfg, timeout=timeout,
+            ignore=tuple(ignore or ("timestamp",)), allow_remote=allow_remote,
+        )  # fmt: skip
+    emit(report, fmt, output)
+    if not _settings.current().quiet:
+        say(f"toolcall: {summary_line(report)}")
+    raise typer.Exit(1 if fail_on_disagree and report.disagreements else 0)

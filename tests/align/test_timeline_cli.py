@@ -1,0 +1,105 @@
+"""`toolcall timeline` end to end on the skewed bundle (all four sources) and the store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+import pytest
+
+from tests.conftest import FIXTURES, assert_golden, run_cli
+
+BUNDLE = "fixtures/align/skewed"
+ORDER = {"tool_call": 0, "mw_received": 1, "mw_request": 2, "http_request": 2, "http_access": 3,
+         "http_response": 3, "mw_response": 3, "mw_injected": 4, "tool_result": 5}
+
+
+@pytest.fixture(autouse=True)
+def _need_bundle(tshark: str) -> None:
+    assert (FIXTURES / "align" / "skewed" / "capture.pcap").is_file()
+
+
+@pytest.mark.tshark
+def test_golden_table(update_goldens: bool) -> None:
+    assert_golden("timeline/skewed_table", ["timeline", BUNDLE, "--trace-id", "trace-skew"], update=update_goldens)
+
+
+@pytest.mark.tshark
+def test_golden_json(update_goldens: bool) -> None:
+    assert_golden("timeline/skewed_json", ["timeline", BUNDLE, "--session-id", "sess-skew", "-f", "json"],
+                  update=update_goldens)
+
+
+@pytest.mark.tshark
+def test_golden_markdown_no_correction(update_goldens: bool) -> None:
+    assert_golden("timeline/skewed_markdown_raw",
+                  ["timeline", BUNDLE, "--tool-call-id", "call_f1", "--no-skew-correction", "-f", "markdown"],
+                  update=update_goldens)
+
+
+@pytest.mark.tshark
+def test_unknown_trace_is_a_usage_error(update_goldens: bool) -> None:
+    assert_golden("timeline/unknown_trace", ["timeline", BUNDLE, "--trace-id", "nope"], update=update_goldens)
+
+
+def _json(args: list[str]) -> dict:  # type: ignore[type-arg]
+    res = run_cli(["timeline", BUNDLE, "-f", "json", *args])
+    assert res.exit_code == 0, res.stderr
+    return orjson.loads(res.stdout)
+
+
+@pytest.mark.tshark
+def test_skew_estimate_and_order_across_four_sources() -> None:
+    doc = _json(["--trace-id", "trace-skew"])
+    assert doc["skews"]["pcap"] == pytest.approx(2300, abs=50)
+    assert abs(doc["skews"]["nginx"]) < 50
+    (trace,) = doc["traces"]
+    assert trace["session_ids"] == ["sess-skew"]
+    assert {e["source"] for e in trace["events"]} == {"messages", "middleware", "nginx", "pcap"}
+    for cid in ("call_w1", "call_f1"):
+        evs = [e for e in trace["events"] if e["tool_call_id"] == cid and e["kind"] in ORDER]
+        ranks = [ORDER[e["kind"]] for e in evs]
+        assert ranks == sorted(ranks), cid
+        times = [e["ts_corrected"] for e in evs]
+        assert times == sorted(times), cid
+    calls = {c["tool_call_id"]: c for c in trace["calls"]}
+    assert calls["call_f1"]["breaches"] == ["service_ms"]
+    assert calls["call_w1"]["phases"]["initiation_ms"] == pytest.approx(20.0)
+    assert calls["call_w1"]["phases"]["end_to_end_ms"] == pytest.approx(2400.0)
+
+
+@pytest.mark.tshark
+def test_session_lists_its_separate_traces_and_most_trouble_first() -> None:
+    doc = _json(["--session-id", "sess-skew"])
+    assert [t["trace_id"] for t in doc["traces"]] == ["trace-skew", "trace-skew-2"]
+    rejected = doc["traces"][1]["calls"]
+    assert [(c["tool_call_id"], c["outcome"]) for c in rejected] == [("call_e1", "rejected")]
+    top = _json(["--limit", "1"])
+    assert top["traces_total"] == 2 and len(top["traces"]) == 1
+
+
+@pytest.mark.tshark
+def test_since_until_and_bad_time() -> None:
+    late = _json(["--since", "2025-03-01T12:00:03Z"])
+    assert [t["trace_id"] for t in late["traces"]] == ["trace-skew-2"]
+    early = _json(["--until", "2025-03-01 12:00:01", "--tz", "UTC"])
+    assert [t["trace_id"] for t in early["traces"]] == ["trace-skew"]
+    res = run_cli(["timeline", BUNDLE, "--since", "yesterday-ish"])
+    assert res.exit_code == 2
+    assert "--since" in res.stderr
+
+
+@pytest.mark.tshark
+def test_store_selection_pushdown(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    res = run_cli(["ingest", BUNDLE, "--store", str(store)])
+    assert res.exit_code == 0, res.stderr
+    res = run_cli(["timeline", "--store", str(store), "--trace-id", "trace-skew", "-f", "json"])
+    assert res.exit_code == 0, res.stderr
+    from_store = orjson.loads(res.stdout)
+    direct = _json(["--trace-id", "trace-skew"])
+    strip = lambda d: [(e["origin"], e["ts_corrected"]) for t in d["traces"] for e in t["events"]]  # noqa: E731
+    assert strip(from_store) == strip(direct)
+    res = run_cli(["timeline", "--store", str(store), "--trace-id", "nope"])
+    assert res.exit_code == 2
+    assert "trace-skew" in res.stderr

@@ -1,0 +1,129 @@
+"""messages adapter against real third-party conversations (../shared/corpus/conversations)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from tests.conftest import CORPUS
+from toolcall_cli.sources._io import read_head
+from toolcall_cli.sources.base import ParseOptions
+from toolcall_cli.sources.messages import ADAPTER
+
+pytestmark = pytest.mark.corpus
+
+CONV = CORPUS / "conversations"
+FILES = sorted(p for p in CONV.rglob("*") if p.is_file()) if CONV.is_dir() else []
+PYD = "pydantic-ai_vcr_cassettes"
+VERCEL = "vercel-ai_provider_fixtures"
+DATA = [p for p in FILES if not p.name.startswith(("LICENSE", "PROVENANCE"))]
+
+
+def parse(corpus: Path, rel: str) -> pd.DataFrame:
+    return ADAPTER.parse(corpus / "conversations" / rel, ParseOptions())
+
+
+def calls(df: pd.DataFrame) -> pd.DataFrame:
+    return df[df["kind"] == "tool_call"].reset_index(drop=True)
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name[:60])
+def test_every_file_ingests(corpus: Path, path: Path) -> None:
+    df = ADAPTER.parse(path, ParseOptions())
+    assert list(df["seq"]) == list(range(len(df)))
+    if path in DATA:
+        assert ADAPTER.sniff(read_head(path, 65536), path) >= 60
+        assert (df["kind"] != "unparsed").any()
+        assert (df["kind"] == "unparsed").sum() == 0, df[df["kind"] == "unparsed"]["attrs"].tolist()
+    else:  # licence texts: not conversations, but forced parsing counts them instead of raising
+        assert ADAPTER.sniff(read_head(path, 65536), path) == 0
+        assert (df["kind"] == "unparsed").all()
+
+
+def test_tau_bench_airline_counts(corpus: Path) -> None:
+    df = parse(corpus, "tau-bench/historical_trajectories__gpt-4o-airline.json")
+    assert df["session_id"].nunique() == 200
+    c = calls(df)
+    assert len(c) == 1164
+    assert (c["args"].str.startswith("{")).all()
+    assert df["session_id"].iloc[0] == "historical_trajectories__gpt-4o-airline:1"
+    assert c["origin"].iloc[0].split("#")[1].startswith("/0/traj/")
+    by_session = df.groupby("session_id", sort=False)["seq"]
+    assert by_session.apply(lambda s: s.is_monotonic_increasing).all()
+    res = df[df["kind"] == "tool_result"]
+    assert res["detail"].str.startswith("Error:").sum() == 73
+
+
+def test_tau_bench_few_shot_transcripts(corpus: Path) -> None:
+    df = parse(corpus, "tau-bench/few_shot_data__MockAirlineDomainEnv-few_shot.jsonl")
+    assert df["session_id"].nunique() == 19
+    assert "Error: user not found" in set(df[df["kind"] == "tool_result"]["detail"])
+
+
+def test_gemini_empty_call_id_is_kept(corpus: Path) -> None:
+    df = parse(corpus, "pydantic-ai_vcr_cassettes/"
+                       "models__test_openai__test_compatible_api_with_tool_calls_without_id.yaml")
+    c = calls(df)
+    assert len(c) == 1  # the replayed (re-id'd) call in the next request is not emitted twice
+    assert c.loc[0, "tool_call_id"] == ""
+    assert c.loc[0, "tool"] == "get_current_time"
+
+
+def test_dashscope_chunks_keep_first_id(corpus: Path) -> None:
+    c = calls(parse(corpus, "vercel-ai_provider_fixtures/alibaba__alibaba-tool-call.chunks.txt"))
+    assert len(c) == 1
+    assert c.loc[0, "tool_call_id"] == "call_eee11723464a4b9eb8cee71d"
+    assert c.loc[0, "args"] == '{"location": "San Francisco"}'
+
+
+def test_mistral_continuation_keeps_name(corpus: Path) -> None:
+    c = calls(parse(corpus, f"{VERCEL}/mistral__mistral-incremental-tool-call.chunks.txt"))
+    assert c.loc[0, "tool"] == "webSearchTool"
+    assert c.loc[0, "args"] == '{"query": "current Berlin weather"}'
+
+
+def test_proxy_sse_index_starting_at_one(corpus: Path) -> None:
+    c = calls(parse(corpus, f"{VERCEL}/openai-compatible__chat__anthropic-fallback-tool-call.sse"))
+    assert c.loc[0, "tool_call_id"] == "toolu_sanitized"
+    assert c.loc[0, "args"] == '{"path": "a.txt"}'
+
+
+def test_gzip_sse_cassette(corpus: Path) -> None:
+    df = parse(corpus, "llm-anthropic_cassettes/test_anthropic__test_tools.yaml")
+    c = calls(df)
+    assert len(c) == 2 and set(c["tool"]) == {"pelican_name_generator"}
+    assert (df["kind"] == "tool_result").sum() == 2
+
+
+def test_cassette_http_errors_are_provider_errors(corpus: Path) -> None:
+    df = parse(corpus, f"{PYD}/models__test_openrouter__test_openrouter_errors_raised.yaml")
+    errs = df[df["status"] == "error"]
+    assert list(errs["http_status"]) == [429, 429, 429]
+    assert all(json.loads(a)["provider_error"] for a in errs["attrs"])
+
+
+def test_anthropic_parallel_tool_use_cassette(corpus: Path) -> None:
+    df = parse(corpus, f"{PYD}/models__test_anthropic__test_multiple_parallel_tool_calls.yaml")
+    assert len(calls(df)) == 4
+    assert calls(df)["tool_call_id"].is_unique
+    res = df[df["kind"] == "tool_result"]
+    assert len(res) == 4 and all(json.loads(a)["follows_call"] for a in res["attrs"])
+
+
+def test_toolbench_legacy_answers(corpus: Path) -> None:
+    df = parse(corpus, "toolbench_answer_examples/G1_answer__10_ChatGPT_DFS_woFilter_w2.json")
+    c = calls(df)
+    assert list(c["tool"]) == [
+        "transitaires_for_transitaires", "transitaire_for_transitaires", "Finish"]
+    assert {json.loads(a)["protocol"] for a in c["attrs"]} == {"legacy_function"}
+
+
+def test_functionary_id_less_calls(corpus: Path) -> None:
+    df = parse(corpus, "functionary_test_cases/test_case.json")
+    c = calls(df)
+    assert c["tool_call_id"].isna().all()
+    assert "l.remove(3.6)" in set(c["args"].str.split("\n").explode())
+    assert c["args"].str.startswith("l=").sum() == 1  # raw python code kept, not JSON

@@ -1,0 +1,86 @@
+"""The aligned timeline: the event table plus trace keys and corrected times, and per-call views."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Final
+
+import pandas as pd
+
+#: Call outcomes, worst first (used to rank traces by trouble).
+OUTCOMES: Final = ("rejected", "flooded", "timeout", "dropped", "missing", "result")
+
+#: Phase names in the order of a round trip (DESIGN §3).
+PHASES: Final = ("initiation_ms", "service_ms", "injection_ms", "end_to_end_ms")
+
+
+@dataclass(frozen=True, slots=True)
+class CallView:
+    """One tool call as seen across every source.
+
+    `phases` maps each name of :data:`PHASES` to milliseconds, or None when a boundary of the
+    phase was not observed; `breaches` names the phases above their SLA.
+    """
+
+    tool_call_id: str
+    tool: str | None
+    trace: str | None
+    session_id: str | None
+    outcome: str
+    phases: dict[str, float | None]
+    breaches: tuple[str, ...] = ()
+    origin: str | None = None  # evidence pointer of the call's first event
+    start: pd.Timestamp | None = None  # earliest corrected time of the call
+
+
+@dataclass(frozen=True, slots=True)
+class Timeline:
+    """What :func:`toolcall_cli.align.align` returns.
+
+    `events` is the event table plus `trace` (the aligned trace key) and `ts_corrected`
+    (skew-corrected UTC time; message events take the time of their call), sorted by
+    corrected time with message order kept. `skews` maps each clocked source to its
+    estimated offset in ms (positive = that source's clock runs ahead of the reference);
+    `anchors` how many shared moments backed each estimate; `sessions` maps a session id
+    to the traces it touches.
+    """
+
+    events: pd.DataFrame
+    calls: tuple[CallView, ...]
+    skews: dict[str, float]
+    sessions: dict[str, tuple[str, ...]]
+    anchors: dict[str, int] = field(default_factory=dict)
+    reference: str | None = None
+    corrected: bool = True
+
+    def trace_events(self, trace: str) -> pd.DataFrame:
+        """The events of one trace, in timeline order."""
+        return self.events[self.events["trace"] == trace]
+
+    def trace_calls(self, trace: str) -> tuple[CallView, ...]:
+        """The calls of one trace."""
+        return tuple(c for c in self.calls if c.trace == trace)
+
+
+@dataclass(frozen=True, slots=True)
+class TraceBlock:
+    """One trace of a timeline report: its events in time order and its calls."""
+
+    trace: str
+    session_ids: tuple[str, ...]
+    trace_ids: tuple[str, ...]
+    events: pd.DataFrame
+    calls: tuple[CallView, ...]
+    trouble: int
+
+
+@dataclass(frozen=True, slots=True)
+class TimelineReport:
+    """What `toolcall timeline` renders: the selected traces plus the skew estimate."""
+
+    traces: tuple[TraceBlock, ...]
+    skews: dict[str, float]
+    anchors: dict[str, int]
+    reference: str | None
+    corrected: bool
+    total: int  # traces matching the selection before --limit

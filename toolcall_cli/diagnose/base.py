@@ -1,0 +1,126 @@
+"""The classifier protocol: a `DiagnoseContext` in, findings out.
+
+A classifier is a plain function registered under its rule code in `CLASSIFIERS`
+(`diagnose/__init__.py`). It reads the aligned timeline, the effective config and the tool
+registry from the context, and yields `Finding`s. Expensive shared work (the replay of every
+session, another rule's findings) is computed once per context and cached on it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+import pandas as pd
+
+from toolcall_cli.core.config import DEFAULT, Config
+from toolcall_cli.core.findings import Finding, Report
+
+if TYPE_CHECKING:  # pipeline types are only needed for annotations
+    from toolcall_cli.pipeline.registry import ToolRegistry
+
+T = TypeVar("T")
+
+
+class CallViewLike(Protocol):
+    """What diagnose reads from `align.CallView` (structural, so align can evolve freely)."""
+
+    tool_call_id: str
+    tool: str | None
+    trace: str
+    session_id: str | None
+    outcome: str
+    phases: Mapping[str, float | None]
+
+
+class TimelineLike(Protocol):
+    """What diagnose reads from `align.Timeline` (COMMON.md contract)."""
+
+    @property
+    def events(self) -> pd.DataFrame: ...  # event table + "trace" + "ts_corrected"
+
+    @property
+    def calls(self) -> tuple[Any, ...]: ...  # tuple[CallView, ...]
+
+    @property
+    def skews(self) -> Mapping[str, float]: ...  # source -> offset in ms
+
+    @property
+    def sessions(self) -> Mapping[str, tuple[str, ...]]: ...  # session_id -> traces
+
+
+@dataclass(frozen=True)
+class DiagnoseContext:
+    """Everything a classifier may look at; shared, lazily computed facts are cached here."""
+
+    timeline: TimelineLike
+    cfg: Config = DEFAULT
+    registry: ToolRegistry | None = None
+    _cache: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def events(self) -> pd.DataFrame:
+        """The aligned event table (do not mutate it; copy first)."""
+        return self.timeline.events
+
+    def memo(self, key: str, compute: Callable[[], T]) -> T:
+        """Compute *key* once per context (classifiers share derived tables this way)."""
+        if key not in self._cache:
+            self._cache[key] = compute()
+        value: T = self._cache[key]
+        return value
+
+    def findings_of(self, code: str) -> list[Finding]:
+        """The findings of rule *code* on this context (run once, cached; used by FL006)."""
+        from toolcall_cli.diagnose import CLASSIFIERS
+
+        def run() -> list[Finding]:
+            if code not in CLASSIFIERS:
+                return []
+            return [f for f in CLASSIFIERS.get(code)(self) if f.code == code]
+
+        return self.memo(f"findings:{code}", run)
+
+    def replay(self) -> dict[str, Any]:
+        """tool_call_id → `pipeline.CallReplay` for every call of every session (lazy, cached)."""
+        return self.memo("replay", self._replay_all)
+
+    def _replay_all(self) -> dict[str, Any]:
+        from toolcall_cli.pipeline import replay
+
+        ev = self.events()
+        out: dict[str, Any] = {}
+        sessions = ev["session_id"].dropna().unique().tolist()
+        for sid in sorted(str(s) for s in sessions):
+            rep = replay(ev, cfg=self.cfg, registry=self.registry, session_id=sid)
+            for call in rep.calls:
+                out.setdefault(call.tool_call_id, call)
+        return out
+
+    def _key_map(self, column: str) -> dict[str, str]:
+        ev = self.events()
+        if column not in ev.columns:
+            return {}
+        sub = ev.loc[ev["tool_call_id"].notna() & ev[column].notna(), ["tool_call_id", column]]
+        sub = sub.drop_duplicates("tool_call_id")
+        return dict(zip(sub["tool_call_id"].astype(str), sub[column].astype(str), strict=True))
+
+    def trace_of(self, tool_call_id: str | None) -> str | None:
+        """The aligned trace key of a call (None when the call is unknown)."""
+        if tool_call_id is None:
+            return None
+        return self.memo("trace_map", lambda: self._key_map("trace")).get(tool_call_id)
+
+    def session_of(self, tool_call_id: str | None) -> str | None:
+        """The session a call belongs to (None when unknown)."""
+        if tool_call_id is None:
+            return None
+        return self.memo("session_map", lambda: self._key_map("session_id")).get(tool_call_id)
+
+
+Classifier = Callable[[DiagnoseContext], Iterable[Finding]]
+
+
+@dataclass(frozen=True, slots=True)
+class DiagnoseReport(Report):
+    """A `Report` of command "diagnose" (its own type so its views never clash with lint's)."""

@@ -1,0 +1,198 @@
+"""Evidence: quote the exact input a finding cites, from its `origin`.
+
+Origins (DESIGN §3):
+
+* ``path:line`` — the raw line, re-read from the file;
+* ``path#/json/pointer`` — compact one-line JSON of the object at the pointer;
+* ``path:line#/pointer`` — the same inside one JSONL line;
+* ``path#frame=N`` — a pcap frame, summarised from the event row.
+
+Files are re-read lazily and only for the few lines findings cite, with a small cache. When an
+origin cannot be quoted (file gone, pointer stale) the event's own text stands in, so a finding
+never loses its evidence.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from functools import lru_cache
+from itertools import islice
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from toolcall_cli.core.findings import Evidence
+from toolcall_cli.core.jsonio import dumps, try_loads
+from toolcall_cli.errors import InputError
+from toolcall_cli.sources._io import decode_text, is_gzip, read_bytes
+
+#: Longest quote kept (characters); evidence is for proving, not for dumping payloads.
+QUOTE_LIMIT = 400
+#: Files up to this size are cached whole; larger ones are streamed to the cited line.
+_WHOLE_FILE = 32 << 20
+_LIMIT_DECOMPRESSED = 1 << 30
+
+_LINE = re.compile(r"^(?P<path>.+):(?P<line>\d+)$")
+_FRAME = re.compile(r"^(?P<path>.+)#frame=(?P<frame>\d+)$")
+
+
+def _short(text: str, limit: int = QUOTE_LIMIT) -> str:
+    text = text.rstrip("\r\n")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+@lru_cache(maxsize=8)
+def _file_text(path: str) -> str | None:
+    p = Path(path)
+    try:
+        if p.stat().st_size > _WHOLE_FILE and not is_gzip(p):
+            return None
+        return decode_text(read_bytes(p, limit=_LIMIT_DECOMPRESSED))
+    except (OSError, InputError):
+        return None
+
+
+@lru_cache(maxsize=8)
+def _file_lines(path: str) -> tuple[str, ...] | None:
+    text = _file_text(path)
+    return None if text is None else tuple(text.splitlines())
+
+
+def _line(path: str, n: int) -> str | None:
+    """Line *n* (1-based) of *path*, or None."""
+    if n < 1:
+        return None
+    lines = _file_lines(path)
+    if lines is not None:
+        return lines[n - 1] if n <= len(lines) else None
+    try:  # a large plain file: stream to the line instead of caching it
+        with open(path, encoding="utf-8", errors="replace") as f:
+            got = next(islice(f, n - 1, n), None)
+    except OSError:
+        return None
+    return got.rstrip("\r\n") if got is not None else None
+
+
+@lru_cache(maxsize=8)
+def _document(path: str) -> Any:
+    text = _file_text(path)
+    if text is None:
+        return None
+    doc = try_loads(text)
+    if doc is None and path.endswith((".yaml", ".yml")):
+        try:
+            import yaml
+
+            doc = yaml.safe_load(text)
+        except Exception:  # any YAML problem just means "cannot quote"
+            return None
+    return doc
+
+
+def _unescape(token: str) -> str:
+    return token.replace("~1", "/").replace("~0", "~")
+
+
+def resolve_pointer(doc: Any, pointer: str) -> tuple[bool, Any]:
+    """(found, value) for an RFC 6901 pointer; descends into JSON held in strings too."""
+    if pointer in ("", "/"):
+        return True, doc
+    cur = doc
+    for raw in pointer.lstrip("/").split("/"):
+        tok = _unescape(raw)
+        if isinstance(cur, str):  # bodies recorded as JSON text (cassettes, SSE)
+            parsed = try_loads(cur)
+            if parsed is None:
+                return False, None
+            cur = parsed
+        if isinstance(cur, dict):
+            if tok not in cur:
+                return False, None
+            cur = cur[tok]
+        elif isinstance(cur, list):
+            if not tok.isdigit() or int(tok) >= len(cur):
+                return False, None
+            cur = cur[int(tok)]
+        else:
+            return False, None
+    return True, cur
+
+
+def quote(origin: str) -> str:
+    """The text at *origin*: a raw line, compact JSON at a pointer, or a frame reference.
+
+    Returns "" when the origin cannot be read (the caller falls back to the event's text).
+    """
+    if not origin:
+        return ""
+    m = _FRAME.match(origin)
+    if m:
+        return f"frame {m['frame']} of {Path(m['path']).name}"
+    path, _, pointer = origin.partition("#")
+    line_m = _LINE.match(path)
+    if pointer:
+        if line_m:
+            raw = _line(line_m["path"], int(line_m["line"]))
+            doc = try_loads(raw) if raw is not None else None
+        else:
+            doc = _document(path)
+        if doc is None:
+            return ""
+        found, value = resolve_pointer(doc, pointer)
+        if not found:
+            return ""
+        return _short(value if isinstance(value, str) else dumps(value))
+    if line_m:
+        raw = _line(line_m["path"], int(line_m["line"]))
+        return _short(raw) if raw is not None else ""
+    return ""
+
+
+def row_text(row: Any) -> str:
+    """A one-line stand-in for an event when its origin cannot be quoted."""
+    parts: list[str] = []
+    for col in ("kind", "tool", "tool_call_id", "http_status", "detail", "args"):
+        val = row.get(col) if hasattr(row, "get") else None
+        if val is None or (not isinstance(val, str) and pd.isna(val)) or val == "":
+            continue
+        parts.append(f"{col}={val}" if col in ("tool_call_id", "http_status") else str(val))
+    return _short(" ".join(parts).replace("\n", " "))
+
+
+def evidence_of(row: Any) -> Evidence:
+    """Evidence for one event row (origin + quoted text)."""
+    origin = str(row["origin"])
+    text = quote(origin)
+    if not text or (origin and _FRAME.match(origin)):
+        summary = row_text(row)
+        text = f"{text}: {summary}" if text and summary else (text or summary)
+    return Evidence(origin=origin, text=text)
+
+
+def _rows(rows: pd.DataFrame) -> Iterator[Any]:
+    for _, row in rows.iterrows():
+        yield row
+
+
+def evidence(rows: pd.DataFrame, limit: int = 5) -> tuple[Evidence, ...]:
+    """Evidence for the first *limit* rows (in their order), one entry per distinct origin."""
+    out: list[Evidence] = []
+    seen: set[str] = set()
+    for row in _rows(rows):
+        origin = str(row["origin"])
+        if origin in seen:
+            continue
+        seen.add(origin)
+        out.append(evidence_of(row))
+        if len(out) >= limit:
+            break
+    return tuple(out)
+
+
+def clear_cache() -> None:
+    """Forget cached file contents (tests that rewrite files between runs)."""
+    _file_text.cache_clear()
+    _file_lines.cache_clear()
+    _document.cache_clear()

@@ -1,0 +1,332 @@
+"""Call/result pairing, globally (by id) and by adjacency (position), and the pairing rules
+OR002 result-without-call, OR003 call-id-mismatch and OR004 result-out-of-order.
+
+`conversation_index()` is shared with OR001: it holds the calls, the results and, for calls
+with an empty id, which results answer them by position.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from toolcall_cli.core.findings import Finding, Severity, rule
+from toolcall_cli.diagnose import CLASSIFIERS
+from toolcall_cli.diagnose._common import attr, make, of_kind, text
+from toolcall_cli.diagnose.base import DiagnoseContext
+
+OR002 = rule(
+    "OR002",
+    "result-without-call",
+    Severity.error,
+    "a tool result whose tool_call_id matches no earlier call",
+    doc="""\
+What it does
+  Fires for a tool result whose tool_call_id matches no call made before it in the same
+  conversation: the id is unknown, or the call only comes later. Results answering a call
+  with an empty id by position (directly after it) are left to FL003.
+
+Why it matters
+  Providers reject a tool message that answers nothing ("messages with role 'tool' must be
+  a response to a preceeding message with 'tool_calls'", Anthropic "unexpected tool_use_id
+  found in tool_result blocks"). It usually means history was trimmed between a call and
+  its result, or the middleware rewrote the id.
+
+Example
+  messages[5] role=tool tool_call_id=call_9, but no assistant message before it has a
+  tool call with id call_9 (the message that had it was rolled out of the window).
+
+Fix
+  Trim history in whole round trips (an assistant tool_calls message together with all its
+  tool results), and inject results with the exact id of the call they answer.
+""",
+)
+
+OR003 = rule(
+    "OR003",
+    "call-id-mismatch",
+    Severity.error,
+    "the tool service answered with another call_id",
+    doc="""\
+What it does
+  Compares the call_id in each tool-service response (captured response body, middleware
+  response log) with the tool_call_id of the request it answers, and reports middleware
+  lines that say "call_id mismatch".
+
+Why it matters
+  A middleware that checks the id drops the response, so the call never gets a result (see
+  OR001 response-dropped); one that does not check injects another call's data under this
+  call's id, and the model reasons on the wrong facts.
+
+Example
+  POST /tools/get_weather X-Tool-Call-ID: call_a → {"status": "success", "call_id":
+  "call_b", ...}; the middleware logs "call_id mismatch" and discards it.
+
+Fix
+  Have the tool service echo the request's X-Tool-Call-ID unchanged (no caching of
+  responses across calls, no connection reuse bugs returning a previous response).
+""",
+)
+
+OR004 = rule(
+    "OR004",
+    "result-out-of-order",
+    Severity.error,
+    "a tool result not directly after its assistant tool_calls block",
+    doc="""\
+What it does
+  Fires for a tool result that answers an earlier call but is not in the block of tool
+  messages directly after the assistant message carrying that call (a user or assistant
+  message came in between, or it follows another call's block).
+
+Why it matters
+  Chat APIs require every result to follow its tool_calls message immediately ("tool_use
+  ids were found without tool_result blocks immediately after"); the request fails, or the
+  model attributes the result to the wrong call.
+
+Example
+  messages[2] assistant tool_calls=[call_1]; messages[3] user "any news?"; messages[4]
+  role=tool tool_call_id=call_1.
+
+Fix
+  Inject each result right after its assistant message, before appending any new user or
+  assistant message; queue late results instead of appending them at the end.
+""",
+)
+
+
+@dataclass(frozen=True)
+class ConversationIndex:
+    """Calls and results of every conversation, with pairing lookups."""
+
+    calls: pd.DataFrame
+    results: pd.DataFrame
+    result_keys: frozenset[tuple[str, str]]  # (scope, id): scope = "s:<session>" | "t:<trace>"
+    injected_keys: frozenset[tuple[str, str]] = field(default_factory=frozenset)
+    trailing: frozenset[int] = field(default_factory=frozenset)
+
+    def has_result(self, row: pd.Series) -> bool:
+        """True when the call in *row* has a result in its session or trace.
+
+        A call from a conversation needs a tool result there; a call only the middleware saw
+        counts as answered when the middleware logged the injection.
+        """
+        cid = text(row["tool_call_id"]) or ""
+        scopes = (f"s:{text(row['session_id'])}", f"t:{text(row.get('trace'))}")
+        keys = (
+            self.result_keys | self.injected_keys
+            if row["kind"] == "mw_received"
+            else self.result_keys
+        )
+        return any((sc, cid) in keys for sc in scopes)
+
+    def is_trailing(self, i: int) -> bool:
+        """True when call row *i* is in the last message of its conversation."""
+        return i in self.trailing
+
+
+def _keys(rows: pd.DataFrame) -> frozenset[tuple[str, str]]:
+    """(scope, id) pairs of *rows*, scope being "s:<session>" and "t:<trace>"."""
+    keys: set[tuple[str, str]] = set()
+    for col, tag in (("session_id", "s"), ("trace", "t")):
+        if col in rows.columns:
+            sub = rows[rows[col].notna() & rows["tool_call_id"].notna()]
+            scope = (tag + ":" + sub[col].astype(str)).tolist()
+            keys.update(zip(scope, sub["tool_call_id"].astype(str).tolist(), strict=True))
+    return frozenset(keys)
+
+
+def _msg_index(rows: pd.DataFrame) -> pd.Series:
+    return pd.to_numeric(attr(rows, "msg_index"), errors="coerce")
+
+
+def conversation_index(ctx: DiagnoseContext) -> ConversationIndex:
+    """Calls (tool_call events, plus calls only the middleware saw) and results, indexed."""
+
+    def build() -> ConversationIndex:
+        calls = of_kind(ctx, "tool_call")
+        known = set(calls["tool_call_id"].dropna().astype(str))
+        received = of_kind(ctx, "mw_received")
+        mw_only = received[
+            received["tool_call_id"].notna() & ~received["tool_call_id"].isin(list(known))
+        ]
+        mw_only = mw_only[mw_only["tool_call_id"] != ""].drop_duplicates("tool_call_id")
+        results = of_kind(ctx, "tool_result")
+        return ConversationIndex(
+            calls=pd.concat([calls, mw_only]),
+            results=results,
+            result_keys=_keys(results),
+            injected_keys=_keys(of_kind(ctx, "mw_injected")),
+            trailing=frozenset(_trailing(ctx, calls)),
+        )
+
+    return ctx.memo("conversation_index", build)
+
+
+def _conversation_rows(ctx: DiagnoseContext) -> pd.DataFrame:
+    ev = of_kind(ctx, "user", "system", "assistant_text", "tool_call", "tool_result")
+    ev = ev.assign(_msg=_msg_index(ev), _file=ev["origin"].astype(str).str.partition("#")[0])
+    return ev.sort_values("seq", kind="stable")
+
+
+def _trailing(ctx: DiagnoseContext, calls: pd.DataFrame) -> set[int]:
+    """Call rows in the last message of their conversation (per session and file)."""
+    out: set[int] = set()
+    conv = _conversation_rows(ctx)
+    for _, grp in conv.groupby([conv["session_id"].fillna(""), conv["_file"]], sort=False):
+        last = grp.iloc[-1]
+        if last["kind"] != "tool_call":
+            continue
+        msg = last["_msg"]
+        tail = grp[
+            (grp["kind"] == "tool_call")
+            & ((grp["_msg"] == msg) if pd.notna(msg) else grp.index == last.name)
+        ]
+        out.update(int(i) for i in tail.index if i in calls.index)
+    return out
+
+
+@dataclass(frozen=True)
+class Positional:
+    """Pairing by position for empty-id calls: paired call rows and the results that answer them."""
+
+    calls: frozenset[int]
+    results: frozenset[int]
+
+    def __contains__(self, i: object) -> bool:
+        return i in self.calls
+
+
+def positional_results(ctx: DiagnoseContext) -> Positional:
+    """Empty-id calls answered by the tool results directly after their assistant message."""
+
+    def build() -> Positional:
+        conv = _conversation_rows(ctx)
+        paired_calls: set[int] = set()
+        paired_results: set[int] = set()
+        for _, grp in conv.groupby([conv["session_id"].fillna(""), conv["_file"]], sort=False):
+            empty = grp[(grp["kind"] == "tool_call") & (grp["tool_call_id"].fillna("") == "")]
+            for i in empty.index:
+                after = grp[grp["seq"] > grp.at[i, "seq"]]
+                after = after[
+                    ~((after["kind"] == "tool_call") & (after["_msg"] == grp.at[i, "_msg"]))
+                ]
+                block = []
+                for j, kind in zip(after.index, after["kind"], strict=True):
+                    if kind != "tool_result":
+                        break
+                    block.append(j)
+                if block:
+                    paired_calls.add(int(i))
+                    paired_results.update(int(j) for j in block)
+        return Positional(frozenset(paired_calls), frozenset(paired_results))
+
+    return ctx.memo("positional_pairs", build)
+
+
+def _earlier_call(calls: pd.DataFrame, row: pd.Series) -> tuple[bool, bool]:
+    """(a call with this id comes earlier in the same conversation, one exists anywhere)."""
+    cid = row["tool_call_id"]
+    same = calls[calls["tool_call_id"] == cid]
+    if not len(same):
+        return False, False
+    local = same[
+        (same["source"] == row["source"])
+        & (same["session_id"].fillna("") == (text(row["session_id"]) or ""))
+    ]
+    return bool((local["seq"] < row["seq"]).any()), True
+
+
+@CLASSIFIERS.register("OR002")
+def result_without_call(ctx: DiagnoseContext) -> Iterator[Finding]:
+    """Results whose id matches no earlier call of their conversation."""
+    idx = conversation_index(ctx)
+    consumed = positional_results(ctx).results
+    seen: set[tuple[str, str]] = set()
+    for i, row in idx.results.iterrows():
+        cid = text(row["tool_call_id"]) or ""
+        sid = text(row["session_id"]) or ""
+        if i in consumed or (sid, cid) in seen:
+            continue
+        earlier, anywhere = _earlier_call(idx.calls, row)
+        if earlier:
+            continue
+        local = idx.calls[
+            (idx.calls["tool_call_id"] == cid) & (idx.calls["source"] == row["source"])
+        ]
+        if anywhere and not len(local):
+            continue  # the call is only in another source: nothing to say about this conversation
+        seen.add((sid, cid))
+        why = "its call only comes later" if len(local) else "no call has this id"
+        shown = cid or "(empty id)"
+        yield make(
+            OR002,
+            ctx,
+            f"tool result for {shown} answers no earlier call: {why}",
+            pd.concat([idx.results.loc[[i]], local.head(1)]),
+            call_ids=[cid] if cid else [],
+        )
+
+
+@CLASSIFIERS.register("OR003")
+def call_id_mismatch(ctx: DiagnoseContext) -> Iterator[Finding]:
+    """Responses whose call_id differs from the request's id; middleware "call_id mismatch"."""
+    resp = of_kind(ctx, "http_response", "mw_response", "mw_dropped", "mw_other", "mw_rejected")
+    if not len(resp):
+        return
+    answered = attr(resp, "call_id")
+    ids = resp["tool_call_id"].astype(object)
+    differs = answered.notna() & ids.notna() & (answered.astype(str) != ids.fillna("").astype(str))
+    said = (
+        resp["detail"]
+        .fillna("")
+        .str.contains(r"call_id mismatch|call id mismatch", case=False, regex=True)
+    )
+    hits = resp[differs | said]
+    for cid, grp in hits.groupby(hits["tool_call_id"].fillna("(unknown)"), sort=True):
+        got = [str(x) for x in attr(grp, "call_id").dropna().unique() if str(x) != cid]
+        what = f"answered with call_id {', '.join(got)}" if got else "logged a call_id mismatch"
+        yield make(
+            OR003,
+            ctx,
+            f"the tool service {what} for call {cid}",
+            grp,
+            call_ids=[] if cid == "(unknown)" else [str(cid)],
+            extra={"answered_call_id": got[0] if got else None},
+        )
+
+
+@CLASSIFIERS.register("OR004")
+def result_out_of_order(ctx: DiagnoseContext) -> Iterator[Finding]:
+    """Results of an earlier call that do not directly follow its assistant message."""
+    idx = conversation_index(ctx)
+    res = idx.results
+    if not len(res):
+        return
+    follows = attr(res, "follows_call")
+    late = res[follows.map(lambda v: v is False)]
+    consumed = positional_results(ctx).results
+    seen: set[tuple[str, str]] = set()
+    for i, row in late.iterrows():
+        cid = text(row["tool_call_id"]) or ""
+        sid = text(row["session_id"]) or ""
+        if i in consumed or (sid, cid) in seen or not cid:
+            continue
+        earlier, _ = _earlier_call(idx.calls, row)
+        if not earlier:
+            continue  # OR002's case
+        seen.add((sid, cid))
+        call = idx.calls[
+            (idx.calls["tool_call_id"] == cid) & (idx.calls["source"] == row["source"])
+        ].head(1)
+        where = row["_attrs"].get("msg_index")
+        at = f" (message {where})" if where is not None else ""
+        yield make(
+            OR004,
+            ctx,
+            f"tool result for {cid}{at} is not directly after the assistant message that called it",
+            pd.concat([res.loc[[i]], call]),
+            call_ids=[cid],
+        )

@@ -1,0 +1,204 @@
+"""The tool-service response contract (PR004, PR005), read from captures and middleware logs.
+
+Part of the protocol family (`protocol.py` imports this module to register it). A tool
+response must carry `status`, must not carry data with an error status, and its `timestamp`
+must be within the tolerance of the request's `X-Request-Timestamp`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pandas as pd
+
+from toolcall_cli.core.findings import Finding, Severity, rule
+from toolcall_cli.diagnose import CLASSIFIERS
+from toolcall_cli.diagnose._common import make, text, with_attrs
+from toolcall_cli.diagnose.base import DiagnoseContext
+
+__all__ = ["PR004", "PR005", "parse_instant"]
+
+PR004 = rule(
+    "PR004",
+    "response-contract",
+    Severity.error,
+    "a tool response without `status`, or with error status and data",
+    doc="""\
+What it does
+  Checks every tool-service response seen on the wire (capture) or logged by the middleware:
+  a JSON body must carry `status`, and a body whose status is an error must not also carry
+  `data`.
+
+Why it matters
+  A middleware that validates responses drops the ones without `status` (the call then has no
+  result), and an error with data leaves the model to guess which of the two to believe.
+
+Example
+  `{"data": {"seats": 3}}` from `POST /tools/check_seats`, or
+  `{"status": "error", "data": {"seats": 3}}`.
+
+Fix
+  Make the tool service always answer `{"status": "ok"|"error", "data": ..., "message": ...}`
+  and send `data` only with `ok`.
+""",
+)
+
+PR005 = rule(
+    "PR005",
+    "timestamp-skew",
+    Severity.warning,
+    "response timestamp outside tolerance (500 ms) of the request's",
+    doc="""\
+What it does
+  Compares the `timestamp` in a tool response body with the request's `X-Request-Timestamp`
+  header (or the request's capture time) and flags differences beyond
+  `[tolerance] timestamp_ms` (default 500 ms).
+
+Why it matters
+  Middlewares that check freshness drop such responses as stale or replayed; a skewed clock
+  on the tool service makes every call look like that.
+
+Example
+  Request sent with `X-Request-Timestamp: 1717000000000`; the response says
+  `"timestamp": 1717000004210` (4.2 s later for a 40 ms call).
+
+Fix
+  Synchronise the tool service's clock (NTP), echo the request timestamp instead of a local
+  one, or widen the tolerance if the service legitimately queues.
+""",
+)
+
+_ERROR = frozenset({"error", "failed", "failure", "fail", "err"})
+_BODY_KEYS = ("call_id", "timestamp", "message", "data_empty")
+_NO_STATUS = re.compile(r"(?:missing|no|without)(?: the)? [\"'`]?status\b", re.IGNORECASE)
+
+
+def _whose(tool: Any, cid: str | None) -> str:
+    return f"{tool} to call {cid}" if cid else str(tool)
+
+
+def _responses(ev: pd.DataFrame) -> pd.DataFrame:
+    """Tool-service responses: captured HTTP responses of a tool, and middleware responses."""
+    return ev[(ev["kind"].isin(["http_response", "mw_response"])) & ev["tool"].notna()]
+
+
+def _json_body(row: Any) -> bool:
+    a = row["_attrs"]
+    if row["kind"] == "mw_response":
+        return True
+    ctype = str(a.get("content_type") or "").lower()
+    return "json" in ctype or any(k in a for k in _BODY_KEYS) or pd.notna(row["status"])
+
+
+def _contract_problem(row: Any) -> str | None:
+    a = row["_attrs"]
+    status = text(row["status"]) or (str(a["status"]) if a.get("status") is not None else None)
+    if row["kind"] == "http_response":
+        if not _json_body(row):
+            return None
+        if status is None:
+            return "the JSON body has no `status`"
+    elif status is None and (
+        a.get("status_missing") or _NO_STATUS.search(str(row["detail"] or ""))
+    ):
+        return "the response has no `status`"
+    has_data = a.get("data_empty") is False or a.get("has_data") is True
+    if status is not None and status.lower() in _ERROR and has_data:
+        return f"status is {status!r} but the body also carries `data`"
+    return None
+
+
+@CLASSIFIERS.register(PR004.code)
+def check_response_contract(ctx: DiagnoseContext) -> Iterator[Finding]:
+    """PR004: one finding per response that breaks the `{status, data, message}` contract."""
+    resp = _responses(with_attrs(ctx))
+    for idx, row in resp.iterrows():
+        problem = _contract_problem(row)
+        if problem is None:
+            continue
+        cid = text(row["tool_call_id"])
+        yield make(
+            PR004,
+            ctx,
+            f"the response of {_whose(row['tool'], cid)} breaks the contract: {problem}",
+            resp.loc[[idx]],
+            call_ids=[cid or None],
+        )
+
+
+def parse_instant(value: Any) -> pd.Timestamp | None:
+    """A timestamp from epoch seconds/ms/us/ns (number or digits) or an ISO string, as UTC."""
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, str):
+        s = value.strip()
+        if re.fullmatch(r"\d+(\.\d+)?", s):
+            value = float(s)
+        else:
+            try:
+                ts = pd.Timestamp(s)
+            except (ValueError, TypeError):
+                return None
+            if pd.isna(ts):
+                return None
+            return ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC")
+    if isinstance(value, int | float):
+        v = float(value)
+        unit = "s" if v < 1e11 else "ms" if v < 1e14 else "us" if v < 1e17 else "ns"
+        return pd.Timestamp(v, unit=unit, tz="UTC")
+    return None
+
+
+def _request_for(ev: pd.DataFrame, resp: Any) -> Any | None:
+    """The request a response answers: same capture stream, else same tool_call_id."""
+    reqs = ev[ev["kind"].isin(["http_request", "mw_request"])]
+    stream = resp["_attrs"].get("stream")
+    if stream is not None and resp["kind"] == "http_response":
+        same = reqs[[a.get("stream") == stream for a in reqs["_attrs"]]]
+        same = same[same["seq"] <= resp["seq"]] if len(same) else same
+        if len(same):
+            return same.iloc[-1]
+    cid = text(resp["tool_call_id"])
+    if cid:
+        same = reqs[reqs["tool_call_id"] == cid]
+        if len(same):
+            return same.iloc[0]
+    return None
+
+
+@CLASSIFIERS.register(PR005.code)
+def check_timestamp_skew(ctx: DiagnoseContext) -> Iterator[Finding]:
+    """PR005: responses whose body timestamp is off the request's by more than the tolerance."""
+    ev = with_attrs(ctx)
+    resp = _responses(ev)
+    tol = ctx.cfg.tolerance.timestamp_ms
+    for idx, row in resp.iterrows():
+        said = parse_instant(row["_attrs"].get("timestamp"))
+        if said is None:
+            continue
+        req = _request_for(ev, row)
+        stamp = row["_attrs"].get("x_request_timestamp")
+        if req is not None:
+            stamp = req["_attrs"].get("x_request_timestamp", stamp)
+        sent = parse_instant(stamp)
+        basis = "X-Request-Timestamp"
+        if sent is None and req is not None and pd.notna(req["ts"]):
+            sent, basis = req["ts"], "the request's capture time"
+        if sent is None:
+            continue
+        off = (said - sent).total_seconds() * 1000.0
+        if abs(off) <= tol:
+            continue
+        cid = text(row["tool_call_id"])
+        rows = resp.loc[[idx]] if req is None else pd.concat([ev.loc[[req.name]], resp.loc[[idx]]])
+        yield make(
+            PR005,
+            ctx,
+            f"the response of {_whose(row['tool'], cid)} is stamped {off:+.0f} ms from {basis} "
+            f"(tolerance {tol:.0f} ms)",
+            rows,
+            call_ids=[cid or None],
+            extra={"offset_ms": round(off, 1), "tolerance_ms": tol},
+        )

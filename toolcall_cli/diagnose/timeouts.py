@@ -1,0 +1,195 @@
+"""Timeouts and latency (TM001, TM002): what the model was told when a tool ran out of time,
+and which phases of a round trip broke their SLA.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pandas as pd
+
+from toolcall_cli.core.findings import Finding, Severity, rule
+from toolcall_cli.diagnose import CLASSIFIERS
+from toolcall_cli.diagnose._common import make, text, with_attrs
+from toolcall_cli.diagnose.base import DiagnoseContext
+
+__all__ = ["TM001", "TM002", "bare_timeout", "breached_phases"]
+
+TM001 = rule(
+    "TM001",
+    "timeout-without-partial",
+    Severity.warning,
+    "a tool timeout reported to the model as a bare error, with no progress or resume token",
+    doc="""\
+What it does
+  Finds tool calls that timed out (a middleware `tool call timeout`, an HTTP 504/408 from the
+  tool service, an nginx 504/499 for the call, or a short tool result that says it timed out)
+  and checks what the model was told: a result with no partial data, progress, resume token,
+  job/task id, handle or cursor is a bare timeout.
+
+Why it matters
+  The model cannot tell "failed" from "not finished yet" from "finished but the answer was
+  lost"; it retries the whole call (duplicate side effects) or gives up.
+
+Example
+  `{"error": "tool call timeout"}` after a 30 s `export_report` that had written 300 of 1,000
+  rows.
+
+Fix
+  Treat a timeout as a state, not an error: return `status: "partial"` with progress and a
+  resume token, or run long tools as submit + poll (`task_id`, `check_task`), with an
+  idempotency key so a retry does not repeat side effects.
+""",
+)
+
+TM002 = rule(
+    "TM002",
+    "sla-breach",
+    Severity.warning,
+    "a phase's latency above its SLA",
+    doc="""\
+What it does
+  Compares each call's phases from the aligned timeline with the SLA in `[sla]`: call
+  initiation (received → request sent, 100 ms), tool service (request → response, 800 ms),
+  injection (response → result injected, 50 ms) and end to end (3 s). One finding per call
+  lists every breached phase.
+
+Why it matters
+  Slow phases are where timeouts, retries and duplicate calls start; the phase tells which
+  team owns the delay.
+
+Example
+  `search`: service 2,140 ms (SLA 800 ms), end to end 3,420 ms (SLA 3,000 ms).
+
+Fix
+  Look at the owner of the slow phase: middleware queueing (initiation, injection) or the tool
+  service (service); raise the SLA in config only if the budget really is larger.
+""",
+)
+
+_TIMEOUT_TEXT = re.compile(
+    r"\btim(?:ed|e)[\s_-]?out\b|\btimeout\b|deadline exceeded|ETIMEDOUT", re.IGNORECASE
+)
+_PROGRESS = re.compile(
+    r"partial|progress|resum|job[\s_-]?id|task[\s_-]?id|\bhandle\b|cursor|continuation|\bpoll",
+    re.IGNORECASE,
+)
+#: A tool result longer than this that mentions a timeout is content, not a bare error.
+BARE_RESULT_CHARS = 600
+_TIMEOUT_HTTP = (504, 408)
+_TIMEOUT_NGINX = (504, 499)
+
+
+def bare_timeout(result: str) -> bool:
+    """The result text carries no partial data, progress, resume token or handle."""
+    return not _PROGRESS.search(result)
+
+
+def _timeouts(ev: pd.DataFrame) -> dict[str, tuple[str, list[Any]]]:
+    """tool_call_id → (what timed out, evidence rows) from middleware, HTTP and access logs."""
+    out: dict[str, tuple[str, list[Any]]] = {}
+    status = ev["http_status"]
+    mw = ev["kind"] == "mw_timeout"
+    http = (ev["kind"] == "http_response") & status.isin(_TIMEOUT_HTTP).fillna(False)
+    nginx = (ev["kind"] == "http_access") & status.isin(_TIMEOUT_NGINX).fillna(False)
+    for mask, what in (
+        (mw, "the middleware logged a tool call timeout"),
+        (http, "the tool service answered HTTP {s}"),
+        (nginx, "nginx logged HTTP {s} for it"),
+    ):
+        rows = ev[mask.astype(bool) & ev["tool_call_id"].notna()]
+        for idx, cid, st in zip(
+            rows.index, rows["tool_call_id"].astype(str), rows["http_status"], strict=True
+        ):
+            if not cid:
+                continue
+            label = what.format(s=st if pd.notna(st) else "")
+            prev = out.get(cid)
+            out[cid] = (prev[0] if prev else label, [*(prev[1] if prev else []), idx])
+    return out
+
+
+def _call(cid: str | None, tool: str | None) -> str:
+    """`call ID (tool)` for messages."""
+    return f"call {cid or '(no id)'}" + (f" ({tool})" if tool else "")
+
+
+@CLASSIFIERS.register(TM001.code)
+def check_timeout_without_partial(ctx: DiagnoseContext) -> Iterator[Finding]:
+    """TM001: timed-out calls whose result told the model nothing it could resume from."""
+    ev = with_attrs(ctx)
+    results = ev[(ev["kind"] == "tool_result") & ev["detail"].notna()]
+    signals = _timeouts(ev)
+    done: set[str] = set()
+    for idx, row in results.iterrows():
+        detail = str(row["detail"])
+        cid = text(row["tool_call_id"]) or ""
+        key = cid or f"#{idx}"
+        if key in done:
+            continue
+        signal = signals.get(cid) if cid else None
+        if len(detail) > BARE_RESULT_CHARS:
+            continue  # a payload, not an error message (a retry may have succeeded: FL004)
+        if signal is None and not _TIMEOUT_TEXT.search(detail):
+            continue
+        if not bare_timeout(detail):
+            continue
+        done.add(key)
+        what = signal[0] if signal else "the tool result says it timed out"
+        rows = (
+            pd.concat([ev.loc[signal[1][:2]], results.loc[[idx]]]) if signal else results.loc[[idx]]
+        )
+        quoted = detail.strip().replace("\n", " ")
+        quoted = quoted if len(quoted) <= 120 else quoted[:119] + "…"
+        tool = text(row["tool"])
+        yield make(
+            TM001,
+            ctx,
+            f"{_call(cid, tool)} timed out ({what}) and the model got only "
+            f"{quoted!r}: no partial result, progress or resume handle",
+            rows,
+            call_ids=[cid or None],
+        )
+
+
+def breached_phases(
+    phases: dict[str, float | None] | Any, sla: Any
+) -> list[tuple[str, float, float]]:
+    """(phase, measured ms, SLA ms) for every phase above its SLA (unmeasured phases skipped)."""
+    out: list[tuple[str, float, float]] = []
+    for name, value in dict(phases).items():
+        limit = getattr(sla, name, None)
+        if value is None or limit is None or pd.isna(value):
+            continue
+        if float(value) > float(limit):
+            out.append((name, float(value), float(limit)))
+    return out
+
+
+@CLASSIFIERS.register(TM002.code)
+def check_sla_breach(ctx: DiagnoseContext) -> Iterator[Finding]:
+    """TM002: one finding per call with the phases above their SLA."""
+    ev = ctx.events()
+    for call in ctx.timeline.calls:
+        breaches = breached_phases(call.phases, ctx.cfg.sla)
+        if not breaches:
+            continue
+        cid = call.tool_call_id
+        rows = ev[ev["tool_call_id"] == cid] if cid else ev.iloc[0:0]
+        listed = ", ".join(
+            f"{n.removesuffix('_ms').replace('_', ' ')} {v:,.0f} ms (SLA {lim:,.0f} ms)"
+            for n, v, lim in breaches
+        )
+        yield make(
+            TM002,
+            ctx,
+            f"call {cid}{f' ({call.tool})' if call.tool else ''}: {listed}",
+            rows,
+            call_ids=[cid or None],
+            session_id=call.session_id,
+            trace_id=call.trace,
+            tool=call.tool,
+            extra={"breaches": {n: {"ms": round(v, 1), "sla_ms": lim} for n, v, lim in breaches}},
+        )

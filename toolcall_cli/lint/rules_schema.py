@@ -1,0 +1,160 @@
+"""Schema-validity rules: SC001 invalid-json-schema, SC010 nonstandard-type, SC014 invalid-default.
+
+SC001 invalid-json-schema
+-------------------------
+What it does
+    Validates each tool's parameters (and an MCP tool's ``outputSchema``) against the JSON
+    Schema metaschema of its ``$schema`` draft (default 2020-12). Non-standard type names
+    (BFCL's ``dict``/``float``/``tuple``/``any``, Java/JS types) are mapped or dropped first:
+    SC010 reports those, SC001 reports everything else.
+
+Why it matters
+    Providers validate tool schemas on every request; an invalid one is a 400 for the whole
+    request, not just for the broken tool.
+
+Example
+    ``{"type": "object", "properties": {"n": {"type": "integer", "minimum": "1"}}}``
+    (``minimum`` must be a number).
+
+Fix
+    Correct the keyword named in the message so the schema validates against its metaschema.
+
+SC010 nonstandard-type
+----------------------
+What it does
+    Flags ``type`` values that are not JSON Schema types (``string``, ``number``, ``integer``,
+    ``boolean``, ``object``, ``array``, ``null``), such as BFCL's ``dict``, ``float``,
+    ``tuple``, ``any`` or language types like ``String`` and ``HashMap``.
+
+Why it matters
+    OpenAI and Anthropic reject the schema; validators that ignore unknown types accept any
+    value, so the model's arguments are never checked.
+
+Example
+    ``{"type": "dict", "properties": {"x": {"type": "float"}}}``
+
+Fix
+    Use ``object`` for ``dict``, ``number`` for ``float``, ``array`` for ``tuple``/``list``,
+    and drop ``type`` (or list the allowed types) for ``any``.
+
+SC014 invalid-default
+---------------------
+What it does
+    Checks that every ``default`` value, and every ``enum`` value, is valid against the schema
+    it sits in (subschemas containing ``$ref`` are skipped).
+
+Why it matters
+    A model that copies the default, or picks an enum value, produces arguments your own
+    validator rejects: a silent validation drop waiting to happen.
+
+Example
+    ``{"type": "integer", "minimum": 1, "default": 0}`` or ``{"type": "string", "enum": ["a", 1]}``
+
+Fix
+    Change the default/enum value, or widen the schema so it accepts it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from functools import lru_cache
+from typing import Any
+
+import jsonschema
+from jsonschema.exceptions import SchemaError
+
+from toolcall_cli.core.findings import Finding, Severity, rule
+from toolcall_cli.core.jsonio import canonical
+from toolcall_cli.lint.base import LintContext, finding, section, tool_rule
+from toolcall_cli.lint.linemap import join
+from toolcall_cli.lint.loaders import ToolDef
+from toolcall_cli.lint.metaschema import meta_validator, schema_class
+from toolcall_cli.lint.walk import DIALECT, STANDARD_TYPES, normalise, types_of
+
+SC001 = rule("SC001", "invalid-json-schema", Severity.error, "a tool schema fails the JSON Schema metaschema",
+             doc=section(__doc__, "SC001"))
+SC010 = rule("SC010", "nonstandard-type", Severity.error, "a type that is not a JSON Schema type (dict, float, any, ...)",
+             doc=section(__doc__, "SC010"))
+SC014 = rule("SC014", "invalid-default", Severity.error, "a default or enum value that fails its own schema",
+             doc=section(__doc__, "SC014"))
+MAX_ERRORS = 5
+
+
+@lru_cache(maxsize=4096)
+def _meta_errors(text: str) -> tuple[tuple[str, str], ...]:
+    """(relative pointer, message) metaschema errors of a canonical schema text (cached: registries repeat)."""
+    import orjson
+
+    schema = orjson.loads(text)
+    meta = meta_validator(schema_class(schema))
+    out = []
+    for err in sorted(meta.iter_errors(schema), key=lambda e: list(map(str, e.absolute_path))):
+        out.append((join("", *err.absolute_path), err.message[:300]))
+        if len(out) >= MAX_ERRORS:
+            break
+    return tuple(out)
+
+
+@tool_rule(SC001)
+def check_metaschema(tool: ToolDef, ctx: LintContext) -> Iterator[Finding]:
+    """Metaschema errors of the parameters and output schema."""
+    for value, ptr in ((tool.schema_raw, tool.schema_pointer), (tool.output_schema, tool.output_pointer)):
+        if value is None or ptr is None:
+            continue
+        if not isinstance(value, dict):
+            yield finding(SC001, tool, ptr, f"schema must be a JSON object, got {type(value).__name__}",
+                          fix="give a JSON Schema object such as {\"type\": \"object\", \"properties\": {}}")
+            continue
+        for rel, msg in _meta_errors(canonical(normalise(value))):
+            yield finding(SC001, tool, ptr + rel, f"{msg} (at {ptr + rel or '/'})",
+                          fix="correct the keyword so the schema validates against its metaschema")
+
+
+@tool_rule(SC010)
+def check_types(tool: ToolDef, ctx: LintContext) -> Iterator[Finding]:
+    """Type names outside JSON Schema's seven."""
+    for node in ctx.nodes(tool):
+        bad = [t for t in types_of(node.schema) if t not in STANDARD_TYPES]
+        for t in bad:
+            want = DIALECT.get(t)
+            hint = f'use "{want}"' if want else 'drop "type" or list the accepted JSON Schema types'
+            yield finding(SC010, tool, join(node.pointer, "type"),
+                          f'type "{t}" is not a JSON Schema type', fix=hint)
+
+
+@tool_rule(SC014)
+def check_values(tool: ToolDef, ctx: LintContext) -> Iterator[Finding]:
+    """default/enum values checked against their own subschema."""
+    for node in ctx.nodes(tool):
+        s = node.schema
+        if "default" not in s and not isinstance(s.get("enum"), list):
+            continue
+        norm = normalise(s)
+        if "$ref" in canonical(norm):
+            continue
+        if "default" in s:
+            err = _errors(norm, [s["default"]], drop=("default",))
+            if err:
+                yield finding(SC014, tool, join(node.pointer, "default"),
+                              f"default {canonical(s['default'])[:80]} fails its schema: {err[0][1]}",
+                              fix="change the default or widen the schema")
+        if isinstance(s.get("enum"), list):
+            for i, msg in _errors(norm, s["enum"], drop=("default", "enum", "const")):
+                yield finding(SC014, tool, join(node.pointer, "enum", i),
+                              f"enum value {canonical(s['enum'][i])[:80]} fails its schema: {msg}",
+                              fix="remove the value or widen the schema")
+
+
+def _errors(schema: dict[str, Any], values: list[Any], *, drop: tuple[str, ...]) -> list[tuple[int, str]]:
+    """(index, message) of the *values* that *schema* (minus *drop* keywords) rejects."""
+    sub = {k: v for k, v in schema.items() if k not in drop}
+    out = []
+    try:
+        validator = schema_class(sub)(sub)
+        for i, v in enumerate(values):
+            if not validator.is_valid(v):
+                err = jsonschema.exceptions.best_match(validator.iter_errors(v))
+                out.append((i, err.message[:200] if err is not None else "invalid"))
+    except (SchemaError, TypeError, ValueError, LookupError, jsonschema.exceptions.RefResolutionError):
+        return []  # an invalid schema is SC001's business
+    return out

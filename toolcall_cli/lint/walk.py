@@ -1,0 +1,124 @@
+"""Walking a JSON Schema: every subschema with its pointer, and BFCL dialect normalisation."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+STANDARD_TYPES = frozenset({"string", "number", "integer", "boolean", "object", "array", "null"})
+#: BFCL's dialect → JSON Schema (SC010 reports the originals; SC001 checks the mapped schema).
+DIALECT = {"dict": "object", "float": "number", "tuple": "array", "list": "array", "int": "integer",
+           "bool": "boolean", "str": "string"}
+_MAP_KEYS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+_ONE_KEYS = ("additionalProperties", "items", "not", "if", "then", "else", "contains",
+             "propertyNames", "unevaluatedProperties", "unevaluatedItems", "additionalItems")
+_LIST_KEYS = ("anyOf", "oneOf", "allOf", "prefixItems", "items")
+MAX_DEPTH = 64
+_KIND = {**{k: "map" for k in _MAP_KEYS}, **{k: "one" for k in _ONE_KEYS}, **{k: "list" for k in _LIST_KEYS},
+         "items": "one+list"}
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    """One subschema: where it is and how it hangs off its parent."""
+
+    schema: dict[str, Any]
+    pointer: str
+    via: str  # the keyword that led here ("" for the root)
+    name: str | None  # property name when via == "properties"
+    required: bool  # listed in the parent's `required`
+    depth: int  # object nesting level (root object = 1)
+
+
+def types_of(schema: dict[str, Any]) -> tuple[str, ...]:
+    """The `type` keyword as a tuple of strings (non-strings kept out)."""
+    t = schema.get("type")
+    if isinstance(t, str):
+        return (t,)
+    if isinstance(t, list):
+        return tuple(x for x in t if isinstance(x, str))
+    return ()
+
+
+def is_object(schema: dict[str, Any]) -> bool:
+    """An object schema: type object (or BFCL dict), or untyped with `properties`."""
+    ts = types_of(schema)
+    if ts:
+        return "object" in ts or "dict" in ts
+    return isinstance(schema.get("properties"), dict)
+
+
+def walk(schema: Any, pointer: str) -> Iterator[Node]:
+    """Every subschema of *schema* (which sits at *pointer*), root first; `$ref`s not followed."""
+    if isinstance(schema, dict):
+        yield from _walk(schema, pointer, "", None, False, 1 if is_object(schema) else 0, 0)
+
+
+def _walk(s: dict[str, Any], ptr: str, via: str, name: str | None, req: bool, depth: int,
+          level: int) -> Iterator[Node]:
+    yield Node(s, ptr, via, name, req, depth)
+    if level >= MAX_DEPTH:
+        return
+    for key, child in s.items():
+        kind = _KIND.get(key)
+        if kind is None:
+            continue
+        base = f"{ptr}/{key}"
+        if isinstance(child, dict):
+            if kind == "map":
+                required = s.get("required") if key == "properties" else None
+                req_set = required if isinstance(required, list) else ()
+                for k, sub in child.items():
+                    if isinstance(sub, dict):
+                        d = depth + 1 if is_object(sub) else depth
+                        yield from _walk(sub, f"{base}/{_esc(k)}", key, k if key == "properties" else None,
+                                         k in req_set, d, level + 1)
+            elif kind != "list":
+                d = depth + 1 if is_object(child) else depth
+                yield from _walk(child, base, key, None, False, d, level + 1)
+        elif isinstance(child, list) and kind in ("list", "one+list"):
+            nest = key in ("prefixItems", "items")
+            for i, sub in enumerate(child):
+                if isinstance(sub, dict):
+                    d = depth + 1 if nest and is_object(sub) else depth
+                    yield from _walk(sub, f"{base}/{i}", key, None, False, d, level + 1)
+
+
+def _esc(token: str) -> str:
+    return str(token).replace("~", "~0").replace("/", "~1")
+
+
+def normalise(schema: Any) -> Any:
+    """A copy with BFCL dialect types mapped to JSON Schema and other non-standard types dropped.
+
+    Used before metaschema (SC001) and value (SC014) checks, so those rules do not repeat what
+    SC010 (nonstandard-type) reports.
+    """
+    if isinstance(schema, list):
+        return [normalise(x) for x in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {}
+    for k, v in schema.items():
+        if k == "type" and isinstance(v, str | list):
+            mapped = _map_types(v)
+            if mapped is not None:
+                out[k] = mapped
+            continue
+        if k in ("enum", "const", "default", "examples", "required"):
+            out[k] = v  # values, not schemas
+        elif k in _MAP_KEYS and isinstance(v, dict):
+            out[k] = {pk: normalise(pv) for pk, pv in v.items()}
+        else:
+            out[k] = normalise(v)
+    return out
+
+
+def _map_types(v: str | list[Any]) -> str | list[Any] | None:
+    if isinstance(v, str):
+        m = DIALECT.get(v, v)
+        return m if m in STANDARD_TYPES else None
+    mapped = [DIALECT.get(x, x) if isinstance(x, str) else x for x in v]
+    kept = [x for x in mapped if not isinstance(x, str) or x in STANDARD_TYPES]
+    return kept or None

@@ -1,0 +1,234 @@
+"""Live replay: send each call the pipeline would dispatch to a running tool service.
+
+The request is the middleware's: ``POST {target}/tools/NAME`` with the JSON body
+``{"function": NAME, "arguments": {...}}`` and the headers ``X-Tool-Call-ID``, ``X-Trace-ID``
+and ``X-Request-Timestamp`` (epoch ms, now). The answer goes through the `response` stage
+(status, call_id, timestamp against the request's, size budget, error with data) and is
+compared field by field with the recorded response, ignoring volatile fields (``--ignore``,
+default ``timestamp``).
+
+Only loopback targets (127.0.0.0/8, ::1, localhost) are allowed unless the user says
+``--allow-remote``: replay carries recorded, possibly sensitive arguments. Uses urllib only.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Final
+
+import orjson
+
+from toolcall_cli.core.config import DEFAULT, Config
+from toolcall_cli.core.jsonio import dumps, try_loads
+from toolcall_cli.errors import UsageError
+from toolcall_cli.pipeline import ReplayReport, response
+from toolcall_cli.pipeline.base import (
+    ReplayContext,
+    RequestEvidence,
+    ResponseEvidence,
+    ToolCall,
+    Verdict,
+    failed,
+    passed,
+)
+from toolcall_cli.pipeline.observe import was_dispatched
+
+MAX_BODY: Final = 8 << 20  # bytes read from a live answer
+
+
+@dataclass(frozen=True, slots=True)
+class FieldDiff:
+    """One field whose live value differs from the recorded one (JSON text; "" = absent)."""
+
+    path: str
+    recorded: str
+    live: str
+
+
+@dataclass(frozen=True, slots=True)
+class LiveResult:
+    """The live answer to one replayed call."""
+
+    tool_call_id: str
+    tool: str | None
+    url: str
+    http_status: int | None
+    elapsed_ms: float | None
+    verdict: Verdict
+    diffs: tuple[FieldDiff, ...] = ()
+
+
+def check_target(url: str, *, allow_remote: bool = False) -> str:
+    """The target base URL; a non-loopback host without *allow_remote* is a UsageError."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UsageError(
+            f"--target must be an http(s) URL, got {url!r}", hint="e.g. http://127.0.0.1:8080"
+        )
+    if not allow_remote and not _is_loopback(parts.hostname, parts.port):
+        raise UsageError(
+            f"refusing to replay against {parts.hostname!r}: not a loopback address",
+            hint="replay sends recorded arguments; pass --allow-remote if you mean it",
+        )
+    return url.rstrip("/")
+
+
+def _is_loopback(host: str, port: int | None) -> bool:
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]").split("%")[0]).is_loopback
+    except ValueError:
+        pass
+    try:
+        infos = socket.getaddrinfo(host, port or 80, proto=socket.IPPROTO_TCP)
+    except (socket.gaierror, UnicodeError) as e:
+        raise UsageError(f"cannot resolve --target host {host!r}: {e}") from None
+    addrs = {ipaddress.ip_address(str(i[4][0]).split("%")[0]) for i in infos}
+    return bool(addrs) and all(a.is_loopback for a in addrs)
+
+
+def live_replay(
+    report: ReplayReport,
+    *,
+    target: str,
+    cfg: Config = DEFAULT,
+    timeout: float = 5.0,
+    ignore: Sequence[str] = ("timestamp",),
+    allow_remote: bool = False,
+) -> ReplayReport:
+    """*report* with a live result for every call the pipeline would dispatch."""
+    base = check_target(target, allow_remote=allow_remote)
+    ctx = ReplayContext(cfg=cfg)
+    results = [
+        _one(c.call, base, report.trace_id, ctx, timeout=timeout, ignore=set(ignore))
+        for c in sorted(report.calls, key=lambda c: (c.session_id or "", c.clock, c.origin))
+        if c.call is not None and was_dispatched(c.replayed) and c.call.args_recorded
+    ]
+    return replace(report, live=tuple(results))
+
+
+def _one(
+    call: ToolCall,
+    base: str,
+    trace: str | None,
+    ctx: ReplayContext,
+    *,
+    timeout: float,
+    ignore: set[str],
+) -> LiveResult:
+    tool = call.tool or ""
+    url = f"{base}/tools/{urllib.parse.quote(tool, safe='')}"
+    sent_ms = time.time() * 1000.0
+    body = orjson.dumps({"function": tool, "arguments": call.arguments()})
+    headers = {
+        "Content-Type": "application/json",
+        "X-Tool-Call-ID": call.tool_call_id,
+        "X-Trace-ID": call.trace_id or trace or "",
+        "X-Request-Timestamp": str(int(sent_ms)),
+    }
+    req = urllib.request.Request(url, data=body, headers=headers, method="POST")
+    start = time.monotonic()
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as resp:
+            status, raw = int(resp.status), resp.read(MAX_BODY)
+    except urllib.error.HTTPError as e:  # 4xx/5xx still carry an answer to judge
+        status, raw = int(e.code), e.read(MAX_BODY)
+    except TimeoutError:
+        return _failure(call, url, "timeout", f"no answer within {timeout:g} s")
+    except urllib.error.URLError as e:
+        if isinstance(e.reason, TimeoutError):
+            return _failure(call, url, "timeout", f"no answer within {timeout:g} s")
+        return _failure(call, url, "unreachable", f"cannot reach {url}: {e.reason}")
+    except (ConnectionError, OSError) as e:
+        return _failure(call, url, "unreachable", f"connection to {url} failed: {e}")
+    elapsed = (time.monotonic() - start) * 1000.0
+    live = _evidence(raw, status)
+    probe = replace(call, request=RequestEvidence("live", sent_ms, sent_ms))
+    problems = response.violations(probe, live, ctx)
+    verdict = (
+        failed(
+            "response",
+            problems[0][0],
+            problems[0][1],
+            detail="\n".join(f"{c}: {t}" for c, t in problems),
+        )
+        if problems
+        else passed("response", "ok (live answer)")
+    )
+    diffs = tuple(_diff(_recorded(call.response), _fields(live), ignore))
+    return LiveResult(call.tool_call_id, call.tool, url, status, round(elapsed, 1), verdict, diffs)
+
+
+def _failure(call: ToolCall, url: str, code: str, reason: str) -> LiveResult:
+    return LiveResult(
+        call.tool_call_id, call.tool, url, None, None, failed("response", code, reason)
+    )
+
+
+def _evidence(raw: bytes, status: int) -> ResponseEvidence:
+    body = try_loads(raw)
+    doc = body if isinstance(body, dict) else {}
+    data = doc.get("data")
+    return ResponseEvidence(
+        origin="live",
+        source="live",
+        status=None if doc.get("status") is None else str(doc["status"]),
+        call_id=None if doc.get("call_id") is None else str(doc["call_id"]),
+        has_call_id=True,
+        timestamp_ms=response.to_ms(doc.get("timestamp")),
+        size=len(raw),
+        data_empty=(data in (None, "", [], {})) if "data" in doc else None,
+        http_status=status,
+        body=doc if isinstance(body, dict) else None,
+    )
+
+
+def _fields(ev: ResponseEvidence) -> dict[str, Any]:
+    out: dict[str, Any] = {"http_status": ev.http_status}
+    if ev.body is not None:
+        out.update(_flatten(ev.body, ""))
+    return out
+
+
+def _recorded(ev: ResponseEvidence | None) -> dict[str, Any]:
+    """The fields the recorded evidence knows (a whole body from pcap, else what was logged)."""
+    if ev is None:
+        return {}
+    out: dict[str, Any] = {}
+    if ev.http_status is not None:
+        out["http_status"] = ev.http_status
+    if ev.body is not None:
+        out.update(_flatten(ev.body, ""))
+        return out
+    if ev.status is not None or ev.source == "pcap":
+        out["status"] = ev.status
+    if ev.has_call_id:
+        out["call_id"] = ev.call_id
+    return out
+
+
+def _flatten(value: Any, path: str) -> Iterable[tuple[str, Any]]:
+    if isinstance(value, dict) and value:
+        for k, v in value.items():
+            yield from _flatten(v, f"{path}.{k}" if path else str(k))
+    else:
+        yield path, value
+
+
+def _diff(recorded: dict[str, Any], live: dict[str, Any], ignore: set[str]) -> Iterable[FieldDiff]:
+    """Fields the recording knows that the live answer has differently (ignored fields skipped)."""
+    for path in sorted(recorded):
+        if path in ignore or path.rsplit(".", 1)[-1] in ignore:
+            continue
+        if path not in live:
+            yield FieldDiff(path, dumps(recorded[path]), "")
+        elif dumps(recorded[path]) != dumps(live[path]):
+            yield FieldDiff(path, dumps(recorded[path]), dumps(live[path]))

@@ -1,0 +1,82 @@
+"""Which events a replay of one trace or session needs, and which of its calls it reports.
+
+`--trace-id ID` is matched against the aligned `trace` column when the table has one, then
+`trace_id`, then `tool_call_id`, then `session_id`; `--session-id ID` against `session_id`.
+The replay then takes the *whole* sessions those events belong to — the rate limiter's window
+and the duplicate-id check need every earlier call of the session — plus every event sharing a
+`tool_call_id` with them (the middleware and the wire often use other session keys than the
+conversation). When the ID named a single call, only that call is reported.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from toolcall_cli.errors import UsageError
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """The events to replay and the calls to report (None = all)."""
+
+    events: pd.DataFrame
+    trace_id: str | None
+    session_ids: tuple[str, ...]
+    only_call: str | None = None
+
+
+def _ids(series: pd.Series) -> set[str]:
+    return {str(v) for v in series.dropna().unique() if str(v)}
+
+
+def select(
+    events: pd.DataFrame, *, trace_id: str | None = None, session_id: str | None = None
+) -> Scope:
+    """The scope of a replay; an ID that matches nothing is a UsageError listing some that do."""
+    if trace_id is None and session_id is None:
+        raise UsageError("name the trace to replay", hint="pass --trace-id ID or --session-id ID")
+    only_call = None
+    if session_id is not None:
+        seed = events["session_id"] == session_id
+    else:
+        seed = pd.Series(False, index=events.index)
+        for col in ("trace", "trace_id", "tool_call_id", "session_id"):
+            if col in events.columns:
+                seed = (events[col] == trace_id).fillna(False)
+                if seed.any():
+                    only_call = trace_id if col == "tool_call_id" else None
+                    break
+    seed = seed.fillna(False).astype(bool)
+    if not seed.any():
+        raise UsageError(
+            f"no events for {'session' if session_id else 'trace'} {session_id or trace_id!r}",
+            hint=_known(events, "session_id" if session_id else "trace_id"),
+        )
+    ids = _ids(events.loc[seed, "tool_call_id"])
+    linked = seed | events["tool_call_id"].isin(ids).fillna(False)
+    sessions = _ids(events.loc[linked, "session_id"])
+    in_sess = events["session_id"].isin(sessions).fillna(False)
+    ids |= _ids(events.loc[in_sess, "tool_call_id"])
+    mask = seed | in_sess | events["tool_call_id"].isin(ids).fillna(False)
+    scope = events[mask.astype(bool)]
+    traces = _ids(scope["trace_id"])
+    return Scope(
+        events=scope,
+        trace_id=trace_id
+        if trace_id is not None
+        else (sorted(traces)[0] if len(traces) == 1 else None),
+        session_ids=tuple(sorted(sessions)),
+        only_call=only_call,
+    )
+
+
+def _known(events: pd.DataFrame, col: str) -> str:
+    vals = sorted(_ids(events[col]))
+    if not vals and col == "trace_id":
+        col, vals = "session_id", sorted(_ids(events["session_id"]))
+    if not vals:
+        return "the evidence has no trace or session ids"
+    shown = ", ".join(vals[:5])
+    return f"known {col.replace('_', ' ')}s: {shown}{' …' if len(vals) > 5 else ''}"

@@ -1,0 +1,118 @@
+"""Views of the lint report: table, json (DESIGN §6), markdown, sarif, github annotations."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TextIO
+
+from rich.table import Table
+
+from toolcall_cli import __version__
+from toolcall_cli.core.findings import RULES, Finding, Rule
+from toolcall_cli.core.jsonio import pretty
+from toolcall_cli.lint.report import SCHEMA_VERSION, LintReport, finding_dict
+from toolcall_cli.render import RenderOptions, renders
+from toolcall_cli.render._rich import SEVERITY_STYLE, cell, console
+from toolcall_cli.render.safe import clean, md
+from toolcall_cli.render.sarif import sarif_log
+
+_GH_LEVEL = {"error": "error", "warning": "warning", "info": "notice"}
+
+
+def summary_line(report: LintReport) -> str:
+    """`N errors, M warnings, K info in F files (T tools)` — also the CLI's stderr line."""
+    c = report.counts()
+    s = report.summary
+    plural = "s" if s.get("files", 0) != 1 else ""
+    line = (f"{c['error']} error{'s' if c['error'] != 1 else ''}, {c['warning']} warning"
+            f"{'s' if c['warning'] != 1 else ''}, {c['info']} info in {s.get('files', 0)} file{plural} "
+            f"({s.get('tools', 0)} tools, profile {s.get('profile')})")
+    if s.get("suppressed"):
+        line += f", {s['suppressed']} suppressed by the baseline"
+    return line
+
+
+def _where(f: Finding) -> str:
+    loc = f.location
+    return f"{loc.path}:{loc.line}" if loc.line else str(loc.path or "")
+
+
+@renders("table", LintReport)
+def to_table(report: LintReport, out: TextIO, opts: RenderOptions) -> None:
+    """One row per finding, in file order."""
+    con = console(out, opts)
+    if not report.findings:
+        con.print(cell(f"No findings: {summary_line(report)}"))
+        return
+    t = Table(title="Lint findings", title_justify="left")
+    for col in ("location", "code", "severity", "tool", "message"):
+        t.add_column(col, overflow="fold")
+    for f in report.findings:
+        t.add_row(cell(_where(f)), cell(f"{f.code} {f.name}"),
+                  cell(f.severity.value, style=SEVERITY_STYLE[f.severity.value]),
+                  cell(f.tool, limit=60), cell(f.message, limit=300))
+    con.print(t)
+
+
+@renders("json", LintReport)
+def to_json(report: LintReport, out: TextIO, opts: RenderOptions) -> None:
+    """`{"schema_version": 1, "summary": {...}, "findings": [...]}`."""
+    doc = {"schema_version": SCHEMA_VERSION, "summary": report.summary,
+           "findings": [finding_dict(f) for f in report.findings]}
+    out.write(pretty(doc) + "\n")
+
+
+@renders("markdown", LintReport)
+def to_markdown(report: LintReport, out: TextIO, opts: RenderOptions) -> None:
+    """A summary line and a findings table for PR comments."""
+    out.write(f"**toolcall lint**: {md(summary_line(report))}\n\n")
+    if not report.findings:
+        return
+    out.write("| location | code | severity | tool | message |\n|---|---|---|---|---|\n")
+    for f in report.findings:
+        out.write(f"| {md(_where(f))} | {f.code} {md(f.name)} | {f.severity.value} | {md(f.tool or '')} "
+                  f"| {md(f.message, limit=300)} |\n")
+
+
+def _rules(report: LintReport) -> list[Rule]:
+    codes = {c for c in RULES.names() if c.startswith("SC")} | {f.code for f in report.findings}
+    out = []
+    for code in sorted(codes):
+        if code in RULES:
+            out.append(RULES.get(code))
+        else:
+            f = next(x for x in report.findings if x.code == code)
+            out.append(Rule(code=code, name=f.name, severity=f.severity, summary=f.name))
+    return out
+
+
+@renders("sarif", LintReport)
+def to_sarif(report: LintReport, out: TextIO, opts: RenderOptions) -> None:
+    """SARIF 2.1.0 with the SC rules in the driver."""
+    log = sarif_log(report.findings, _rules(report), tool_name="toolcall", version=__version__,
+                    root=Path(report.root))
+    out.write(pretty(log) + "\n")
+
+
+def _gh_data(text: str) -> str:
+    return clean(text, keep_newlines=True).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _gh_prop(text: str) -> str:
+    return _gh_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+@renders("github", LintReport)
+def to_github(report: LintReport, out: TextIO, opts: RenderOptions) -> None:
+    """GitHub Actions workflow commands: `::error file=…,line=…,title=CODE name::message`."""
+    for f in report.findings:
+        level = _GH_LEVEL[f.severity.value]
+        props = []
+        if f.location.path:
+            props.append(f"file={_gh_prop(f.location.path)}")
+        if f.location.line:
+            props.append(f"line={f.location.line}")
+        props.append(f"title={_gh_prop(f'{f.code} {f.name}')}")
+        msg = f.message + (f" (fix: {f.fix})" if f.fix else "")
+        out.write(f"::{level} {','.join(props)}::{_gh_data(msg)}\n")
+

@@ -1,0 +1,121 @@
+"""JSON lines → one pyarrow column per key, column-wise when the whole block is clean JSON.
+
+`pyarrow.json.read_json` reads the block in C++; when it refuses (a bad line, a key whose type
+changes between lines) the block is read again line by line with orjson, and lines that are not
+JSON objects are reported as not ok. Timestamps are kept as text or numbers so that naive
+values can take the user's zone later (pyarrow would otherwise guess them into timestamps).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import numpy as np
+import orjson
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.json as pj
+
+_NUMERIC = (int, float)
+
+
+@dataclass(frozen=True, slots=True)
+class JsonColumns:
+    """Parsed JSON lines: columns by key (aligned with the input lines) and which lines parsed."""
+
+    columns: dict[str, pa.Array]
+    ok: pa.Array  # bool per line
+    json_valued: frozenset[str] = field(default_factory=frozenset)  # columns holding JSON text
+
+
+def read_json_lines(lines: pa.Array, *, text_keys: Iterable[str] = ()) -> JsonColumns:
+    """Parse *lines* (one JSON object each); *text_keys* are never guessed into timestamps."""
+    n = len(lines)
+    if n == 0:
+        return JsonColumns({}, pa.array([], pa.bool_()))
+    fast = _read_block(lines, frozenset(text_keys))
+    if fast is not None:
+        return fast
+    return _read_each(lines)
+
+
+def _read_block(lines: pa.Array, text_keys: frozenset[str]) -> JsonColumns | None:
+    n = len(lines)
+    first = lines[0].as_py() or ""
+    try:
+        head = orjson.loads(first)
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(head, dict):
+        return None
+    schema = []
+    for key in text_keys:
+        val = head.get(key)
+        if isinstance(val, str):
+            schema.append((key, pa.string()))
+        elif isinstance(val, _NUMERIC) and not isinstance(val, bool):
+            schema.append((key, pa.float64()))
+    listed = pa.LargeListArray.from_arrays(
+        pa.array([0, n], pa.int64()), lines.cast(pa.large_string())
+    )
+    blob = pc.binary_join(listed, pa.scalar("\n", pa.large_string()))[0].as_buffer()
+    try:
+        table = pj.read_json(
+            pa.BufferReader(blob),
+            parse_options=pj.ParseOptions(
+                explicit_schema=pa.schema(schema), unexpected_field_behavior="infer"
+            ),
+        )
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+        return None
+    if table.num_rows != n:
+        return None
+    cols = {name: table.column(name).combine_chunks() for name in table.column_names}
+    return JsonColumns(cols, pa.array(np.ones(n, dtype=bool)))
+
+
+def _read_each(lines: pa.Array) -> JsonColumns:
+    n = len(lines)
+    values: dict[str, list[object]] = {}
+    ok: list[bool] = []
+    for i, line in enumerate(lines.to_pylist()):
+        try:
+            obj = orjson.loads(line) if line else None
+        except (orjson.JSONDecodeError, RecursionError):
+            obj = None
+        if not isinstance(obj, dict):
+            ok.append(False)
+            continue
+        ok.append(True)
+        for k, v in obj.items():
+            if v is None:
+                continue
+            col = values.get(k)
+            if col is None:
+                col = values[k] = [None] * n
+            col[i] = v
+    columns: dict[str, pa.Array] = {}
+    nested: set[str] = set()
+    for k, col in values.items():
+        arr, is_json = _column(col)
+        columns[k] = arr
+        if is_json:
+            nested.add(k)
+    return JsonColumns(columns, pa.array(ok, pa.bool_()), frozenset(nested))
+
+
+def _column(col: list[object]) -> tuple[pa.Array, bool]:
+    present = [v for v in col if v is not None]
+    if all(isinstance(v, str) for v in present):
+        return pa.array(col, pa.large_string()), False
+    if all(isinstance(v, _NUMERIC) and not isinstance(v, bool) for v in present):
+        return pa.array([None if v is None else float(v) for v in col], pa.float64()), False  # type: ignore[arg-type]
+    if all(isinstance(v, bool) for v in present):
+        return pa.array(col, pa.bool_()), False
+    nested = any(isinstance(v, dict | list) for v in present)
+    text = [
+        None if v is None else v if isinstance(v, str) and not nested else orjson.dumps(v).decode()
+        for v in col
+    ]
+    return pa.array(text, pa.large_string()), nested

@@ -1,0 +1,239 @@
+"""Column-wise plumbing shared by the line-log adapters (middleware, nginx).
+
+Lines live in one pyarrow string array; helpers here turn arrays into event-table columns,
+build the `attrs` JSON objects without a per-row Python loop, and mark `unparsed` rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from toolcall_cli.core.events import COLUMNS, STR, UNPARSED, build_frame
+from toolcall_cli.sources._io import read_bytes
+from toolcall_cli.sources.base import ParseOptions
+
+#: Raw text kept in `detail` of an unparsed row.
+RAW_CAP = 2000
+
+_CTRL = r"[\x00-\x1f]"
+
+
+def lit(text: str) -> pa.Scalar:
+    """A large_string scalar (pyarrow kernels want one string width per call)."""
+    return pa.scalar(text, pa.large_string())
+
+
+def read_lines(path: Path, opts: ParseOptions) -> tuple[pa.Array, int]:
+    """All lines of *path* (gzip transparently, capped) as a large_string array, plus the byte size.
+
+    A trailing newline does not make an extra empty line; `\\r` line ends are trimmed; invalid
+    UTF-8 is replaced rather than fatal.
+    """
+    data = read_bytes(path, limit=opts.max_decompressed)
+    total = len(data)
+    if opts.progress:
+        opts.progress(0, total)
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        text = data.decode("utf-8", errors="replace")
+    del data
+    parts = text.split("\n")
+    if parts and parts[-1] == "":
+        parts.pop()
+    lines = pa.array(parts, type=pa.large_string())
+    if "\r" in text:
+        lines = pc.utf8_rtrim(lines, characters="\r")
+    return lines, total
+
+
+def to_str_series(arr: pa.Array | pa.ChunkedArray) -> pd.Series:
+    """A pyarrow string array as a pandas Series of the event table's string dtype."""
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    if not pa.types.is_large_string(arr.type):
+        arr = arr.cast(pa.large_string())
+    return pd.Series(pd.arrays.ArrowStringArray(arr), dtype=STR)
+
+
+def const_str(value: str, n: int) -> pd.Series:
+    """A string column holding *value* n times (built in C, not from a Python list)."""
+    return to_str_series(pc.fill_null(pa.nulls(n, pa.large_string()), lit(value)))
+
+
+def frame(columns: dict[str, Any], n: int) -> pd.DataFrame:
+    """build_frame() with absent columns made null column-wise (not from a Python list of None)."""
+    import numpy as np
+
+    full = dict(columns)
+    for name, dtype in COLUMNS.items():
+        if name in full:
+            continue
+        if dtype == STR:
+            full[name] = to_str_series(pa.nulls(n, pa.large_string()))
+        elif dtype == "Int64":
+            full[name] = pd.arrays.IntegerArray(np.zeros(n, "int64"), np.ones(n, bool))
+        elif dtype == "float64":
+            full[name] = np.full(n, np.nan)
+    return build_frame(full, n=n)
+
+
+def null_if_dash(arr: pa.Array) -> pa.Array:
+    """nginx writes `-` for an empty value; make those (and empty strings) null."""
+    empty = pc.or_(pc.equal(arr, "-"), pc.equal(arr, ""))
+    return pc.if_else(empty, pa.scalar(None, arr.type), arr)
+
+
+def as_string(arr: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """Any scalar-typed array as large_string (numbers and booleans as their JSON text)."""
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    t = arr.type
+    if pa.types.is_large_string(t):
+        return arr
+    if pa.types.is_string(t) or pa.types.is_null(t):
+        return arr.cast(pa.large_string())
+    if pa.types.is_boolean(t) or pa.types.is_integer(t):
+        return arr.cast(pa.large_string())
+    if pa.types.is_floating(t):
+        # 12.0 → "12", 12.5 → "12.5" (what the log most likely said)
+        as_int = pc.cast(arr, pa.int64(), safe=False)
+        whole = pc.and_(pc.equal(pc.cast(as_int, t), arr), pc.less(pc.abs(arr), 1e15))
+        return pc.if_else(whole, as_int.cast(pa.large_string()), arr.cast(pa.large_string()))
+    if pa.types.is_timestamp(t):
+        return pc.strftime(arr, format="%Y-%m-%dT%H:%M:%S.%f").cast(pa.large_string())
+    return pa.array([None if v is None else _dump(v) for v in arr.to_pylist()], pa.large_string())
+
+
+def _dump(value: Any) -> str:
+    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS, default=str).decode()
+
+
+def _json_quote(arr: pa.Array) -> pa.Array:
+    """Strings as JSON string literals, vectorised; rows with control characters use orjson."""
+    arr = as_string(arr)
+    if not pc.any(pc.match_substring_regex(arr, r'[\x00-\x1f"\\]')).as_py():
+        return pc.binary_join_element_wise(lit('"'), arr, lit('"'), lit(""))
+    esc = pc.replace_substring(arr, "\\", "\\\\")
+    esc = pc.replace_substring(esc, '"', '\\"')
+    quoted = pc.binary_join_element_wise(lit('"'), esc, lit('"'), lit(""))
+    ctrl = pc.match_substring_regex(arr, _CTRL)
+    if pc.any(ctrl).as_py():
+        idx = pc.indices_nonzero(ctrl).to_pylist()
+        vals = arr.take(pa.array(idx)).to_pylist()
+        fixed = pa.array([_dump(v) for v in vals], pa.large_string())
+        mask = ctrl.fill_null(False)
+        repl = pa.array([None] * len(arr), pa.large_string())
+        repl = pc.replace_with_mask(repl, mask, fixed)
+        quoted = pc.if_else(mask, repl, quoted)
+    return quoted
+
+
+def json_objects(fields: Sequence[tuple[str, pa.Array, str]], n: int) -> pa.Array:
+    """One JSON object text per row from (key, values, kind) triples; null values are left out.
+
+    kind is "str" (quote the text), "num"/"bool" (emit as-is; the array must hold valid JSON
+    numbers/booleans as text or numbers), "json" (already JSON text) or "merge" (a JSON object
+    text whose members are spliced in; the key is ignored). Rows with no fields → null.
+    """
+    # Each member is rendered as ",key:value" (null when the value is null), nulls become "",
+    # members are concatenated and the leading comma dropped. (binary_join_element_wise with
+    # null_handling="skip" returns a short array on pyarrow 26 when leading rows are null.)
+    empty = lit("")
+    pieces: list[pa.Array] = []
+    for key, values, kind in fields:
+        if len(values) != n:
+            raise ValueError(f"attrs field {key!r} has {len(values)} rows, expected {n}")
+        if values.null_count == n:
+            continue
+        if kind == "merge":  # an object's members spliced in
+            inner = pc.utf8_slice_codeunits(as_string(values), 1, -1)
+            inner = pc.if_else(pc.equal(inner, ""), pa.scalar(None, pa.large_string()), inner)
+            member = pc.binary_join_element_wise(lit(","), inner, empty)
+        else:
+            body = _json_quote(values) if kind == "str" else as_string(values)
+            member = pc.binary_join_element_wise(lit("," + _dump(key) + ":"), body, empty)
+        pieces.append(pc.fill_null(member, empty))
+    if not pieces:
+        return pa.nulls(n, pa.large_string())
+    joined = pc.binary_join_element_wise(*pieces, empty) if len(pieces) > 1 else pieces[0]
+    inner = pc.utf8_slice_codeunits(joined, 1, 2**62)
+    obj = pc.binary_join_element_wise(lit("{"), inner, lit("}"), empty)
+    return pc.if_else(pc.equal(joined, ""), pa.scalar(None, pa.large_string()), obj)
+
+
+def origins(path: Path, line_no: pa.Array) -> pa.Array:
+    """`path:line` evidence pointers."""
+    return pc.binary_join_element_wise(
+        lit(str(path) + ":"), line_no.cast(pa.large_string()), lit("")
+    )
+
+
+def unparsed_detail(lines: pa.Array) -> pa.Array:
+    """Raw text capped for `detail`."""
+    return pc.utf8_slice_codeunits(lines, 0, RAW_CAP)
+
+
+def unparsed_rows(
+    source: str, path: Path, line_no: pa.Array, raw: pa.Array, reason: str
+) -> pd.DataFrame:
+    """An event table of `unparsed` rows (detail = raw text, attrs.reason)."""
+    n = len(raw)
+    return frame(
+        {
+            "seq": line_no.to_numpy(zero_copy_only=False),
+            "source": const_str(source, n),
+            "origin": to_str_series(origins(path, line_no)),
+            "kind": const_str(UNPARSED, n),
+            "detail": to_str_series(unparsed_detail(raw)),
+            "attrs": const_str(_dump({"reason": reason}), n),
+        },
+        n=n,
+    )
+
+
+def attr_kind(arr: pa.Array, *, json_text: bool = False) -> str:
+    """The json_objects() kind for a parsed column: numbers/booleans as-is, nested as JSON."""
+    t = arr.type
+    if json_text or pa.types.is_struct(t) or pa.types.is_list(t) or pa.types.is_large_list(t):
+        return "json"
+    if pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t):
+        return "num"
+    return "str"
+
+
+def head_lines(head: bytes, *, full: int, limit: int = 50) -> list[str]:
+    """Up to *limit* non-blank text lines of a sniffed head; [] for binary data.
+
+    When the head filled the whole sniff window (*full* bytes) its last line is cut and dropped.
+    """
+    if not head or b"\x00" in head[:4096]:
+        return []
+    text = head.decode("utf-8", errors="replace")
+    if text.count("\ufffd") > len(text) // 20:
+        return []
+    lines = text.lstrip("\ufeff").split("\n")
+    if len(head) >= full and len(lines) > 1:
+        lines.pop()
+    out = [ln.rstrip("\r") for ln in lines if ln.strip()]
+    return out[:limit]
+
+
+def nonblank(lines: pa.Array) -> tuple[pa.Array, pa.Array]:
+    """(lines that are not blank, their 1-based line numbers)."""
+    import numpy as np
+
+    keep = pc.fill_null(pc.greater(pc.utf8_length(pc.utf8_trim_whitespace(lines)), 0), False)
+    line_no = pa.array(np.arange(1, len(lines) + 1, dtype="int64"))
+    if pc.all(keep).as_py() or len(lines) == 0:
+        return lines, line_no
+    return lines.filter(keep), line_no.filter(keep)

@@ -1,0 +1,158 @@
+"""Text protocols inside assistant content: ReAct and tagged tool-call blocks; transcripts.
+
+Tagged blocks: `<tool_call>{...}</tool_call>`, `<function_call>...</function_call>`,
+`<|tool_call|>...<|/tool_call|>` and `[TOOL_CALLS][...]`, each holding one JSON call or a list.
+The arguments are cut out of the original text verbatim (a JSON string value is decoded,
+as for OpenAI `arguments`). ReAct: `Action:` / `Action Input:` / `Observation:` lines.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+_TAG_RE = re.compile(r"<(tool_call|function_call|functioncall)>(.*?)(?:</\1>|\Z)", re.S)
+_PIPE_RE = re.compile(
+    r"<\|tool_call\|>(.*?)"
+    r"(?:<\|/tool_call\|>|<\|eot_id\|>|<\|im_end\|>|(?=<\|tool_call\|>)|\Z)", re.S)
+_MISTRAL_RE = re.compile(r"\[TOOL_CALLS\]\s*(\[.*)\Z", re.S)
+_REACT_RE = re.compile(
+    r"(?m)^[ \t]*Action:[ \t]*(?P<tool>[^\n]*)\n[ \t]*Action Input:[ \t]*(?P<args>.*?)"
+    r"(?=\n[ \t]*(?:Observation:|Thought:|Action:|Final Answer:)|\Z)", re.S)
+_OBS_RE = re.compile(
+    r"\s*Observation:[ \t]*(?P<obs>.*?)(?=\n[ \t]*(?:Thought:|Action:|Final Answer:)|\Z)", re.S)
+_NAME_RE = re.compile(r'"(?:name|function|action|tool)"\s*:\s*"((?:[^"\\]|\\.)*)"')
+_TRANSCRIPT_RE = re.compile(r"(?m)^(user|assistant|tool|system|function|observation): ?")
+_NAME_KEYS = ("name", "function", "action", "tool", "tool_name")
+_ARG_KEYS = ("arguments", "parameters", "action_input", "args", "input")
+
+
+@dataclass(frozen=True, slots=True)
+class TextCall:
+    """A tool call found in message text."""
+
+    tool: str | None
+    args: str | None
+    call_id: str | None
+    protocol: str  # "react" | "tagged"
+    span: tuple[int, int]
+    observation: str | None = None
+    attrs: dict[str, Any] = field(default_factory=dict)
+
+
+def extract_calls(text: str) -> list[TextCall]:
+    """Every tagged or ReAct call in *text*, in textual order."""
+    if "<" not in text and "Action" not in text and "[TOOL_CALLS]" not in text:
+        return []
+    found: list[TextCall] = []
+    for m in _TAG_RE.finditer(text):
+        found.extend(_calls_in_block(m.group(2), m.start(), m.end(), tag=m.group(1)))
+    for m in _PIPE_RE.finditer(text):
+        found.extend(_calls_in_block(m.group(1), m.start(), m.end(), tag="|tool_call|"))
+    mm = _MISTRAL_RE.search(text)
+    if mm:
+        found.extend(_calls_in_block(mm.group(1), mm.start(), mm.end(), tag="TOOL_CALLS"))
+    for m in _REACT_RE.finditer(text):
+        tool = m.group("tool").strip().strip("`").strip() or None
+        obs = _OBS_RE.match(text, m.end())
+        found.append(TextCall(tool=tool, args=m.group("args").strip(), call_id=None,
+                              protocol="react", span=(m.start(), m.end()),
+                              observation=obs.group("obs").strip() if obs else None))
+    return sorted(found, key=lambda c: c.span)
+
+
+def _calls_in_block(body: str, start: int, end: int, *, tag: str) -> list[TextCall]:
+    try:
+        parsed = orjson.loads(body.strip())
+    except orjson.JSONDecodeError:
+        parsed = None
+    objs = parsed if isinstance(parsed, list) else [parsed] if isinstance(parsed, dict) else None
+    if objs is None:
+        m = _NAME_RE.search(body)
+        raw = _raw_value_after_key(body, _ARG_KEYS, 0)
+        return [TextCall(tool=m.group(1) if m else None, args=raw[0] if raw else body.strip(),
+                         call_id=None, protocol="tagged", span=(start, end),
+                         attrs={"tag": tag, "block_invalid": True})]
+    out: list[TextCall] = []
+    cursor = 0
+    for obj in objs:
+        if not isinstance(obj, dict):
+            out.append(TextCall(None, None, None, "tagged", (start, end),
+                                attrs={"tag": tag, "block_invalid": True}))
+            continue
+        fn: dict[str, Any] = obj["function"] if isinstance(obj.get("function"), dict) else obj
+        name = next((fn[k] for k in _NAME_KEYS if isinstance(fn.get(k), str)), None)
+        args: str | None = None
+        raw = _raw_value_after_key(body, _ARG_KEYS, cursor)
+        if raw is not None:
+            text, cursor = raw
+            val = fn.get(next((k for k in _ARG_KEYS if k in fn), ""))
+            args = val if isinstance(val, str) else text
+        cid = obj.get("id") if isinstance(obj.get("id"), str) else None
+        out.append(TextCall(tool=name, args=args, call_id=cid, protocol="tagged", span=(start, end),
+                            attrs={"tag": tag}))
+    return out
+
+
+def _raw_value_after_key(body: str, keys: tuple[str, ...], cursor: int) -> tuple[str, int] | None:
+    """The verbatim JSON text of the first `"key": value` at or after *cursor*."""
+    pat = re.compile(r'"(?:' + "|".join(keys) + r')"\s*:\s*')
+    m = pat.search(body, cursor)
+    if not m:
+        return None
+    i = m.end()
+    j = _scan_value(body, i)
+    return body[i:j], j
+
+
+def _scan_value(s: str, i: int) -> int:
+    """End index of the JSON value starting at *i* (tolerant: stops at the end of text)."""
+    n = len(s)
+    if i >= n:
+        return i
+    if s[i] == '"':
+        j = i + 1
+        while j < n:
+            if s[j] == "\\":
+                j += 2
+                continue
+            if s[j] == '"':
+                return j + 1
+            j += 1
+        return n
+    if s[i] in "{[":
+        depth, j, in_str = 0, i, False
+        while j < n:
+            c = s[j]
+            if in_str:
+                if c == "\\":
+                    j += 1
+                elif c == '"':
+                    in_str = False
+            elif c == '"':
+                in_str = True
+            elif c in "{[":
+                depth += 1
+            elif c in "}]":
+                depth -= 1
+                if depth == 0:
+                    return j + 1
+            j += 1
+        return n
+    m = re.compile(r"[^,}\]\s]*").match(s, i)
+    return m.end() if m else i
+
+
+def parse_transcript(text: str) -> list[tuple[str, str, int]]:
+    """`role: text` transcript lines → (role, text, 0-based line number) per message."""
+    out: list[tuple[str, str, int]] = []
+    marks = list(_TRANSCRIPT_RE.finditer(text))
+    for k, m in enumerate(marks):
+        end = marks[k + 1].start() if k + 1 < len(marks) else len(text)
+        body = text[m.end():end]
+        body = body[:-1] if body.endswith("\n") else body
+        out.append((m.group(1), body, text.count("\n", 0, m.start())))
+    return out

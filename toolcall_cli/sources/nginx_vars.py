@@ -1,0 +1,191 @@
+"""nginx variables (one pyarrow column per `$variable`) → `http_access` rows of the event table.
+
+Every parser of the adapter (combined, compiled log_format, escape=json) ends here, so the
+mapping of variables to columns is defined once.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import orjson
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from toolcall_cli.core.events import UNPARSED
+from toolcall_cli.sources._logtime import parse_times
+from toolcall_cli.sources._textlog import (
+    as_string,
+    const_str,
+    frame,
+    json_objects,
+    lit,
+    null_if_dash,
+    origins,
+    to_str_series,
+    unparsed_detail,
+)
+
+KIND = "http_access"
+
+#: variable → event column (string columns taken as they are).
+KEY_COLUMNS: dict[str, str] = {
+    "http_x_trace_id": "trace_id",
+    "http_x_session_id": "session_id",
+    "request_id": "request_id",
+    "http_x_request_id": "request_id",
+    "http_x_tool_call_id": "tool_call_id",
+    "remote_addr": "client",
+}
+
+#: variables that become named attrs (others keep their variable name).
+ATTR_NAMES: dict[str, str] = {
+    "http_referer": "referer",
+    "http_user_agent": "user_agent",
+}
+
+#: consumed into columns (not repeated in attrs).
+_CONSUMED = {
+    *KEY_COLUMNS,
+    "time_local",
+    "time_iso8601",
+    "msec",
+    "request",
+    "status",
+    "body_bytes_sent",
+    "request_time",
+    "request_method",
+    "request_uri",
+    "uri",
+    "server_protocol",
+}
+_TIME_VARS = ("time_local", "time_iso8601", "msec")
+_REQ = r"^(?P<method>[A-Za-z][A-Za-z_-]*) (?P<path>\S+)(?: (?P<protocol>[A-Za-z]+/[\d.]+))?$"
+_TOOL = r"^/tools/(?P<tool>[^/?#\s]+)"
+
+
+def _coalesce(arrays: list[pa.Array], n: int) -> pa.Array:
+    arrays = [a for a in arrays if a is not None]
+    if not arrays:
+        return pa.nulls(n, pa.large_string())
+    return pc.coalesce(*arrays) if len(arrays) > 1 else arrays[0]
+
+
+def _numeric(arr: pa.Array) -> pa.Array:
+    """Digits (and an optional fraction) as float64; anything else → null."""
+    ok = pc.match_substring_regex(arr, r"^\s*\d+(?:\.\d+)?\s*$")
+    clean = pc.if_else(ok, arr, pa.scalar(None, arr.type))
+    return pc.cast(pc.utf8_trim_whitespace(clean), pa.float64())
+
+
+def _times(v: dict[str, pa.Array], n: int, tz: str) -> pd.Series:
+    for name in _TIME_VARS:
+        if name in v:
+            return parse_times(v[name], tz)
+    return parse_times(pa.nulls(n, pa.large_string()), tz)
+
+
+def build_events(
+    variables: dict[str, pa.Array],
+    *,
+    ok: pa.Array,
+    lines: pa.Array,
+    line_no: pa.Array,
+    path: Path,
+    tz: str,
+    extra_attrs: list[tuple[str, pa.Array, str]] | None = None,
+    reason: str = "not an access log line",
+) -> pd.DataFrame:
+    """The event table: parsed rows (ok) are `http_access`, the rest `unparsed` (raw text)."""
+    n = len(lines)
+    v = {k: null_if_dash(as_string(a)) for k, a in variables.items()}
+
+    request = v.get("request")
+    raw_request = as_string(variables["request"]) if "request" in variables else None
+    if request is not None:
+        parts = pc.extract_regex(request, _REQ).flatten()
+        method, rpath, protocol = parts[0], parts[1], parts[2]
+    else:
+        method = v.get("request_method", pa.nulls(n, pa.large_string()))
+        rpath = _coalesce([v.get("request_uri"), v.get("uri")], n)
+        protocol = v.get("server_protocol", pa.nulls(n, pa.large_string()))
+        request = _join_request(method, rpath, protocol, n)
+        raw_request = request
+    tool = pc.extract_regex(rpath.cast(pa.large_string()), _TOOL).flatten()[0]
+
+    status = _numeric(v["status"]) if "status" in v else pa.nulls(n, pa.float64())
+    size_src = _coalesce([v.get("body_bytes_sent"), v.get("bytes_sent")], n)
+    size = _numeric(size_src) if size_src.null_count < n else pa.nulls(n, pa.float64())
+    rt = _numeric(v["request_time"]) if "request_time" in v else pa.nulls(n, pa.float64())
+
+    attr_fields: list[tuple[str, pa.Array, str]] = [
+        ("method", method, "str"),
+        ("path", rpath, "str"),
+        ("protocol", protocol, "str"),
+    ]
+    for var in sorted(v):
+        if var in _CONSUMED:
+            continue
+        attr_fields.append((ATTR_NAMES.get(var, var), v[var], "str"))
+    attr_fields.extend(extra_attrs or [])
+    attrs = json_objects(attr_fields, n)
+
+    okm = ok.fill_null(False)
+    all_ok = bool(pc.all(okm).as_py()) if n else True
+    nothing = pa.scalar(None, pa.large_string())
+    bad_attrs = pa.scalar('{"reason":' + _quote(reason) + "}", pa.large_string())
+
+    def when_ok(a: pa.Array) -> pd.Series:
+        return to_str_series(a if all_ok else pc.if_else(okm, a.cast(pa.large_string()), nothing))
+
+    columns = {
+        "seq": line_no.to_numpy(zero_copy_only=False),
+        "source": const_str("nginx", n),
+        "origin": to_str_series(origins(path, line_no)),
+        "kind": to_str_series(pc.if_else(okm, KIND, UNPARSED).cast(pa.large_string())),
+        "tool": when_ok(tool),
+        "http_status": pd.array(_masked_int(status, okm), dtype="Int64"),
+        "duration_ms": _masked_float(pc.multiply(rt, 1000.0), okm),
+        "size": pd.array(_masked_int(size, okm), dtype="Int64"),
+        "detail": to_str_series(
+            raw_request if all_ok else pc.if_else(okm, raw_request, unparsed_detail(lines))
+        ),
+        "attrs": to_str_series(attrs if all_ok else pc.if_else(okm, attrs, bad_attrs)),
+    }
+    for var, col in KEY_COLUMNS.items():
+        if var in v and col not in columns:
+            columns[col] = when_ok(v[var])
+    ts = _times(v, n, tz)
+    ts[~okm.to_numpy(zero_copy_only=False)] = pd.NaT
+    columns["ts"] = ts
+    return frame(columns, n)
+
+
+def _join_request(method: pa.Array, rpath: pa.Array, protocol: pa.Array, n: int) -> pa.Array:
+    """`METHOD URI PROTOCOL` from separate variables (missing parts left out)."""
+    empty = lit("")
+    parts = [
+        pc.fill_null(pc.binary_join_element_wise(lit(sep), a.cast(pa.large_string()), empty), empty)
+        for sep, a in ((" ", method), (" ", rpath), (" ", protocol))
+    ]
+    joined = pc.binary_join_element_wise(*parts, empty)
+    out = pc.utf8_slice_codeunits(joined, 1, 2**62)
+    return pc.if_else(pc.equal(joined, ""), pa.scalar(None, pa.large_string()), out)
+
+
+def _quote(s: str) -> str:
+    return orjson.dumps(s).decode()
+
+
+def _masked_float(arr: pa.Array, ok: pa.Array) -> np.ndarray:
+    vals = pc.if_else(ok, arr, pa.scalar(None, pa.float64()))
+    return vals.to_numpy(zero_copy_only=False).astype("float64")
+
+
+def _masked_int(arr: pa.Array, ok: pa.Array) -> pd.arrays.IntegerArray:
+    vals = pc.if_else(ok, arr, pa.scalar(None, pa.float64()))
+    f = vals.to_numpy(zero_copy_only=False).astype("float64")
+    mask = ~np.isfinite(f)
+    return pd.arrays.IntegerArray(np.where(mask, 0, f).astype("int64"), mask)

@@ -1,0 +1,167 @@
+"""Reading JSON bodies seen on the wire: tool-service calls/answers and LLM API round trips.
+
+Tool service: ``{"function", "arguments"}`` requests and ``{"status", "data", "message",
+"call_id", "timestamp"}`` responses. LLM APIs: OpenAI chat completions (``messages`` with
+``tool_calls`` / ``role: tool``; ``choices[].message.tool_calls``), the legacy
+``function_call`` shape and Anthropic ``tool_use`` / ``tool_result`` content blocks. Each
+LLM call or result becomes a dict of event columns (kind ``tool_call`` / ``tool_result`` /
+``system``) with the attrs the messages adapter uses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from toolcall_cli.core.jsonio import dumps
+
+Event = dict[str, Any]
+
+
+def raw_args(value: Any) -> tuple[str | None, str | None]:
+    """(args text verbatim, args_type when it was not a string)."""
+    if value is None:
+        return None, None
+    if isinstance(value, str):
+        return value, None
+    kind = {dict: "object", list: "array", bool: "boolean", int: "number", float: "number"}.get(type(value), "other")
+    return dumps(value), kind
+
+
+def tool_request(obj: Any) -> dict[str, Any]:
+    """tool / args / args_type from a ``{"function", "arguments"}`` request body."""
+    if not isinstance(obj, Mapping):
+        return {}
+    name = obj.get("function", obj.get("tool", obj.get("name")))
+    if isinstance(name, Mapping):  # {"function": {"name":..., "arguments":...}}
+        obj, name = name, name.get("name")
+    out: dict[str, Any] = {"tool": name if isinstance(name, str) else None}
+    if "arguments" in obj:
+        out["args"], out["args_type"] = raw_args(obj.get("arguments"))
+    return out
+
+
+def tool_response(obj: Any) -> dict[str, Any]:
+    """status / call_id / timestamp / message / data_empty from a tool-service response body."""
+    if not isinstance(obj, Mapping) or not ({"status", "call_id", "data"} & obj.keys()):
+        return {}
+    status = obj.get("status")
+    data = obj.get("data")
+    return {
+        "status": None if status is None else (status if isinstance(status, str) else dumps(status)),
+        "call_id": obj.get("call_id"),
+        "timestamp": obj.get("timestamp"),
+        "message": obj.get("message"),
+        "data_empty": data in (None, "", [], {}),
+    }
+
+
+def is_llm(uri: str | None, obj: Any) -> bool:
+    """True for chat-completion style bodies (by path, or by shape)."""
+    path = (uri or "").split("?", 1)[0]
+    if path.endswith(("/chat/completions", "/v1/messages", "/completions")):
+        return isinstance(obj, Mapping)
+    return isinstance(obj, Mapping) and (
+        isinstance(obj.get("messages"), list) or isinstance(obj.get("choices"), list)
+    )
+
+
+def llm_request_events(obj: Mapping[str, Any]) -> list[Event]:
+    """tool_call events for the assistant calls in the history, tool_result for tool answers."""
+    out: list[Event] = []
+    msgs = obj.get("messages")
+    if not isinstance(msgs, list):
+        return out
+    turn = 0
+    prev_calls: set[str] = set()
+    for i, m in enumerate(msgs):
+        if not isinstance(m, Mapping):
+            continue
+        role = m.get("role")
+        if role == "assistant":
+            turn += 1
+            calls = _assistant_calls(m, msg_index=i, turn=turn, finish_reason=None)
+            out.extend(calls)
+            prev_calls = {c["tool_call_id"] for c in calls if c.get("tool_call_id")}
+        elif role == "tool" or role == "function":
+            cid = m.get("tool_call_id")
+            out.append(_result(cid, m.get("name"), m.get("content"), i, follows=cid in prev_calls))
+        elif role == "user" and isinstance(m.get("content"), list):
+            for block in m["content"]:
+                if isinstance(block, Mapping) and block.get("type") == "tool_result":
+                    cid = block.get("tool_use_id")
+                    ev = _result(cid, None, block.get("content"), i, follows=cid in prev_calls)
+                    ev["attrs"]["is_error"] = bool(block.get("is_error", False))
+                    out.append(ev)
+    return out
+
+
+def llm_response_events(obj: Mapping[str, Any], http_status: int | None) -> list[Event]:
+    """tool_call events of a completion response; a provider error body → one system event."""
+    err = obj.get("error")
+    if err is not None and (http_status is None or http_status >= 400):
+        text = err.get("message") if isinstance(err, Mapping) else err
+        return [{"kind": "system", "status": "error", "detail": str(text),
+                 "attrs": {"provider_error": True, "provider": "openai"}}]
+    out: list[Event] = []
+    if obj.get("type") == "message" and isinstance(obj.get("content"), list):  # Anthropic
+        return _assistant_calls(obj, msg_index=0, turn=1, finish_reason=obj.get("stop_reason"))
+    for choice in obj.get("choices") or ():
+        if isinstance(choice, Mapping) and isinstance(choice.get("message"), Mapping):
+            out.extend(_assistant_calls(choice["message"], msg_index=int(choice.get("index") or 0), turn=1,
+                                        finish_reason=choice.get("finish_reason")))
+    return out
+
+
+def _assistant_calls(m: Mapping[str, Any], *, msg_index: int, turn: int, finish_reason: Any) -> list[Event]:
+    out: list[Event] = []
+    base = {"msg_index": msg_index, "turn": turn, "finish_reason": finish_reason}
+    calls = m.get("tool_calls")
+    if isinstance(calls, list):
+        for k, c in enumerate(calls):
+            if not isinstance(c, Mapping):
+                continue
+            fn = c.get("function") if isinstance(c.get("function"), Mapping) else {}
+            args, kind = raw_args(fn.get("arguments"))
+            out.append(_call(c.get("id", ""), fn.get("name"), args, kind, {**base, "call_index": k}, "openai"))
+    fc = m.get("function_call")
+    if isinstance(fc, Mapping):
+        args, kind = raw_args(fc.get("arguments"))
+        out.append(_call("", fc.get("name"), args, kind, {**base, "call_index": 0}, "legacy_function"))
+    content = m.get("content")
+    if isinstance(content, list):
+        k = 0
+        for block in content:
+            if isinstance(block, Mapping) and block.get("type") == "tool_use":
+                args, kind = raw_args(block.get("input"))
+                out.append(_call(block.get("id", ""), block.get("name"), args, kind,
+                                 {**base, "call_index": k}, "anthropic"))
+                k += 1
+    return out
+
+
+def _call(cid: Any, name: Any, args: str | None, kind: str | None, attrs: dict[str, Any],
+          protocol: str) -> Event:
+    a = {**attrs, "protocol": protocol}
+    if kind:
+        a["args_type"] = kind
+    return {"kind": "tool_call", "tool_call_id": "" if cid is None else str(cid),
+            "tool": name if isinstance(name, str) else None, "args": args, "attrs": a}
+
+
+def _result(cid: Any, name: Any, content: Any, msg_index: int, *, follows: bool) -> Event:
+    text = _content_text(content)
+    return {"kind": "tool_result", "tool_call_id": None if cid is None else str(cid),
+            "tool": name if isinstance(name, str) else None, "detail": text, "size": len(text),
+            "attrs": {"msg_index": msg_index, "follows_call": follows}}
+
+
+def _content_text(content: Any) -> str:
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [p.get("text", "") if isinstance(p, Mapping) else str(p) for p in content]
+        return "".join(str(p) for p in parts)
+    return dumps(content)

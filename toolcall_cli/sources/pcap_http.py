@@ -1,0 +1,269 @@
+"""HTTP messages out of tshark's output: one row per request/response, bodies decoded, paired.
+
+The fields pass gives one row per frame; almost every frame carries one HTTP message and is
+normalised column-wise here. The rare frame carrying several (pipelining inside one
+segment, smuggling) is re-read as per-layer JSON (:func:`from_json_layers`) and its
+messages are appended as rows of the same shape. Column names of the message table:
+frame, ts_ns, stream, is_request, src, dst, method, uri, version, code, phrase,
+request_in, hdr (header lines joined by U+001F), body (bytes), flags (dict or None).
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+from collections import deque
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+import numpy as np
+import pandas as pd
+
+from toolcall_cli.sources.pcap_tshark import AGGREGATOR
+
+#: Decompressed size cap per body (decompression bombs).
+BODY_CAP: Final = 16 << 20
+NULL_NS: Final = int(np.iinfo(np.int64).min)
+
+_GZIP_MAGIC = b"\x1f\x8b"
+_ESCAPES = re.compile(r"\\([nrt])")
+_FLAG_FIELDS: Final = {"http.te_and_length": "te_and_length", "http.decompression_failed": "decompression_failed",
+                       "http.bad_header_name": "bad_header_name"}
+MESSAGE_COLUMNS: Final = ("frame", "ts_ns", "stream", "is_request", "src", "dst", "method", "uri", "version",
+                          "code", "phrase", "request_in", "hdr", "body", "flags")
+
+
+def is_multi(raw: pd.DataFrame) -> pd.Series:
+    """Rows (frames) that hold more than one HTTP message."""
+    req, resp = raw["http.request"], raw["http.response"]
+    return req.str.contains(AGGREGATOR, regex=False) | resp.str.contains(AGGREGATOR, regex=False) | (
+        (req != "") & (resp != ""))
+
+
+def _first(col: pd.Series) -> pd.Series:
+    multi = col.str.contains(AGGREGATOR, regex=False)
+    if not multi.any():
+        return col
+    return col.where(~multi, col.str.split(AGGREGATOR, n=1, regex=False).str[0])
+
+
+def _num(col: pd.Series) -> pd.Series:
+    return pd.to_numeric(_first(col), errors="coerce").astype("Int64")
+
+
+def epoch_ns(col: pd.Series) -> np.ndarray:
+    """``"1363709111.086948000"`` strings → int64 nanoseconds (no float rounding); bad → NULL_NS."""
+    parts = col.str.partition(".")
+    sec = pd.to_numeric(parts[0], errors="coerce")
+    frac = pd.to_numeric(parts[2].str.ljust(9, "0").str[:9], errors="coerce").fillna(0)
+    ns = sec.astype("Int64") * 1_000_000_000 + frac.astype("Int64")
+    return ns.fillna(NULL_NS).to_numpy(dtype=np.int64)
+
+
+def _endpoint(ip4: pd.Series, ip6: pd.Series, port: pd.Series) -> pd.Series:
+    ip = _first(ip4).where(ip4 != "", "[" + _first(ip6) + "]")
+    out = ip + ":" + _first(port)
+    return out.where((ip4 != "") | (ip6 != ""), None)
+
+
+def normalise(raw: pd.DataFrame) -> pd.DataFrame:
+    """Single-message frames of the fields pass → the message table."""
+    if raw.empty:
+        return pd.DataFrame({c: pd.Series([], dtype=object) for c in MESSAGE_COLUMNS})
+    is_req = raw["http.request"] != ""
+    hdr = raw["http.request.line"].where(is_req, raw["http.response.line"])
+    ver = raw["http.request.version"].where(is_req, raw["http.response.version"])
+    bodies, lossy = _bodies(raw["media.type"].tolist(), raw["data.data"].tolist(), raw["http.file_data"].tolist())
+    flags: list[dict[str, Any] | None] = [{"body_lossy": True} if x else None for x in lossy]
+    for field, name in _FLAG_FIELDS.items():
+        for i in np.flatnonzero((raw[field] != "").to_numpy()):
+            flags[i] = {**(flags[i] or {}), name: True}
+    out = pd.DataFrame({
+        "frame": pd.to_numeric(raw["frame.number"], errors="coerce").fillna(0).astype("int64").to_numpy(),
+        "ts_ns": epoch_ns(raw["frame.time_epoch"]),
+        "stream": _num(raw["tcp.stream"]),
+        "is_request": is_req.to_numpy(),
+        "src": _endpoint(raw["ip.src"], raw["ipv6.src"], raw["tcp.srcport"]).to_numpy(),
+        "dst": _endpoint(raw["ip.dst"], raw["ipv6.dst"], raw["tcp.dstport"]).to_numpy(),
+        "method": _first(raw["http.request.method"]).to_numpy(),
+        "uri": _first(raw["http.request.uri"]).to_numpy(),
+        "version": _first(ver).to_numpy(),
+        "code": _num(raw["http.response.code"]),
+        "phrase": _first(raw["http.response.phrase"]).to_numpy(),
+        "request_in": _num(raw["http.request_in"]),
+        "hdr": hdr.to_numpy(),
+        "body": pd.Series(bodies, dtype=object).to_numpy(),
+        "flags": pd.Series(flags, dtype=object).to_numpy(),
+    })
+    return out
+
+
+def _bodies(media: list[str], data: list[str], text: list[str]) -> tuple[list[bytes], list[bool]]:
+    """Hex body fields (lossless) first, tshark's escaped string field as the fallback."""
+    bodies: list[bytes] = []
+    lossy: list[bool] = []
+    for m, d, t in zip(media, data, text, strict=True):
+        h = m.split(AGGREGATOR, 1)[0] if m else (d.rsplit(AGGREGATOR, 1)[-1] if d else "")
+        if h:
+            try:
+                bodies.append(bytes.fromhex(h))
+                lossy.append(False)
+                continue
+            except ValueError:
+                pass
+        if t:
+            # tshark escapes \n \r \t but not "\\" itself: only U+FFFD or a backslash make it ambiguous
+            lossy.append("\ufffd" in t or "\\" in t)
+            t = _ESCAPES.sub(lambda x: {"n": "\n", "r": "\r", "t": "\t"}[x.group(1)], t)
+            bodies.append(t.encode("utf-8", "surrogatepass"))
+        else:
+            bodies.append(b"")
+            lossy.append(False)
+    return bodies, lossy
+
+
+def headers(hdr: Sequence[str], names: Sequence[str]) -> dict[str, list[str | None]]:
+    """Values of the wanted headers per row (first occurrence, case-insensitive), None when absent.
+
+    One split per row beats one regex pass per header (this is the adapter's hottest loop).
+    """
+    wanted = {n.lower() for n in names}
+    out: dict[str, list[str | None]] = {n.lower(): [None] * len(hdr) for n in names}
+    for i, block in enumerate(hdr):
+        if not block:
+            continue
+        for line in block.split(AGGREGATOR):
+            name, sep, value = line.partition(":")
+            key = name.strip().lower()
+            if sep and key in wanted and out[key][i] is None:
+                value = value.strip()
+                value = value[:-4].rstrip() if value.endswith("\\r\\n") else value
+                if value:
+                    out[key][i] = value
+    return out
+
+
+def from_json_layers(info: Mapping[str, Any], http_layers: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Message rows from ``-T json -J "frame http"`` layers of a multi-message frame."""
+    out: list[dict[str, Any]] = []
+    for layer in http_layers:
+        flat: dict[str, Any] = {}
+        _flatten(layer, flat)
+        is_req = "http.request" in flat
+        if not is_req and "http.response" not in flat:
+            continue
+        lines = flat.get("http.request.line" if is_req else "http.response.line") or []
+        lines = lines if isinstance(lines, list) else [lines]
+        text = str(flat.get("http.file_data") or "")
+        flags: dict[str, Any] = {"multi_message_frame": True}
+        if "\ufffd" in text:
+            flags["body_lossy"] = True
+        if "_ws.malformed" in flat:
+            flags["malformed"] = True
+        out.append({
+            **info, "is_request": is_req,
+            "method": _s(flat.get("http.request.method")), "uri": _s(flat.get("http.request.uri")),
+            "version": _s(flat.get("http.request.version") or flat.get("http.response.version")),
+            "code": _i(flat.get("http.response.code")), "phrase": _s(flat.get("http.response.phrase")),
+            "request_in": _i(flat.get("http.request_in")),
+            "hdr": AGGREGATOR.join(str(x).replace("\r\n", "\\r\\n") for x in lines),
+            "body": text.encode("utf-8", "surrogatepass"), "flags": flags,
+        })
+    return out
+
+
+def _s(v: Any) -> str:
+    return "" if v is None else str(v)
+
+
+def _i(v: Any) -> int | None:
+    try:
+        return int(v)
+    except (TypeError, ValueError):
+        return None
+
+
+def _flatten(node: Any, out: dict[str, Any]) -> None:
+    if not isinstance(node, Mapping):
+        return
+    for k, v in node.items():
+        if isinstance(v, Mapping):
+            _flatten(v, out)
+        elif isinstance(v, list) and v and isinstance(v[0], Mapping):
+            for item in v:
+                _flatten(item, out)
+        elif k not in out:
+            out[k] = v
+
+
+def decode_body(body: bytes, encoding: str | None, *, cap: int = BODY_CAP) -> tuple[bytes, dict[str, Any]]:
+    """Undo a Content-Encoding tshark left in place (gzip/x-gzip/deflate), capped at *cap* bytes."""
+    flags: dict[str, Any] = {}
+    enc = [e.strip().lower() for e in (encoding or "").split(",") if e.strip()]
+    for e in reversed(enc):
+        if e in ("gzip", "x-gzip") and body[:2] == _GZIP_MAGIC:
+            out = _inflate(body, 47, cap)
+        elif e == "deflate" and body and body.lstrip()[:1] not in (b"{", b"[", b"<"):
+            out = _inflate(body, 15, cap) or _inflate(body, -15, cap)
+        else:
+            continue  # identity, already decoded by tshark, plain despite the header, or br
+        if out is None:
+            flags["body_decode_error"] = e
+            break
+        body, truncated = out
+        if truncated:
+            flags["body_truncated"] = True
+            break
+    if len(body) > cap:
+        body, flags["body_truncated"] = body[:cap], True
+    return body, flags
+
+
+def _inflate(data: bytes, wbits: int, cap: int) -> tuple[bytes, bool] | None:
+    try:
+        out = zlib.decompressobj(wbits).decompress(data, cap + 1)
+    except zlib.error:
+        return None
+    if not out:
+        return None
+    return out[:cap], len(out) > cap
+
+
+def pair(streams: Sequence[Any], is_request: Sequence[bool], codes: Sequence[Any], frames: Sequence[int],
+         request_in: Sequence[Any]) -> tuple[np.ndarray, dict[int, str]]:
+    """Link responses to requests per TCP stream, in order (HTTP/1.1 pipelining rule).
+
+    Returns ``peer`` (index of the paired message, -1 for none) and flags by row. tshark's
+    single-pass ``http.request_in`` points at the *latest* request of the stream, which is
+    wrong for pipelined requests, so FIFO order decides; ``request_in`` only places a surplus
+    response (nothing pending: a duplicate or injected answer). Interim 1xx responses link to
+    the request without consuming it.
+    """
+    n = len(frames)
+    peer = np.full(n, -1, dtype=np.int64)
+    flags: dict[int, str] = {}
+    by_frame: dict[int, list[int]] = {}
+    pending: dict[Any, deque[int]] = {}
+    for i in range(n):
+        s = streams[i]
+        if is_request[i]:
+            by_frame.setdefault(int(frames[i]), []).append(i)
+            pending.setdefault(s, deque()).append(i)
+            continue
+        queue = pending.get(s)
+        if queue:
+            j = queue[0]
+            peer[i] = j
+            c = codes[i]
+            if c is None or c is pd.NA or not 100 <= int(c) < 200 or int(c) == 101:
+                peer[j] = i
+                queue.popleft()
+            continue
+        rin = request_in[i]
+        surplus = [] if rin is None or rin is pd.NA else [j for j in by_frame.get(int(rin), ()) if streams[j] == s]
+        if surplus:
+            peer[i] = surplus[-1]
+            flags[i] = "surplus_response"
+        else:
+            flags[i] = "unmatched_response"
+    return peer, flags

@@ -1,0 +1,220 @@
+"""Finding, configuring and running tshark for the pcap adapter.
+
+tshark is located through pyshark (which searches ``$PATH``, then pyshark's config file);
+the environment variable ``TOOLCALL_TSHARK`` overrides the search: when set, it must name
+the tshark binary, and a path that does not exist means "tshark is missing" (tests use
+``TOOLCALL_TSHARK=/nonexistent``). pyshark itself is only used to locate tshark and read
+its version; the capture is read by one streaming ``tshark -T fields -e FIELD...`` pass
+(tab-separated, occurrences joined by U+001F) that pandas parses as it arrives.
+
+Bodies come out lossless because the JSON and line-based-text dissectors are disabled:
+tshark then hands the (de-chunked, decompressed) body to the ``media`` or ``data``
+dissector, whose ``media.type`` / ``data.data`` fields are hex bytes. ``http.file_data``
+(a string field that tshark 4.0 turns into U+FFFD for non-ASCII bytes) is the fallback.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Final
+
+import pandas as pd
+
+from toolcall_cli.errors import InputError, MissingDependencyError
+
+ENV_VAR: Final = "TOOLCALL_TSHARK"
+HINT: Final = "install Wireshark's tshark (apt-get install tshark)"
+MIN_VERSION: Final = (3, 0)
+
+#: Fields of the single tshark pass (EK output names them with "_" for ".").
+FIELDS: Final = (
+    "frame.number", "frame.time_epoch", "tcp.stream",
+    "ip.src", "ipv6.src", "tcp.srcport", "ip.dst", "ipv6.dst", "tcp.dstport",
+    "http.request", "http.response", "http.request.method", "http.request.uri",
+    "http.request.version", "http.response.version", "http.host", "http.response.code",
+    "http.response.phrase", "http.request_in", "http.content_length_header",
+    "http.content_type", "http.content_encoding", "http.transfer_encoding",
+    "http.request.line", "http.response.line", "http.file_data", "media.type", "data.data",
+    "http.te_and_length", "http.decompression_failed", "http.bad_header_name",
+)
+
+PREFS: Final = (
+    "-o", "tcp.desegment_tcp_streams:TRUE",
+    "-o", "http.desegment_headers:TRUE",
+    "-o", "http.desegment_body:TRUE",
+    "-o", "http.dechunk_body:TRUE",
+    "-o", "http.decompress_body:TRUE",
+    "-o", "tcp.check_checksum:FALSE",
+    "--disable-protocol", "json",
+    "--disable-protocol", "data-text-lines",
+)
+
+DISPLAY_FILTER: Final = "http.request || http.response"
+
+#: Joins several occurrences of one field (a header line never contains it).
+AGGREGATOR: Final = "\x1f"
+
+#: stderr lines that mean "a damaged tail", not "unreadable": what came before is kept.
+_TOLERATED = re.compile(r"cut short in the middle of a packet|appears to be damaged or corrupt|"
+                        r"packet (?:length|size).*(?:bigger|larger)|running as user|dangerous",
+                        re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class Tshark:
+    """A located tshark binary."""
+
+    path: str
+    version: tuple[int, ...]
+
+
+@dataclass(slots=True)
+class RunResult:
+    """How a tshark run ended."""
+
+    returncode: int = 0
+    stderr: str = ""
+    problems: list[str] = field(default_factory=list)  # stderr lines that are not noise
+
+
+def locate() -> Tshark:
+    """Find tshark (``TOOLCALL_TSHARK``, else pyshark's search of ``$PATH``); MissingDependencyError if absent."""
+    override = os.environ.get(ENV_VAR)
+    if override:
+        if not (os.path.isfile(override) and os.access(override, os.X_OK)):
+            raise MissingDependencyError(f"tshark not found at {ENV_VAR}={override}", hint=HINT)
+        return _probe(override)
+    try:
+        from pyshark.tshark import tshark as pyshark_tshark
+    except ImportError:  # pyshark is a dependency, but fall back to $PATH if it is broken
+        found = shutil.which("tshark")
+        if not found:
+            raise MissingDependencyError("tshark is not installed (not found on PATH)", hint=HINT) from None
+        return _probe(found)
+    try:
+        path = str(pyshark_tshark.get_process_path())
+    except pyshark_tshark.TSharkNotFoundException:
+        raise MissingDependencyError("tshark is not installed (not found on PATH)", hint=HINT) from None
+    if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+        raise MissingDependencyError(f"tshark at {path} is not executable", hint=HINT)
+    return _probe(path)
+
+
+@functools.lru_cache(maxsize=8)
+def _probe(path: str) -> Tshark:
+    """Read the version once per binary (pyshark runs ``tshark -v``)."""
+    try:
+        from pyshark.tshark import tshark as pyshark_tshark
+
+        parsed = pyshark_tshark.get_tshark_version(path)
+        version = tuple(int(x) for x in str(parsed).split(".")[:3])
+    except ImportError:
+        version = _version_by_hand(path)
+    except (OSError, subprocess.CalledProcessError, ValueError) as e:
+        raise MissingDependencyError(f"cannot run tshark at {path}: {e}", hint=HINT) from None
+    except Exception as e:  # pyshark's TSharkVersionException and friends
+        raise MissingDependencyError(f"cannot read tshark's version at {path}: {e}", hint=HINT) from None
+    if version[:2] < MIN_VERSION:
+        raise MissingDependencyError(
+            f"tshark {'.'.join(map(str, version))} is too old (need {MIN_VERSION[0]}.{MIN_VERSION[1]}+)", hint=HINT
+        )
+    return Tshark(path=path, version=version)
+
+
+def _version_by_hand(path: str) -> tuple[int, ...]:
+    out = subprocess.run([path, "-v"], capture_output=True, text=True, check=True, timeout=30).stdout
+    m = re.search(r"(\d+)\.(\d+)\.(\d+)", out)
+    if not m:
+        raise ValueError(f"unrecognised tshark version output: {out[:80]!r}")
+    return tuple(int(x) for x in m.groups())
+
+
+def command(ts: Tshark, capture: Path, *, frames: Sequence[int] | None = None) -> list[str]:
+    """The tshark command line: tab-separated FIELDS, or (for *frames*) JSON of their http layers."""
+    base = [ts.path, "-n", "-r", str(capture), *PREFS]
+    if frames is not None:
+        flt = "frame.number in {" + " ".join(str(f) for f in frames) + "}"
+        return [*base, "-Y", flt, "-T", "json", "--no-duplicate-keys", "-J", "frame http"]
+    cmd = [*base, "-Y", DISPLAY_FILTER, "-T", "fields", "-E", "header=n", "-E", "separator=/t",
+           "-E", "quote=n", "-E", "occurrence=a", "-E", f"aggregator={AGGREGATOR}"]
+    for name in FIELDS:
+        cmd += ["-e", name]
+    return cmd
+
+
+def read_fields(cmd: list[str]) -> tuple[pd.DataFrame, RunResult]:
+    """Run the fields pass; pandas' C parser reads tshark's stdout as it streams (all columns str)."""
+    result = RunResult()
+    with tempfile.TemporaryFile() as err:
+        try:
+            proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, stdin=subprocess.DEVNULL,
+                                    env={**os.environ, "LC_ALL": "C"})
+        except OSError as e:
+            raise MissingDependencyError(f"cannot start tshark: {e}", hint=HINT) from None
+        assert proc.stdout is not None
+        try:
+            table = pd.read_csv(proc.stdout, sep="\t", header=None, names=list(FIELDS), dtype=str,
+                                quoting=csv.QUOTE_NONE, na_filter=False, engine="c", encoding="utf-8",
+                                encoding_errors="replace", on_bad_lines="skip", skip_blank_lines=True)
+        except pd.errors.EmptyDataError:
+            table = pd.DataFrame({f: pd.Series([], dtype=object) for f in FIELDS})
+        finally:
+            proc.stdout.close()
+            result.returncode = proc.wait()
+            err.seek(0)
+            _finish(result, err.read())
+    return table, result
+
+
+def _finish(result: RunResult, stderr: bytes) -> None:
+    result.stderr = stderr.decode("utf-8", "replace")
+    result.problems = [ln.strip() for ln in result.stderr.splitlines() if ln.strip() and not _TOLERATED.search(ln)]
+
+
+def stream_lines(cmd: list[str], result: RunResult) -> Iterator[bytes]:
+    """Run *cmd*, yield stdout lines as they arrive; fills *result* when the process ends."""
+    with tempfile.TemporaryFile() as err:
+        try:
+            proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, stdin=subprocess.DEVNULL,
+                                    env={**os.environ, "LC_ALL": "C"})
+        except OSError as e:
+            raise MissingDependencyError(f"cannot start tshark: {e}", hint=HINT) from None
+        assert proc.stdout is not None
+        try:
+            yield from _lines(proc.stdout)
+        finally:
+            proc.stdout.close()
+            result.returncode = proc.wait()
+            err.seek(0)
+            _finish(result, err.read())
+
+
+def _lines(stream: IO[bytes]) -> Iterator[bytes]:
+    for line in stream:
+        if line.strip():
+            yield line
+
+
+def run_all(cmd: list[str]) -> tuple[bytes, RunResult]:
+    """Run *cmd* to completion (small outputs only: the second pass over a few frames)."""
+    result = RunResult()
+    data = b"".join(stream_lines(cmd, result))
+    return data, result
+
+
+def check_readable(result: RunResult, capture: Path, *, rows: int) -> None:
+    """Raise InputError when tshark failed and produced nothing; a damaged tail is tolerated."""
+    if result.returncode == 0 or rows:
+        return
+    msg = "; ".join(result.problems) or result.stderr.strip() or f"tshark exited with {result.returncode}"
+    raise InputError(f"cannot read capture '{capture}': {msg[:500]}",
+                     hint="the file starts like a pcap/pcapng but tshark could not read any packet")
