@@ -39,36 +39,52 @@ def test_wrong_call_id_in_a_response_does_not_merge() -> None:
 
 
 def test_empty_ids_do_not_join_everything() -> None:
-    ev = _rows([
-        _ev(kind="mw_received", tool_call_id="", trace_id="", session_id="a"),
-        _ev(kind="mw_received", tool_call_id="", trace_id="", session_id="b"),
-        _ev(kind="mw_received", tool_call_id="x", trace_id=" ", request_id=""),
-        _ev(kind="mw_received", tool_call_id="y", trace_id="", request_id=""),
-    ])
+    ev = _rows(
+        [
+            _ev(kind="mw_received", tool_call_id="", trace_id="", session_id="a"),
+            _ev(kind="mw_received", tool_call_id="", trace_id="", session_id="b"),
+            _ev(kind="mw_received", tool_call_id="x", trace_id=" ", request_id=""),
+            _ev(kind="mw_received", tool_call_id="y", trace_id="", request_id=""),
+        ]
+    )
     tl = align(ev)
     assert tl.events["trace"].tolist() == ["a", "b", "x", "y"]
 
 
 def test_tool_call_id_links_traces_and_call_ids_chain() -> None:
-    ev = _rows([
-        _ev(kind="mw_received", tool_call_id="c1", trace_id="T1"),
-        _ev(kind="mw_request", tool_call_id="c1"),
-        _ev(kind="mw_received", tool_call_id="c2", request_id="r9"),
-        _ev(kind="mw_other", request_id="r9", trace_id="T1"),
-    ])
+    ev = _rows(
+        [
+            _ev(kind="mw_received", tool_call_id="c1", trace_id="T1"),
+            _ev(kind="mw_request", tool_call_id="c1"),
+            _ev(kind="mw_received", tool_call_id="c2", request_id="r9"),
+            _ev(kind="mw_other", request_id="r9", trace_id="T1"),
+        ]
+    )
     assert set(align(ev).events["trace"]) == {"T1"}
 
 
 def test_traceparent_and_original_id_link() -> None:
     tid = "4bf92f3577b34da6a3ce929d0e0e4736"
-    ev = _rows([
-        _ev(kind="mw_request", tool_call_id="c1", trace_id=tid),
-        _ev(source="pcap", kind="http_request", tool_call_id="c1-retry", origin="p.pcap#frame=1",
-            attrs={"traceparent": f"00-{tid.upper()}-00f067aa0ba902b7-01", "stream": 0}),
-        _ev(source="pcap", kind="http_request", tool_call_id="c9", origin="p.pcap#frame=5",
-            attrs={"x_original_id": "c7", "stream": 1}),
-        _ev(kind="mw_received", tool_call_id="c7", trace_id="T7"),
-    ])
+    ev = _rows(
+        [
+            _ev(kind="mw_request", tool_call_id="c1", trace_id=tid),
+            _ev(
+                source="pcap",
+                kind="http_request",
+                tool_call_id="c1-retry",
+                origin="p.pcap#frame=1",
+                attrs={"traceparent": f"00-{tid.upper()}-00f067aa0ba902b7-01", "stream": 0},
+            ),
+            _ev(
+                source="pcap",
+                kind="http_request",
+                tool_call_id="c9",
+                origin="p.pcap#frame=5",
+                attrs={"x_original_id": "c7", "stream": 1},
+            ),
+            _ev(kind="mw_received", tool_call_id="c7", trace_id="T7"),
+        ]
+    )
     tl = align(ev)
     by_call = dict(zip(tl.events["call"], tl.events["trace"], strict=True))
     assert by_call["c1-retry"] == tid
@@ -76,14 +92,33 @@ def test_traceparent_and_original_id_link() -> None:
 
 
 def test_pcap_response_joins_its_request_by_stream_order() -> None:
-    ev = _rows([
-        _ev(source="pcap", kind="http_request", tool_call_id="a", trace_id="TA", origin="p.pcap#frame=1",
-            attrs={"stream": 3}),
-        _ev(source="pcap", kind="http_response", origin="p.pcap#frame=2", attrs={"stream": 3, "call_id": "b"}),
-        _ev(source="pcap", kind="http_request", tool_call_id="b", trace_id="TB", origin="p.pcap#frame=3",
-            attrs={"stream": 3}),
-        _ev(source="pcap", kind="http_response", origin="p.pcap#frame=4", attrs={"stream": 3}),
-    ])
+    ev = _rows(
+        [
+            _ev(
+                source="pcap",
+                kind="http_request",
+                tool_call_id="a",
+                trace_id="TA",
+                origin="p.pcap#frame=1",
+                attrs={"stream": 3},
+            ),
+            _ev(
+                source="pcap",
+                kind="http_response",
+                origin="p.pcap#frame=2",
+                attrs={"stream": 3, "call_id": "b"},
+            ),
+            _ev(
+                source="pcap",
+                kind="http_request",
+                tool_call_id="b",
+                trace_id="TB",
+                origin="p.pcap#frame=3",
+                attrs={"stream": 3},
+            ),
+            _ev(source="pcap", kind="http_response", origin="p.pcap#frame=4", attrs={"stream": 3}),
+        ]
+    )
     tl = align(ev)
     got = tl.events.sort_values("seq")[["call", "trace"]].values.tolist()
     assert got == [["a", "TA"], ["a", "TA"], ["b", "TB"], ["b", "TB"]]
@@ -104,9 +139,20 @@ def test_union_find_long_chain() -> None:
 def test_align_is_column_wise_fast_enough() -> None:
     rows = 50_000
     ids = [f"c{i // 5}" for i in range(rows)]
-    ev = _frame([{"source": "middleware", "kind": "mw_request", "ts": T0 + pd.Timedelta(milliseconds=i),
-                  "seq": i, "origin": f"mw.log:{i}", "tool_call_id": ids[i], "trace_id": f"t{i // 50}"}
-                 for i in range(rows)])
+    ev = _frame(
+        [
+            {
+                "source": "middleware",
+                "kind": "mw_request",
+                "ts": T0 + pd.Timedelta(milliseconds=i),
+                "seq": i,
+                "origin": f"mw.log:{i}",
+                "tool_call_id": ids[i],
+                "trace_id": f"t{i // 50}",
+            }
+            for i in range(rows)
+        ]
+    )
     start = time.perf_counter()
     tl = align(ev)
     assert time.perf_counter() - start < 20

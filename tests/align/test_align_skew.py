@@ -8,11 +8,20 @@ import pytest
 from tests.align.incident import T0, _frame, incident
 from toolcall_cli.align import align
 
-ORDER = {"tool_call": 0, "mw_received": 1, "mw_request": 2, "http_request": 2, "mw_response": 3,
-         "http_response": 3, "mw_injected": 4}
+ORDER = {
+    "tool_call": 0,
+    "mw_received": 1,
+    "mw_request": 2,
+    "http_request": 2,
+    "mw_response": 3,
+    "http_response": 3,
+    "mw_injected": 4,
+}
 
 
-@pytest.mark.parametrize(("pcap", "nginx"), [(2300.0, 0.0), (-1700.0, 450.0), (0.0, -900.0), (35.0, 0.0)])
+@pytest.mark.parametrize(
+    ("pcap", "nginx"), [(2300.0, 0.0), (-1700.0, 450.0), (0.0, -900.0), (35.0, 0.0)]
+)
 def test_offsets_within_50ms(pcap: float, nginx: float) -> None:
     tl = align(incident(pcap_skew_ms=pcap, nginx_skew_ms=nginx))
     assert tl.reference == "middleware"
@@ -43,12 +52,26 @@ def test_corrected_timeline_orders_every_call() -> None:
 
 def test_causal_bound_without_anchors() -> None:
     # pcap saw only the model's call (chat response) 2 s after the middleware received it
-    ev = _frame([
-        {"source": "pcap", "kind": "tool_call", "ts": T0 + pd.Timedelta(milliseconds=5123), "tool_call_id": "c1",
-         "seq": 0, "origin": "p.pcap#frame=9"},
-        {"source": "middleware", "kind": "mw_received", "ts": T0 + pd.Timedelta(milliseconds=3123), "tool_call_id": "c1",
-         "seq": 0, "origin": "mw.log:1"},
-    ])
+    ev = _frame(
+        [
+            {
+                "source": "pcap",
+                "kind": "tool_call",
+                "ts": T0 + pd.Timedelta(milliseconds=5123),
+                "tool_call_id": "c1",
+                "seq": 0,
+                "origin": "p.pcap#frame=9",
+            },
+            {
+                "source": "middleware",
+                "kind": "mw_received",
+                "ts": T0 + pd.Timedelta(milliseconds=3123),
+                "tool_call_id": "c1",
+                "seq": 0,
+                "origin": "mw.log:1",
+            },
+        ]
+    )
     tl = align(ev)
     assert tl.skews["pcap"] == pytest.approx(2000.0)
     assert tl.anchors["pcap"] == 0
@@ -70,11 +93,26 @@ def test_whole_second_clock_is_not_a_skew() -> None:
 
 
 def test_source_without_shared_moments_is_left_alone() -> None:
-    ev = _frame([
-        {"source": "middleware", "kind": "mw_received", "ts": T0, "tool_call_id": "c1", "seq": 0,
-         "origin": "mw.log:1"},
-        {"source": "nginx", "kind": "http_access", "ts": T0, "seq": 0, "origin": "a.log:1", "detail": "GET /"},
-    ])
+    ev = _frame(
+        [
+            {
+                "source": "middleware",
+                "kind": "mw_received",
+                "ts": T0,
+                "tool_call_id": "c1",
+                "seq": 0,
+                "origin": "mw.log:1",
+            },
+            {
+                "source": "nginx",
+                "kind": "http_access",
+                "ts": T0,
+                "seq": 0,
+                "origin": "a.log:1",
+                "detail": "GET /",
+            },
+        ]
+    )
     tl = align(ev)
     assert tl.skews == {"middleware": 0.0, "nginx": 0.0}
     assert tl.anchors["nginx"] == 0

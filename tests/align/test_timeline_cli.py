@@ -7,50 +7,76 @@ from pathlib import Path
 import orjson
 import pytest
 
-from tests.conftest import FIXTURES, assert_golden, run_cli
+from tests.conftest import assert_golden, need_tshark, run_cli
 
 BUNDLE = "fixtures/align/skewed"
-ORDER = {"tool_call": 0, "mw_received": 1, "mw_request": 2, "http_request": 2, "http_access": 3,
-         "http_response": 3, "mw_response": 3, "mw_injected": 4, "tool_result": 5}
-
-
-@pytest.fixture(autouse=True)
-def _need_bundle(tshark: str) -> None:
-    assert (FIXTURES / "align" / "skewed" / "capture.pcap").is_file()
-
-
-@pytest.mark.tshark
-def test_golden_table(update_goldens: bool) -> None:
-    assert_golden("timeline/skewed_table", ["timeline", BUNDLE, "--trace-id", "trace-skew"], update=update_goldens)
-
-
-@pytest.mark.tshark
-def test_golden_json(update_goldens: bool) -> None:
-    assert_golden("timeline/skewed_json", ["timeline", BUNDLE, "--session-id", "sess-skew", "-f", "json"],
-                  update=update_goldens)
+ORDER = {
+    "tool_call": 0,
+    "mw_received": 1,
+    "mw_request": 2,
+    "http_request": 2,
+    "http_access": 3,
+    "http_response": 3,
+    "mw_response": 3,
+    "mw_injected": 4,
+    "tool_result": 5,
+}
 
 
 @pytest.mark.tshark
-def test_golden_markdown_no_correction(update_goldens: bool) -> None:
-    assert_golden("timeline/skewed_markdown_raw",
-                  ["timeline", BUNDLE, "--tool-call-id", "call_f1", "--no-skew-correction", "-f", "markdown"],
-                  update=update_goldens)
+def test_golden_table(update_goldens: bool, tshark: str) -> None:
+    assert_golden(
+        "timeline/skewed_table",
+        ["timeline", BUNDLE, "--trace-id", "trace-skew"],
+        update=update_goldens,
+    )
 
 
 @pytest.mark.tshark
-def test_unknown_trace_is_a_usage_error(update_goldens: bool) -> None:
-    assert_golden("timeline/unknown_trace", ["timeline", BUNDLE, "--trace-id", "nope"], update=update_goldens)
+def test_golden_json(update_goldens: bool, tshark: str) -> None:
+    assert_golden(
+        "timeline/skewed_json",
+        ["timeline", BUNDLE, "--session-id", "sess-skew", "-f", "json"],
+        update=update_goldens,
+    )
 
 
-def _json(args: list[str]) -> dict:  # type: ignore[type-arg]
-    res = run_cli(["timeline", BUNDLE, "-f", "json", *args])
+@pytest.mark.tshark
+def test_golden_markdown_no_correction(update_goldens: bool, tshark: str) -> None:
+    assert_golden(
+        "timeline/skewed_markdown_raw",
+        ["timeline", BUNDLE, "--tool-call-id", "call_f1", "--no-skew-correction", "-f", "markdown"],
+        update=update_goldens,
+    )
+
+
+@pytest.mark.tshark
+def test_unknown_trace_is_a_usage_error(update_goldens: bool, tshark: str) -> None:
+    assert_golden(
+        "timeline/unknown_trace", ["timeline", BUNDLE, "--trace-id", "nope"], update=update_goldens
+    )
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The bundle ingested once (tshark runs once for the JSON tests)."""
+    need_tshark()
+    path = tmp_path_factory.mktemp("tl") / "store"
+    res = run_cli(["ingest", BUNDLE, "--store", str(path)])
+    assert res.exit_code == 0, res.stderr
+    return path
+
+
+def _json(args: list[str], store: Path | None = None) -> dict:  # type: ignore[type-arg]
+    where = ["--store", str(store)] if store else [BUNDLE]
+    res = run_cli(["timeline", *where, "-f", "json", *args])
     assert res.exit_code == 0, res.stderr
     return orjson.loads(res.stdout)
 
 
 @pytest.mark.tshark
-def test_skew_estimate_and_order_across_four_sources() -> None:
-    doc = _json(["--trace-id", "trace-skew"])
+def test_skew_estimate_and_order_across_four_sources(store: Path) -> None:
+    doc = _json(["--trace-id", "trace-skew"], store)
     assert doc["skews"]["pcap"] == pytest.approx(2300, abs=50)
     assert abs(doc["skews"]["nginx"]) < 50
     (trace,) = doc["traces"]
@@ -69,31 +95,28 @@ def test_skew_estimate_and_order_across_four_sources() -> None:
 
 
 @pytest.mark.tshark
-def test_session_lists_its_separate_traces_and_most_trouble_first() -> None:
-    doc = _json(["--session-id", "sess-skew"])
+def test_session_lists_its_separate_traces_and_most_trouble_first(store: Path) -> None:
+    doc = _json(["--session-id", "sess-skew"], store)
     assert [t["trace_id"] for t in doc["traces"]] == ["trace-skew", "trace-skew-2"]
     rejected = doc["traces"][1]["calls"]
     assert [(c["tool_call_id"], c["outcome"]) for c in rejected] == [("call_e1", "rejected")]
-    top = _json(["--limit", "1"])
+    top = _json(["--limit", "1"], store)
     assert top["traces_total"] == 2 and len(top["traces"]) == 1
 
 
 @pytest.mark.tshark
-def test_since_until_and_bad_time() -> None:
-    late = _json(["--since", "2025-03-01T12:00:03Z"])
+def test_since_until_and_bad_time(store: Path) -> None:
+    late = _json(["--since", "2025-03-01T12:00:03Z"], store)
     assert [t["trace_id"] for t in late["traces"]] == ["trace-skew-2"]
-    early = _json(["--until", "2025-03-01 12:00:01", "--tz", "UTC"])
+    early = _json(["--until", "2025-03-01 13:00:01", "--tz", "Europe/Paris"], store)
     assert [t["trace_id"] for t in early["traces"]] == ["trace-skew"]
-    res = run_cli(["timeline", BUNDLE, "--since", "yesterday-ish"])
+    res = run_cli(["timeline", "--store", str(store), "--since", "yesterday-ish"])
     assert res.exit_code == 2
     assert "--since" in res.stderr
 
 
 @pytest.mark.tshark
-def test_store_selection_pushdown(tmp_path: Path) -> None:
-    store = tmp_path / "store"
-    res = run_cli(["ingest", BUNDLE, "--store", str(store)])
-    assert res.exit_code == 0, res.stderr
+def test_store_selection_pushdown(store: Path) -> None:
     res = run_cli(["timeline", "--store", str(store), "--trace-id", "trace-skew", "-f", "json"])
     assert res.exit_code == 0, res.stderr
     from_store = orjson.loads(res.stdout)

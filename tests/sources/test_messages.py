@@ -12,7 +12,7 @@ import pytest
 from tests.conftest import FIXTURES, ROOT, run_cli
 from toolcall_cli.sources._io import read_head
 from toolcall_cli.sources.base import ParseOptions
-from toolcall_cli.sources.messages import ADAPTER
+from toolcall_cli.sources.messages import ADAPTER, parse_body
 
 FX = FIXTURES / "messages"
 
@@ -240,3 +240,19 @@ def test_forced_on_non_json_file(tmp_path: Path) -> None:
     assert ADAPTER.sniff(p.read_bytes(), p) == 0
     df = ADAPTER.parse(p, ParseOptions())
     assert list(df["kind"]) == ["unparsed", "unparsed"]
+
+
+def test_naive_timestamps_take_tz(tmp_path: Path) -> None:
+    p = tmp_path / "tz.json"
+    msg = {"role": "user", "content": "x", "timestamp": "2024-05-01T12:00:00"}
+    p.write_text(json.dumps({"messages": [msg]}))
+    df = ADAPTER.parse(p, ParseOptions(tz="Europe/Berlin"))
+    assert df.iloc[0]["ts"] == pd.Timestamp("2024-05-01T10:00:00Z")
+
+
+def test_parse_body_for_other_adapters() -> None:
+    body = json.loads((FX / "openai_request_response.json").read_text())["response"]
+    df = parse_body(body, "cap.pcap#frame=7", path=Path("cap.pcap"), source="pcap")
+    assert list(df["kind"]) == ["tool_call"]
+    assert (df.iloc[0]["source"], df.iloc[0]["tool_call_id"]) == ("pcap", "call_rr1")
+    assert df.iloc[0]["origin"] == "cap.pcap#frame=7/choices/0/message/tool_calls/0"

@@ -127,3 +127,15 @@ def test_functionary_id_less_calls(corpus: Path) -> None:
     assert c["tool_call_id"].isna().all()
     assert "l.remove(3.6)" in set(c["args"].str.split("\n").explode())
     assert c["args"].str.startswith("l=").sum() == 1  # raw python code kept, not JSON
+
+
+OTHER = (sorted(p for d in ("bfcl", "nginx_logs", "pcap", "app_logs", "tool_schemas")
+                for p in (CORPUS / d).rglob("*") if p.is_file())
+         if CORPUS.is_dir() else [])
+
+
+def test_other_corpus_formats_score_zero(corpus: Path) -> None:
+    claimed = {p.name for p in OTHER if ADAPTER.sniff(read_head(p, 65536), p) > 0}
+    # MCP sampling requests are real conversations (messages with tool_use/tool_result blocks).
+    assert all(n.startswith("CreateMessageRequestParams__") for n in claimed), sorted(claimed)
+    assert len(OTHER) > 100

@@ -17,11 +17,31 @@ from toolcall_cli.core.events import STR
 __all__ = ["OUTCOMES", "PHASES", "CallView", "Timeline", "align"]
 
 #: Tie-break inside one instant: a round trip's natural order.
-_RANK = {k: i for i, k in enumerate((
-    "user", "system", "assistant_text", "tool_call", "mw_received", "mw_rejected", "mw_flooded",
-    "http_request", "mw_request", "http_access", "http_response", "mw_response", "mw_timeout",
-    "mw_dropped", "mw_injected", "tool_result", "mw_other", "unparsed",
-))}
+_RANK = {
+    k: i
+    for i, k in enumerate(
+        (
+            "user",
+            "system",
+            "assistant_text",
+            "tool_call",
+            "mw_received",
+            "mw_rejected",
+            "mw_flooded",
+            "http_request",
+            "mw_request",
+            "http_access",
+            "http_response",
+            "mw_response",
+            "mw_timeout",
+            "mw_dropped",
+            "mw_injected",
+            "tool_result",
+            "mw_other",
+            "unparsed",
+        )
+    )
+}
 
 
 def align(events: pd.DataFrame, *, cfg: Config = DEFAULT, skew_correction: bool = True) -> Timeline:
@@ -39,19 +59,27 @@ def align(events: pd.DataFrame, *, cfg: Config = DEFAULT, skew_correction: bool 
     ev["ts_corrected"] = place.place_messages(ev, ev["call"], ts)
     sort_t, bump = place.sort_times(ev, ev["ts_corrected"])
     rank = ev["kind"].astype(object).map(_RANK).fillna(99).astype(int)
-    order = pd.DataFrame({
-        "t": sort_t,
-        # unplaced messages: message order decides, not the kind
-        "rank": rank.where((bump == 0) & sort_t.notna(), 1000 * bump),
-        "source": ev["source"], "seq": ev["seq"],
-    })
+    order = pd.DataFrame(
+        {
+            "t": sort_t,
+            # unplaced messages: message order decides, not the kind
+            "rank": rank.where((bump == 0) & sort_t.notna(), 1000 * bump),
+            "source": ev["source"],
+            "seq": ev["seq"],
+        }
+    )
     idx = order.sort_values(["t", "rank", "source", "seq"], kind="stable", na_position="last").index
     calls = phases.call_views(ev, pairs, cfg.sla)
     ev = ev.loc[idx].reset_index(drop=True)
     ev["trace"] = ev["trace"].astype(STR)
     return Timeline(
-        events=ev, calls=calls, skews=est.offsets, sessions=_sessions(ev),
-        anchors=est.anchors, reference=est.reference, corrected=skew_correction,
+        events=ev,
+        calls=calls,
+        skews=est.offsets,
+        sessions=_sessions(ev),
+        anchors=est.anchors,
+        reference=est.reference,
+        corrected=skew_correction,
     )
 
 

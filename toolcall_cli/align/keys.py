@@ -11,6 +11,7 @@ Empty ids are ignored. The union-find runs over the distinct key values with num
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import numpy as np
 import orjson
@@ -28,7 +29,7 @@ def attr(events: pd.DataFrame, name: str) -> pd.Series:
     hit = attrs.str.contains(f'"{name}"', regex=False).fillna(False).astype(bool)
     if not hit.any():
         return out
-    vals = []
+    vals: list[str | None] = []
     for text in attrs[hit]:
         try:
             obj = orjson.loads(text)
@@ -93,7 +94,9 @@ def call_keys(events: pd.DataFrame, pairs: pd.Series) -> pd.Series:
     tc = _nonempty(events["tool_call_id"])
     need = tc.isna() & pairs.notna()
     if need.any():
-        known = pd.DataFrame({"p": pairs[tc.notna() & pairs.notna()], "c": tc[tc.notna() & pairs.notna()]})
+        known = pd.DataFrame(
+            {"p": pairs[tc.notna() & pairs.notna()], "c": tc[tc.notna() & pairs.notna()]}
+        )
         by_pair = known.drop_duplicates("p").set_index("p")["c"]
         tc = tc.copy()
         tc[need] = pairs[need].map(by_pair)
@@ -152,7 +155,7 @@ def trace_keys(events: pd.DataFrame, groups: np.ndarray) -> pd.Series:
     tc = _nonempty(events["tool_call_id"])
     g = pd.Series(groups, index=events.index)
     keyed = g >= 0
-    name: dict[int, str] = {}
+    name: dict[Any, str] = {}
     with_tr = pd.DataFrame({"g": g[keyed & tr.notna()], "v": tr[keyed & tr.notna()]})
     if not with_tr.empty:
         counts = with_tr.groupby(["g", "v"], observed=True).size().reset_index(name="n")

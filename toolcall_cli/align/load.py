@@ -15,9 +15,10 @@ import pyarrow.compute as pc
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
+from toolcall_cli.align.select import hint
 from toolcall_cli.core.events import COLUMNS, concat_frames
 from toolcall_cli.core.store import load_events, read_manifest
-from toolcall_cli.errors import InputError
+from toolcall_cli.errors import InputError, UsageError
 
 #: Rounds of key expansion before giving up on finding more (chains longer than this are rare).
 MAX_ROUNDS = 6
@@ -27,7 +28,9 @@ _LINKS = ("trace_id", "tool_call_id", "request_id")
 def _files(store: Path) -> list[Path]:
     manifest = read_manifest(store)
     if not manifest["files"]:
-        raise InputError(f"the store {store} is empty", hint="run `toolcall ingest PATH...` first, or pass PATHs")
+        raise InputError(
+            f"the store {store} is empty", hint="run `toolcall ingest PATH...` first, or pass PATHs"
+        )
     return [store / "events" / f"{k}.parquet" for k in sorted(manifest["files"])]
 
 
@@ -37,7 +40,9 @@ def _read(files: list[Path], expr: pc.Expression) -> pd.DataFrame:
         try:
             table = pq.read_table(pf, filters=expr)
         except (OSError, pa.ArrowInvalid) as e:
-            raise InputError(f"store file {pf} is unreadable: {e}", hint="re-ingest its input") from None
+            raise InputError(
+                f"store file {pf} is unreadable: {e}", hint="re-ingest its input"
+            ) from None
         if table.num_rows:
             frames.append(table.to_pandas().astype(COLUMNS))
     return concat_frames(frames)
@@ -62,7 +67,11 @@ def load_selected(
     f = ds.field
     seeds: list[pc.Expression] = []
     if trace_id is not None:  # a trace may be named by a trace id, a call id or a session id
-        seeds += [f("trace_id") == trace_id, f("tool_call_id") == trace_id, f("session_id") == trace_id]
+        seeds += [
+            f("trace_id") == trace_id,
+            f("tool_call_id") == trace_id,
+            f("session_id") == trace_id,
+        ]
     if session_id is not None:
         seeds.append(f("session_id") == session_id)
     if tool_call_id is not None:
@@ -71,6 +80,8 @@ def load_selected(
     for s in seeds[1:]:
         expr = expr | s
     df = _read(files, expr)
+    if df.empty:
+        _no_match(files, trace_id=trace_id, session_id=session_id, tool_call_id=tool_call_id)
     seen: dict[str, set[str]] = {c: set() for c in _LINKS}
     for _ in range(MAX_ROUNDS):
         new = {c: _keys(df, c) - seen[c] for c in _LINKS}
@@ -82,8 +93,36 @@ def load_selected(
         more = parts[0]
         for p in parts[1:]:
             more = more | p
-        df = concat_frames([df, _read(files, more)]).drop_duplicates(["origin", "source", "kind", "seq"])
-    return concat_frames([df, _pcap_responses(files, df)]).drop_duplicates(["origin", "source", "kind", "seq"])
+        df = concat_frames([df, _read(files, more)]).drop_duplicates(
+            ["origin", "source", "kind", "seq"]
+        )
+    return concat_frames([df, _pcap_responses(files, df)]).drop_duplicates(
+        ["origin", "source", "kind", "seq"]
+    )
+
+
+def _no_match(
+    files: list[Path], *, trace_id: str | None, session_id: str | None, tool_call_id: str | None
+) -> None:
+    """Raise the "no trace matches" usage error, with a few ids the store does know."""
+    option, value, col, what = (
+        ("--trace-id", trace_id, "trace_id", "trace ids")
+        if trace_id is not None
+        else ("--session-id", session_id, "session_id", "session ids")
+        if session_id is not None
+        else ("--tool-call-id", tool_call_id, "tool_call_id", "tool call ids")
+    )
+    known: set[str] = set()
+    for pf in files:
+        try:
+            known |= {
+                str(v)
+                for v in pq.read_table(pf, columns=[col]).column(col).unique().to_pylist()
+                if v
+            }
+        except (OSError, pa.ArrowInvalid):
+            continue
+    raise UsageError(f"no trace matches {option} {value}", hint=hint(sorted(known), what))
 
 
 def _pcap_responses(files: list[Path], df: pd.DataFrame) -> pd.DataFrame:

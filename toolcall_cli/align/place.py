@@ -23,12 +23,18 @@ def place_messages(events: pd.DataFrame, calls: pd.Series, ts: pd.Series) -> pd.
     clocked = ts.notna() & calls.notna()
     if not clocked.any():
         return out
-    per_call = pd.DataFrame({"call": calls[clocked], "ts": ts[clocked], "kind": events.loc[clocked, "kind"]})
+    per_call = pd.DataFrame(
+        {"call": calls[clocked], "ts": ts[clocked], "kind": events.loc[clocked, "kind"]}
+    )
     first = per_call.groupby("call", observed=True)["ts"].min()
     last = per_call.groupby("call", observed=True)["ts"].max()
-    inj = per_call[per_call["kind"].isin(list(_SIDE))].copy()
-    inj["side"] = inj["kind"].map(_SIDE)
-    inj = inj.sort_values(["side", "ts"], kind="stable").drop_duplicates("call").set_index("call")["ts"]
+    side = per_call[per_call["kind"].isin(list(_SIDE))].copy()
+    side["side"] = side["kind"].map(_SIDE)
+    inj = (
+        side.sort_values(["side", "ts"], kind="stable")
+        .drop_duplicates("call")
+        .set_index("call")["ts"]
+    )
     is_call = msg & (events["kind"] == "tool_call") & calls.notna()
     is_res = msg & (events["kind"] == "tool_result") & calls.notna()
     out[is_call] = first.reindex(calls[is_call].to_numpy()).to_numpy()

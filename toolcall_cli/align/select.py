@@ -15,20 +15,30 @@ from toolcall_cli.errors import UsageError
 HINT_IDS = 5
 
 
-def parse_time(text: str | None, *, tz: str = "UTC", option: str = "--since") -> pd.Timestamp | None:
+def parse_time(
+    text: str | None, *, tz: str = "UTC", option: str = "--since"
+) -> pd.Timestamp | None:
     """An ISO 8601 time as UTC; a naive one is read in *tz*."""
     if text is None:
         return None
     try:
         ts = pd.Timestamp(text)
     except (ValueError, TypeError):
-        raise UsageError(f"{option}: cannot read the time {text!r}", hint="use ISO 8601, e.g. 2024-05-01T12:00:00Z") from None
+        raise UsageError(
+            f"{option}: cannot read the time {text!r}",
+            hint="use ISO 8601, e.g. 2024-05-01T12:00:00Z",
+        ) from None
     if pd.isna(ts):
-        raise UsageError(f"{option}: cannot read the time {text!r}", hint="use ISO 8601, e.g. 2024-05-01T12:00:00Z")
+        raise UsageError(
+            f"{option}: cannot read the time {text!r}",
+            hint="use ISO 8601, e.g. 2024-05-01T12:00:00Z",
+        )
     try:
         return ts.tz_localize(tz).tz_convert("UTC") if ts.tzinfo is None else ts.tz_convert("UTC")
     except Exception as e:  # unknown zone names raise several different types
-        raise UsageError(f"unknown time zone {tz!r}: {e}", hint="use an IANA name such as Europe/Paris") from None
+        raise UsageError(
+            f"unknown time zone {tz!r}: {e}", hint="use an IANA name such as Europe/Paris"
+        ) from None
 
 
 def trouble(calls: Iterable[CallView], unparsed: int = 0) -> int:
@@ -36,7 +46,8 @@ def trouble(calls: Iterable[CallView], unparsed: int = 0) -> int:
     return sum((c.outcome != "result") + len(c.breaches) for c in calls) + unparsed
 
 
-def _hint(values: Iterable[object], what: str) -> str:
+def hint(values: Iterable[object], what: str) -> str:
+    """ "known trace ids: a, b, c (+N more)" for an id that matched nothing."""
     known = sorted({str(v) for v in values if v is not None and not pd.isna(v) and str(v)})  # type: ignore[call-overload]
     if not known:
         return f"no {what} are known in this input"
@@ -44,10 +55,12 @@ def _hint(values: Iterable[object], what: str) -> str:
     return f"known {what}: {', '.join(known[:HINT_IDS])}{more}"
 
 
-def _match(ev: pd.DataFrame, mask: pd.Series, option: str, value: str, what: str, known: Iterable[object]) -> set[str]:
+def _match(
+    ev: pd.DataFrame, mask: pd.Series, option: str, value: str, what: str, known: Iterable[object]
+) -> set[str]:
     found = {str(t) for t in ev.loc[mask.fillna(False).astype(bool), "trace"].dropna().unique()}
     if not found:
-        raise UsageError(f"no trace matches {option} {value}", hint=_hint(known, what))
+        raise UsageError(f"no trace matches {option} {value}", hint=hint(known, what))
     return found
 
 
@@ -70,12 +83,17 @@ def select(
         chosen &= _match(ev, mask, "--trace-id", trace_id, "trace ids", ev["trace"].unique())
     if session_id is not None:
         mask = (ev["session_id"] == session_id) | (ev["trace"] == session_id)
-        found = _match(ev, mask, "--session-id", session_id, "session ids", ev["session_id"].unique())
+        found = _match(
+            ev, mask, "--session-id", session_id, "session ids", ev["session_id"].unique()
+        )
         chosen &= found | set(tl.sessions.get(session_id, ()))
     if tool_call_id is not None:
         mask = (ev["tool_call_id"] == tool_call_id) | (ev["call"] == tool_call_id)
-        chosen &= _match(ev, mask, "--tool-call-id", tool_call_id, "tool call ids", ev["call"].unique())
-    sub = ev[ev["trace"].isin(list(chosen))]
+        chosen &= _match(
+            ev, mask, "--tool-call-id", tool_call_id, "tool call ids", ev["call"].unique()
+        )
+    traces = ev["trace"].astype(object)
+    sub = ev[traces.isin(chosen)]
     span = sub.groupby("trace", observed=True)["ts_corrected"].agg(["min", "max"])
     if since is not None:
         span = span[span["max"] >= since]
@@ -87,26 +105,35 @@ def select(
     for c in tl.calls:
         if c.trace in chosen:
             calls_by.setdefault(c.trace, []).append(c)
-    blocks = []
-    for t, grp in sub[sub["trace"].isin(list(chosen))].groupby("trace", observed=True, sort=True):
-        calls = tuple(calls_by.get(str(t), ()))
-        blocks.append(TraceBlock(
-            trace=str(t),
-            session_ids=tuple(sorted({str(s) for s in grp["session_id"].dropna() if str(s)})),
-            trace_ids=tuple(sorted({str(s) for s in grp["trace_id"].dropna() if str(s)})),
-            events=grp.reset_index(drop=True),
-            calls=calls,
-            trouble=trouble(calls, int((grp["kind"] == UNPARSED).sum())),
-        ))
+    unparsed = sub.loc[sub["kind"] == UNPARSED, "trace"].value_counts()
     far = pd.Timestamp.max.tz_localize("UTC")
-
-    def start(b: TraceBlock) -> pd.Timestamp:
-        t = b.events["ts_corrected"].min()
-        return far if pd.isna(t) else t
-
+    starts = {str(t): (far if pd.isna(v) else v) for t, v in span["min"].items()}
+    score = {t: trouble(calls_by.get(t, ()), int(unparsed.get(t, 0))) for t in chosen}
     by_id = trace_id is not None or session_id is not None or tool_call_id is not None
-    blocks.sort(key=lambda b: (start(b), b.trace) if by_id else (-b.trouble, start(b), b.trace))
+    order = sorted(
+        chosen,
+        key=lambda t: (starts.get(t, far), t) if by_id else (-score[t], starts.get(t, far), t),
+    )
+    shown = order[: max(limit, 0)]
+    groups = dict(iter(sub[sub["trace"].astype(object).isin(shown)].groupby("trace", observed=True)))
+    blocks = []
+    for t in shown:
+        grp = groups[t]
+        blocks.append(
+            TraceBlock(
+                trace=t,
+                session_ids=tuple(sorted({str(s) for s in grp["session_id"].dropna() if str(s)})),
+                trace_ids=tuple(sorted({str(s) for s in grp["trace_id"].dropna() if str(s)})),
+                events=grp.reset_index(drop=True),
+                calls=tuple(calls_by.get(t, ())),
+                trouble=score[t],
+            )
+        )
     return TimelineReport(
-        traces=tuple(blocks[: max(limit, 0)]), skews=tl.skews, anchors=tl.anchors,
-        reference=tl.reference, corrected=tl.corrected, total=len(blocks),
+        traces=tuple(blocks),
+        skews=tl.skews,
+        anchors=tl.anchors,
+        reference=tl.reference,
+        corrected=tl.corrected,
+        total=len(chosen),
     )

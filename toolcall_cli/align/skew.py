@@ -48,8 +48,14 @@ def moments(events: pd.DataFrame, calls: pd.Series) -> pd.DataFrame:
     http = ev["kind"].isin(["http_request", "http_response", "http_access"])
     key = key.fillna(("rq:" + rq).where(http))
     ord_ = ev["kind"].map(MOMENTS)
-    frame = pd.DataFrame({"key": key.to_numpy(dtype=object), "ord": ord_.to_numpy(dtype=float),
-                          "source": ev["source"].to_numpy(dtype=object), "t": t})
+    frame = pd.DataFrame(
+        {
+            "key": key.to_numpy(dtype=object),
+            "ord": ord_.to_numpy(dtype=float),
+            "source": ev["source"].to_numpy(dtype=object),
+            "t": t,
+        }
+    )
     # An access-log line is logged at the end of the request: its end is the response moment,
     # and end − request_time the moment the request arrived.
     ng = (ev["kind"] == "http_access").to_numpy()
@@ -62,7 +68,7 @@ def moments(events: pd.DataFrame, calls: pd.Series) -> pd.DataFrame:
         extra["t"] = extra["t"] - dur[start]
         frame = pd.concat([frame, extra], ignore_index=True)
     frame = frame[frame["key"].notna() & frame["ord"].notna()]
-    return frame.groupby(["key", "ord", "source"], as_index=False, observed=True)["t"].min()
+    return frame.groupby(["key", "ord", "source"], observed=True)["t"].min().reset_index()
 
 
 def resolution(events: pd.DataFrame) -> dict[str, float]:
@@ -87,18 +93,27 @@ def _pair_stats(m: pd.DataFrame, res: dict[str, float]) -> pd.DataFrame:
     same = pairs["ord_a"] == pairs["ord_b"]
     r_a = pairs["source_a"].map(res).fillna(0.0)
     r_b = pairs["source_b"].map(res).fillna(0.0)
-    df = pd.DataFrame({
-        "a": pairs["source_a"], "b": pairs["source_b"],
-        "anchor": d.where(same),
-        # a after b: t_a − off_a ≥ t_b − off_b  ⇒  off_a − off_b ≤ d (+ a's truncation)
-        "hi": (d + r_a).where(pairs["ord_a"] > pairs["ord_b"]),
-        "lo": (d - r_b).where(pairs["ord_a"] < pairs["ord_b"]),
-    })
+    df = pd.DataFrame(
+        {
+            "a": pairs["source_a"],
+            "b": pairs["source_b"],
+            "anchor": d.where(same),
+            # a after b: t_a − off_a ≥ t_b − off_b  ⇒  off_a − off_b ≤ d (+ a's truncation)
+            "hi": (d + r_a).where(pairs["ord_a"] > pairs["ord_b"]),
+            "lo": (d - r_b).where(pairs["ord_a"] < pairs["ord_b"]),
+        }
+    )
     g = df.groupby(["a", "b"], observed=True)
-    out = pd.DataFrame({
-        "median": g["anchor"].median(), "min": g["anchor"].min(), "max": g["anchor"].max(),
-        "n": g["anchor"].count(), "lo": g["lo"].max(), "hi": g["hi"].min(),
-    }).reset_index()
+    out = pd.DataFrame(
+        {
+            "median": g["anchor"].median(),
+            "min": g["anchor"].min(),
+            "max": g["anchor"].max(),
+            "n": g["anchor"].count(),
+            "lo": g["lo"].max(),
+            "hi": g["hi"].min(),
+        }
+    ).reset_index()
     return out
 
 
@@ -167,7 +182,9 @@ def correct(events: pd.DataFrame, offsets: dict[str, float]) -> pd.Series:
     return events["ts"] - pd.to_timedelta(off_ns, unit="ns")
 
 
-def refine_coarse(events: pd.DataFrame, calls: pd.Series, ts: pd.Series, res: dict[str, float]) -> pd.Series:
+def refine_coarse(
+    events: pd.DataFrame, calls: pd.Series, ts: pd.Series, res: dict[str, float]
+) -> pd.Series:
     """Place events of a whole-second clock inside their second: at the time a finer source
     saw the same moment, when that time falls within the logged second (else unchanged)."""
     coarse = [s for s, r in res.items() if r >= 1000.0]
@@ -178,12 +195,16 @@ def refine_coarse(events: pd.DataFrame, calls: pd.Series, ts: pd.Series, res: di
     fine = m[~m["source"].isin(coarse)].groupby(["key", "ord"], observed=True)["t"].min()
     if fine.empty:
         return ts
-    rows = ev[ev["source"].isin(coarse) & ev["ts"].notna() & ev["kind"].isin(list(MOMENTS) + ["http_access"])]
+    rows = ev[
+        ev["source"].isin(coarse) & ev["ts"].notna() & ev["kind"].isin([*MOMENTS, "http_access"])
+    ]
     if rows.empty:
         return ts
     key = calls[rows.index]
     rq = rows["request_id"].where(rows["request_id"].fillna("").str.strip() != "")
-    key = key.fillna(("rq:" + rq).where(rows["kind"].isin(["http_request", "http_response", "http_access"])))
+    key = key.fillna(
+        ("rq:" + rq).where(rows["kind"].isin(["http_request", "http_response", "http_access"]))
+    )
     ord_ = rows["kind"].map(MOMENTS).fillna(3.0).astype(float)  # an access line marks the response
     look = pd.MultiIndex.from_arrays([key.to_numpy(dtype=object), ord_.to_numpy()])
     cand = pd.Series(fine.reindex(look).to_numpy(), index=rows.index)
@@ -191,5 +212,7 @@ def refine_coarse(events: pd.DataFrame, calls: pd.Series, ts: pd.Series, res: di
     r = rows["source"].astype(object).map(res).astype(float)
     ok = cand.notna() & (cand >= t0) & (cand < t0 + r)
     out = ts.copy()
-    out[ok[ok].index] = pd.to_datetime(np.round(cand[ok].to_numpy() * 1e3).astype("int64"), unit="us", utc=True)
+    out[ok[ok].index] = pd.to_datetime(
+        np.round(cand[ok].to_numpy() * 1e3).astype("int64"), unit="us", utc=True
+    )
     return out

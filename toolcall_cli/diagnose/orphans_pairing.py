@@ -167,7 +167,7 @@ def conversation_index(ctx: DiagnoseContext) -> ConversationIndex:
 
 def _conversation_rows(ctx: DiagnoseContext) -> pd.DataFrame:
     ev = of_kind(ctx, "user", "system", "assistant_text", "tool_call", "tool_result")
-    ev = ev.assign(_msg=_msg_index(ev), _file=ev["origin"].astype(str).str.partition("#")[0])
+    ev = ev.assign(_msg=_msg_index(ev), _file=ev["origin"].astype(str).str.split("#", n=1).str[0])
     return ev.sort_values("seq", kind="stable")
 
 

@@ -20,6 +20,7 @@ from toolcall_cli.diagnose import response_contract as _response_contract  # noq
 from toolcall_cli.diagnose._common import make, text, with_attrs
 from toolcall_cli.diagnose._jsontext import damage, depth, looks_json
 from toolcall_cli.diagnose.base import DiagnoseContext
+from toolcall_cli.diagnose.truncation import tools_by_call
 
 __all__ = ["PR001", "PR002", "PR003", "PR006", "PR007", "declared_tools", "registry_names"]
 
@@ -318,8 +319,9 @@ def check_raw_json_result(ctx: DiagnoseContext) -> Iterator[Finding]:
     ev = with_attrs(ctx)
     res = ev[(ev["kind"] == "tool_result") & ev["detail"].notna()]
     hits: dict[tuple[str, str], list[tuple[Any, int, int]]] = {}
-    for idx, detail, sid, tool in zip(
-        res.index, res["detail"], res["session_id"], res["tool"], strict=True
+    names = tools_by_call(ev)
+    for idx, detail, sid, tool, cid in zip(
+        res.index, res["detail"], res["session_id"], res["tool"], res["tool_call_id"], strict=True
     ):
         if not looks_json(detail):
             continue
@@ -329,7 +331,8 @@ def check_raw_json_result(ctx: DiagnoseContext) -> Iterator[Finding]:
         d = depth(parsed)
         if len(detail) <= RAW_JSON_CHARS and d < RAW_JSON_DEPTH:
             continue
-        key = ("" if pd.isna(sid) else str(sid), "" if pd.isna(tool) else str(tool))
+        name = text(tool) or names.get(text(cid) or "", "")
+        key = (text(sid) or "", name)
         hits.setdefault(key, []).append((idx, len(detail), d))
     for (sid, tool), items in sorted(hits.items()):
         largest = max(items, key=lambda t: t[1])

@@ -14,6 +14,7 @@ from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose._common import make, text, with_attrs
 from toolcall_cli.diagnose.base import DiagnoseContext
+from toolcall_cli.diagnose.truncation import tools_by_call
 
 __all__ = ["TM001", "TM002", "bare_timeout", "breached_phases"]
 
@@ -76,6 +77,10 @@ _PROGRESS = re.compile(
     r"partial|progress|resum|job[\s_-]?id|task[\s_-]?id|\bhandle\b|cursor|continuation|\bpoll",
     re.IGNORECASE,
 )
+_ERRORISH = re.compile(
+    r"\b(?:error|fail(?:ed|ure)?|exception|unavailable|abort(?:ed)?|cancell?ed|gateway)\b",
+    re.IGNORECASE,
+)
 #: A tool result longer than this that mentions a timeout is content, not a bare error.
 BARE_RESULT_CHARS = 600
 _TIMEOUT_HTTP = (504, 408)
@@ -122,6 +127,7 @@ def check_timeout_without_partial(ctx: DiagnoseContext) -> Iterator[Finding]:
     ev = with_attrs(ctx)
     results = ev[(ev["kind"] == "tool_result") & ev["detail"].notna()]
     signals = _timeouts(ev)
+    names = tools_by_call(ev)
     done: set[str] = set()
     for idx, row in results.iterrows():
         detail = str(row["detail"])
@@ -132,8 +138,11 @@ def check_timeout_without_partial(ctx: DiagnoseContext) -> Iterator[Finding]:
         signal = signals.get(cid) if cid else None
         if len(detail) > BARE_RESULT_CHARS:
             continue  # a payload, not an error message (a retry may have succeeded: FL004)
-        if signal is None and not _TIMEOUT_TEXT.search(detail):
+        said_timeout = bool(_TIMEOUT_TEXT.search(detail))
+        if signal is None and not said_timeout:
             continue
+        if not (said_timeout or _ERRORISH.search(detail) or not detail.strip()):
+            continue  # the model got a real answer (a retry may have succeeded: FL004)
         if not bare_timeout(detail):
             continue
         done.add(key)
@@ -143,7 +152,7 @@ def check_timeout_without_partial(ctx: DiagnoseContext) -> Iterator[Finding]:
         )
         quoted = detail.strip().replace("\n", " ")
         quoted = quoted if len(quoted) <= 120 else quoted[:119] + "…"
-        tool = text(row["tool"])
+        tool = text(row["tool"]) or names.get(cid)
         yield make(
             TM001,
             ctx,

@@ -19,8 +19,9 @@ from toolcall_cli.diagnose._common import attr, make, text, with_attrs
 from toolcall_cli.diagnose._jsontext import cut_json, parses
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.context_window import TR004, rolled_history
+from toolcall_cli.errors import UsageError
 
-__all__ = ["TR001", "TR002", "TR003", "TR004", "truncation_signals"]
+__all__ = ["TR001", "TR002", "TR003", "TR004", "tools_by_call", "truncation_signals"]
 
 TR001 = rule(
     "TR001",
@@ -115,7 +116,7 @@ _MARKER_HINT = r"truncat|more (?:char|byte|token|line|item|row)|(?:char|byte|tok
 COMMON_BUDGETS = frozenset({1000, 1024, 2000, 2048, 4000, 4096, 8000, 8192, 16000, 16384, 32768})
 
 _RESULT_KINDS = ("tool_result",)
-_WIRE_KINDS = ("http_response", "mw_response")
+_WIRE_KINDS = ("http_response", "mw_response", "http_access")
 _REACHED_KINDS = ("mw_request", "http_request", "mw_response", "http_response")
 _RESULT_OR_RESPONSE = ("tool_result", "mw_response", "mw_injected", "http_response")
 _LOGGED_KINDS = ("mw_rejected", "mw_flooded", "mw_timeout", "mw_dropped")
@@ -149,6 +150,12 @@ def truncation_signals(detail: str, *, budget: int, wire_size: int | None = None
     return out
 
 
+def tools_by_call(ev: pd.DataFrame) -> dict[str, str]:
+    """tool_call_id → tool name from the calls (tool results often carry only the id)."""
+    calls = ev[(ev["kind"] == "tool_call") & ev["tool_call_id"].notna() & ev["tool"].notna()]
+    return dict(zip(calls["tool_call_id"].astype(str), calls["tool"].astype(str), strict=True))
+
+
 def _wire_sizes(ev: pd.DataFrame) -> dict[str, int]:
     """tool_call_id → the largest tool-service response body seen on the wire or logged."""
     wire = ev[ev["kind"].isin(_WIRE_KINDS) & ev["tool_call_id"].notna() & ev["tool"].notna()]
@@ -175,6 +182,7 @@ def check_result_truncated(ctx: DiagnoseContext) -> Iterator[Finding]:
     ev = with_attrs(ctx)
     results = ev[ev["kind"].isin(_RESULT_KINDS) & ev["detail"].notna()]
     wire = _wire_sizes(ev)
+    names = tools_by_call(ev)
     seen: set[str] = set()
     for idx, row in results.iterrows():
         detail = str(row["detail"])
@@ -182,7 +190,7 @@ def check_result_truncated(ctx: DiagnoseContext) -> Iterator[Finding]:
         key = cid or f"#{idx}"
         if key in seen:
             continue
-        tool = text(row["tool"])
+        tool = text(row["tool"]) or (names.get(cid) if cid else None)
         budget = ctx.cfg.budgets.for_tool(tool)
         signals = truncation_signals(detail, budget=budget, wire_size=wire.get(cid or ""))
         if not signals:
@@ -271,11 +279,26 @@ def _infra_scopes(ev: pd.DataFrame) -> set[str]:
     return scopes
 
 
-def _replays(ctx: DiagnoseContext) -> dict[str, Any]:
-    try:
-        return ctx.replay()
-    except ImportError:  # TODO(#5): the pipeline package lands in parallel
-        return {}
+def _replay_scope(
+    ctx: DiagnoseContext, session_id: str | None, trace: str | None
+) -> tuple[dict[str, Any], str | None]:
+    """(tool_call_id → CallReplay, why not replayed) for one session (or trace), cached."""
+    key = f"session:{session_id}" if session_id else f"trace:{trace}"
+
+    def run() -> tuple[dict[str, Any], str | None]:
+        from toolcall_cli.pipeline import replay
+
+        try:
+            rep = (
+                replay(ctx.events(), cfg=ctx.cfg, registry=ctx.registry, session_id=session_id)
+                if session_id
+                else replay(ctx.events(), cfg=ctx.cfg, registry=ctx.registry, trace_id=trace)
+            )
+        except UsageError as e:  # e.g. the session declares one tool twice: no registry to replay
+            return {}, e.message
+        return {c.tool_call_id: c for c in rep.calls}, None
+
+    return ctx.memo(f"tr001:replay:{key}", run)
 
 
 def _failed_stage(call: Any) -> str | None:
@@ -288,9 +311,25 @@ def _failed_stage(call: Any) -> str | None:
     return None
 
 
+def _last_positions(ev: pd.DataFrame) -> dict[str, int]:
+    """session_id → the highest message index seen in its conversation."""
+    msgs = ev[(ev["source"] == "messages") & ev["session_id"].notna()]
+    out: dict[str, int] = {}
+    for sid, a in zip(msgs["session_id"].astype(str), msgs["_attrs"], strict=True):
+        pos = a.get("msg_index")
+        if isinstance(pos, int) and pos > out.get(sid, -1):
+            out[sid] = pos
+    return out
+
+
 @CLASSIFIERS.register(TR001.code)
 def check_silent_drop(ctx: DiagnoseContext) -> Iterator[Finding]:
-    """TR001: calls with neither a request, a result nor a logged rejection, named by replay."""
+    """TR001: calls with neither a request, a result nor a logged rejection, named by replay.
+
+    With infrastructure evidence (middleware, access log or capture) for the call's trace or
+    session, every such call is reported. With a conversation alone, only calls the
+    conversation went on past (a later message exists) and that the replay rejects.
+    """
     ev = with_attrs(ctx)
     calls = ev[ev["kind"].isin(["tool_call", "mw_received"]) & ev["tool_call_id"].notna()]
     calls = calls[calls["tool_call_id"] != ""]
@@ -299,35 +338,36 @@ def check_silent_drop(ctx: DiagnoseContext) -> Iterator[Finding]:
     done = _ids_with(ev, _REACHED_KINDS + _RESULT_OR_RESPONSE + _LOGGED_KINDS)
     scopes = _infra_scopes(ev)
     received = _ids_with(ev, ("mw_received",))
-    replays: dict[str, Any] | None = None
+    last = _last_positions(ev)
     for cid, rows in calls.groupby("tool_call_id", sort=False):
         cid = str(cid)
         if cid in done:
             continue
         first = rows.iloc[0]
-        covered = cid in received or f"s:{first['session_id']}" in scopes
-        if "trace" in rows.columns:
-            covered = covered or f"t:{first['trace']}" in scopes
-        if replays is None:
-            replays = _replays(ctx)
+        sid, trace = text(first["session_id"]), text(first.get("trace"))
+        covered = cid in received or f"s:{sid}" in scopes or f"t:{trace}" in scopes
+        pos = first["_attrs"].get("msg_index")
+        went_on = isinstance(pos, int) and last.get(sid or "", -1) > pos
+        if not covered and not went_on:
+            continue  # the conversation simply ends here: OR001 reports the missing result
+        replays, why_not = _replay_scope(ctx, sid, trace)
         rep = replays.get(cid)
         failed = _failed_stage(rep) if rep is not None else None
         if not covered and failed is None:
-            continue  # a conversation alone: OR001 reports the missing result
-        tool = text(first["tool"])
+            continue
         if failed:
             named = f"replay rejects it at {failed}"
         elif rep is not None:
             named = "replay dispatches it; the drop happened outside the validation pipeline"
         else:
-            named = "it could not be replayed (no pipeline or no registry for it)"
+            named = f"it could not be replayed ({why_not or 'not found by the pipeline'})"
         yield make(
             TR001,
             ctx,
-            f"call {cid}{f' ({tool})' if tool else ''} never reached the tool and got no result, "
+            f"{_call(cid, text(first['tool']))} never reached the tool and got no result, "
             f"and no rejection was logged; {named}",
             rows,
-            call_ids=[cid or None],
+            call_ids=[cid],
             extra={"replayed": getattr(rep, "replayed", None), "failed_stage": failed},
         )
 

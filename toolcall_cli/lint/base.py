@@ -25,7 +25,9 @@ class LintContext:
     token_budget: int = DEFAULT_TOKEN_BUDGET
     lock: Path | None = None
     root: Path = field(default_factory=Path.cwd)
-    _nodes: dict[int, tuple[ToolDef, list[Node]]] = field(default_factory=dict, repr=False, compare=False)
+    _nodes: dict[int, tuple[ToolDef, list[Node]]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
 
     def nodes(self, tool: ToolDef) -> list[Node]:
         """Every subschema of the tool's parameters, walked once per lint run."""
@@ -88,8 +90,16 @@ def section(doc: str | None, code: str) -> str:
     return m.group(1).strip()
 
 
-def finding(r: Rule, tool: ToolDef, pointer: str, message: str, *, fix: str | None = None,
-            severity: Severity | None = None, extra: dict[str, Any] | None = None) -> Finding:
+def finding(
+    r: Rule,
+    tool: ToolDef,
+    pointer: str,
+    message: str,
+    *,
+    fix: str | None = None,
+    severity: Severity | None = None,
+    extra: dict[str, Any] | None = None,
+) -> Finding:
     """A finding of rule *r* about *tool*, located at *pointer* in its file."""
     kw: dict[str, Any] = {}
     if severity is not None:
@@ -97,8 +107,12 @@ def finding(r: Rule, tool: ToolDef, pointer: str, message: str, *, fix: str | No
     if extra:
         kw["extra"] = extra
     return Finding.of(
-        r, message, fix=fix, tool=tool.name,
-        location=Location(path=tool.file, line=tool.line_of(pointer), pointer=pointer), **kw,
+        r,
+        message,
+        fix=fix,
+        tool=tool.name,
+        location=Location(path=tool.file, line=tool.line_of(pointer), pointer=pointer),
+        **kw,
     )
 
 

@@ -25,12 +25,14 @@ def read_baseline(path: Path) -> frozenset[str]:
     try:
         doc = orjson.loads(path.read_bytes())
     except FileNotFoundError:
-        raise InputError(f"baseline not found: {path}", hint="create it with --update-baseline") from None
+        raise InputError(
+            f"baseline not found: {path}", hint="create it with --update-baseline"
+        ) from None
     except (OSError, orjson.JSONDecodeError) as e:
         raise InputError(f"cannot read baseline {path}: {e}") from None
     fps = doc.get("fingerprints") if isinstance(doc, dict) else None
     if not isinstance(fps, list) or not all(isinstance(x, str) for x in fps):
-        raise InputError(f"{path}: not a toolcall baseline (expected {{\"fingerprints\": [...]}})")
+        raise InputError(f'{path}: not a toolcall baseline (expected {{"fingerprints": [...]}})')
     return frozenset(fps)
 
 
@@ -44,7 +46,9 @@ def write_baseline(path: Path, findings: Sequence[Finding], root: Path) -> int:
     return len(fps)
 
 
-def suppress(findings: Sequence[Finding], fingerprints: frozenset[str], root: Path) -> tuple[list[Finding], int]:
+def suppress(
+    findings: Sequence[Finding], fingerprints: frozenset[str], root: Path
+) -> tuple[list[Finding], int]:
     """(findings not in the baseline, number suppressed)."""
     kept = [f for f in findings if baseline_key(f, root) not in fingerprints]
     return kept, len(findings) - len(kept)

@@ -41,7 +41,14 @@ def options_from_config(section: object, **flags: Any) -> LintOptions:
     ``ignore``, ``lock``, ``baseline``), overridden by the CLI *flags* that are not None/empty."""
     if not isinstance(section, dict):
         raise UsageError("config: [lint] must be a table")
-    known = {"profile": str, "token_budget": int, "select": list, "ignore": list, "lock": str, "baseline": str}
+    known = {
+        "profile": str,
+        "token_budget": int,
+        "select": list,
+        "ignore": list,
+        "lock": str,
+        "baseline": str,
+    }
     base: dict[str, Any] = {}
     for key, value in section.items():
         want = known.get(key)
@@ -56,7 +63,7 @@ def options_from_config(section: object, **flags: Any) -> LintOptions:
     for key in ("lock", "baseline"):
         if key in base:
             base[key] = Path(base[key])
-    base.update({k: v for k, v in flags.items() if v not in (None, (), False)})
+    base.update({k: v for k, v in flags.items() if v is not None and v is not False and v != ()})
     return LintOptions(**base)
 
 
@@ -75,9 +82,14 @@ def run_rules(tools: Sequence[ToolDef], ctx: LintContext, codes: set[str]) -> li
 
 def _unparsed(loaded: LoadResult) -> list[Finding]:
     return [
-        Finding(code=UNPARSED_CODE, name="unparsed-line", severity=Severity.warning,
-                message=f"line is not JSON: {bad.reason}", location=Location(path=file, line=bad.line, pointer=""),
-                fix="fix or remove the line")
+        Finding(
+            code=UNPARSED_CODE,
+            name="unparsed-line",
+            severity=Severity.warning,
+            message=f"line is not JSON: {bad.reason}",
+            location=Location(path=file, line=bad.line, pointer=""),
+            fix="fix or remove the line",
+        )
         for file, bad in loaded.bad
     ]
 
@@ -97,27 +109,44 @@ def lint(paths: Sequence[Path], opts: LintOptions) -> LintReport:
         fixed = apply_fixes(loaded.tools, ctx)
         if fixed.edits:
             loaded = load_all(paths)
-    codes = select_codes([*LINT_RULES.names(), UNPARSED_CODE], select=opts.select, ignore=opts.ignore)
+    codes = select_codes(
+        [*LINT_RULES.names(), UNPARSED_CODE], select=opts.select, ignore=opts.ignore
+    )
     findings = run_rules(loaded.tools, ctx, codes)
     if UNPARSED_CODE in codes:
         findings.extend(_unparsed(loaded))
     extra: dict[str, object] = {}
     if opts.update_lock:
         lock_path = opts.lock or DEFAULT_LOCK
-        extra["lock_written"] = {"path": str(lock_path), "tools": write_lock(lock_path, loaded.tools, opts.root)}
+        extra["lock_written"] = {
+            "path": str(lock_path),
+            "tools": write_lock(lock_path, loaded.tools, opts.root),
+        }
     suppressed = 0
     if opts.baseline is not None:
         if opts.update_baseline:
-            extra["baseline_written"] = {"path": str(opts.baseline),
-                                         "fingerprints": write_baseline(opts.baseline, findings, opts.root)}
+            extra["baseline_written"] = {
+                "path": str(opts.baseline),
+                "fingerprints": write_baseline(opts.baseline, findings, opts.root),
+            }
         findings, suppressed = suppress(findings, read_baseline(opts.baseline), opts.root)
     if fixed is not None:
-        extra["fixed"] = {"edits": fixed.edits, "files": list(fixed.files), "not_fixable": list(fixed.unfixable)}
+        extra["fixed"] = {
+            "edits": fixed.edits,
+            "files": list(fixed.files),
+            "not_fixable": list(fixed.unfixable),
+        }
     files = loaded.files
     summary = summarise(
-        findings, profile=profile.name, tools=len(loaded.tools), files=len(files),
+        findings,
+        profile=profile.name,
+        tools=len(loaded.tools),
+        files=len(files),
         tool_files=sum(f.status == "tools" for f in files),
         skipped_files=sum(f.status != "tools" for f in files),
-        unparsed_records=len(loaded.bad), suppressed=suppressed, token_budget=opts.token_budget, **extra,
+        unparsed_records=len(loaded.bad),
+        suppressed=suppressed,
+        token_budget=opts.token_budget,
+        **extra,
     )
     return LintReport(findings=tuple(sort_findings(findings)), summary=summary, root=str(opts.root))

@@ -84,8 +84,8 @@ def _fix_tool(data: Any, tool: ToolDef, ctx: LintContext) -> int:
         if strict:
             missing = missing_required(s)
             if missing:
-                req = s.get("required") if isinstance(s.get("required"), list) else []
-                s["required"] = [*req, *missing]
+                req = s.get("required")
+                s["required"] = [*(req if isinstance(req, list) else []), *missing]
                 for name in missing:
                     _nullable(s["properties"][name])
                 n += 1

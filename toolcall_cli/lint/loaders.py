@@ -101,7 +101,9 @@ def load_all(paths: Sequence[Path]) -> LoadResult:
                 )
             files.append(FileLoad(name, 0, "unparsed"))
             continue
-        found = [t for doc in parsed.documents for t in _extract(doc.value, doc.lines, name, path.stem)]
+        found = [
+            t for doc in parsed.documents for t in _extract(doc.value, doc.lines, name, path.stem)
+        ]
         tools.extend(found)
         bad.extend((name, b) for b in parsed.bad)
         files.append(FileLoad(name, len(found), "tools" if found else "no-tools"))
@@ -177,7 +179,9 @@ def _extract(doc: Any, lines: LineMap, file: str, stem: str) -> Iterator[ToolDef
         yield _tool(doc, stem, doc.get("description"), doc, "", "", lines, file, "schema")
 
 
-def _items(items: list[Any], base: str, lines: LineMap, file: str, hint: str | None) -> Iterator[ToolDef]:
+def _items(
+    items: list[Any], base: str, lines: LineMap, file: str, hint: str | None
+) -> Iterator[ToolDef]:
     for i, it in enumerate(items):
         if isinstance(it, dict):
             tool = _item(it, f"{base}/{i}", lines, file, hint)
@@ -185,20 +189,43 @@ def _items(items: list[Any], base: str, lines: LineMap, file: str, hint: str | N
                 yield tool
 
 
-def _item(it: dict[str, Any], ptr: str, lines: LineMap, file: str, hint: str | None) -> ToolDef | None:
+def _item(
+    it: dict[str, Any], ptr: str, lines: LineMap, file: str, hint: str | None
+) -> ToolDef | None:
     """One tool object, or None when *it* is not a (user-defined) tool."""
     fn = it.get("function")
     if it.get("type") == "function" and isinstance(fn, dict) and "name" in fn:
-        return _tool(it, fn.get("name"), fn.get("description"), fn.get("parameters"),
-                     ptr, join(ptr, "function", "parameters"), lines, file, "openai")
+        return _tool(
+            it,
+            fn.get("name"),
+            fn.get("description"),
+            fn.get("parameters"),
+            ptr,
+            join(ptr, "function", "parameters"),
+            lines,
+            file,
+            "openai",
+        )
     name = it.get("name")
     if not isinstance(name, str | int | float) or isinstance(name, bool):
         return None
     desc = it.get("description")
     if "input_schema" in it:
-        return _tool(it, name, desc, it["input_schema"], ptr, join(ptr, "input_schema"), lines, file, "anthropic")
+        return _tool(
+            it,
+            name,
+            desc,
+            it["input_schema"],
+            ptr,
+            join(ptr, "input_schema"),
+            lines,
+            file,
+            "anthropic",
+        )
     if "inputSchema" in it:
-        return _tool(it, name, desc, it["inputSchema"], ptr, join(ptr, "inputSchema"), lines, file, "mcp")
+        return _tool(
+            it, name, desc, it["inputSchema"], ptr, join(ptr, "inputSchema"), lines, file, "mcp"
+        )
     params = it.get("parameters")
     if "parameters" in it:
         if it.get("type") == "function":
@@ -214,15 +241,29 @@ def _item(it: dict[str, Any], ptr: str, lines: LineMap, file: str, hint: str | N
     return _tool(it, name, desc, None, ptr, join(ptr, "parameters"), lines, file, shape)
 
 
-def _tool(raw: dict[str, Any], name: Any, desc: Any, params: Any, ptr: str, sptr: str,
-          lines: LineMap, file: str, shape: str) -> ToolDef:
+def _tool(
+    raw: dict[str, Any],
+    name: Any,
+    desc: Any,
+    params: Any,
+    ptr: str,
+    sptr: str,
+    lines: LineMap,
+    file: str,
+    shape: str,
+) -> ToolDef:
     out = raw.get("outputSchema") if shape == "mcp" else None
     return ToolDef(
         name=str(name) if name is not None else "",
         description=desc if isinstance(desc, str) else None,
         parameters=params if isinstance(params, dict) else {},
-        file=file, pointer=ptr, line=lines.line(ptr), shape=shape, raw=raw,
-        schema_pointer=sptr, schema_raw=params,
+        file=file,
+        pointer=ptr,
+        line=lines.line(ptr),
+        shape=shape,
+        raw=raw,
+        schema_pointer=sptr,
+        schema_raw=params,
         output_schema=out if isinstance(out, dict) else None,
         output_pointer=join(ptr, "outputSchema") if isinstance(out, dict) else None,
         lines=lines,

@@ -47,8 +47,12 @@ def build_lock(tools: Sequence[ToolDef], root: Path) -> dict[str, Any]:
     """The lock document for *tools*."""
     entries: dict[str, Any] = {}
     for t in tools:
-        entries[t.name] = {"sha256": fingerprint(t), "file": rel(t.file, root), "shape": t.shape,
-                           "schema": t.schema_raw if t.schema_raw is not None else {}}
+        entries[t.name] = {
+            "sha256": fingerprint(t),
+            "file": rel(t.file, root),
+            "shape": t.shape,
+            "schema": t.schema_raw if t.schema_raw is not None else {},
+        }
     return {"version": LOCK_VERSION, "tools": entries}
 
 
@@ -85,7 +89,9 @@ class Change:
     breaking: bool
 
 
-_SKIP = frozenset({"properties", "required", "type", "enum", "items", "description", "title", "examples"})
+_SKIP = frozenset(
+    {"properties", "required", "type", "enum", "items", "description", "title", "examples"}
+)
 
 
 def _covered(t: str, new: set[str]) -> bool:
@@ -108,8 +114,8 @@ def diff_schemas(old: Any, new: Any, ptr: str = "") -> Iterator[Change]:
         yield Change("enum shrunk", join(ptr, "enum"), True)
     elif oe != ne:
         yield Change("enum grown", join(ptr, "enum"), False)
-    op = old.get("properties") if isinstance(old.get("properties"), dict) else {}
-    np = new.get("properties") if isinstance(new.get("properties"), dict) else {}
+    op = _props(old)
+    np = _props(new)
     for name in op:
         if name not in np:
             yield Change("property removed", join(ptr, "properties", name), True)
@@ -120,7 +126,7 @@ def diff_schemas(old: Any, new: Any, ptr: str = "") -> Iterator[Change]:
             yield Change("property added", join(ptr, "properties", name), False)
     oreq = set(old.get("required") or ()) if isinstance(old.get("required"), list) else set()
     nreq = set(new.get("required") or ()) if isinstance(new.get("required"), list) else set()
-    for name in sorted(nreq - oreq, key=str):
+    if nreq - oreq:
         yield Change("newly required", join(ptr, "required"), True)
     if oreq - nreq:
         yield Change("no longer required", join(ptr, "required"), False)
@@ -131,3 +137,8 @@ def diff_schemas(old: Any, new: Any, ptr: str = "") -> Iterator[Change]:
         yield Change("constraints changed", ptr, False)
     elif old.get("description") != new.get("description") or old.get("title") != new.get("title"):
         yield Change("description changed", ptr, False)
+
+
+def _props(schema: dict[str, Any]) -> dict[str, Any]:
+    props = schema.get("properties")
+    return props if isinstance(props, dict) else {}

@@ -18,8 +18,18 @@ from jsonschema.validators import validator_for
 from jsonschema_specifications import REGISTRY
 
 _BASE = "https://json-schema.org/draft/2020-12/"
-_VOCABS = ("core", "applicator", "unevaluated", "validation", "meta-data", "format-annotation", "content")
-_DROP = frozenset({"$schema", "$id", "$dynamicAnchor", "$vocabulary", "$defs", "allOf", "title", "$comment"})
+_VOCABS = (
+    "core",
+    "applicator",
+    "unevaluated",
+    "validation",
+    "meta-data",
+    "format-annotation",
+    "content",
+)
+_DROP = frozenset(
+    {"$schema", "$id", "$dynamicAnchor", "$vocabulary", "$defs", "allOf", "title", "$comment"}
+)
 
 
 def _fix_ref(ref: str, vocab: str) -> str:
@@ -66,12 +76,13 @@ def flat_2020_12() -> dict[str, Any]:
 
 def schema_class(schema: dict[str, Any]) -> type:
     """The validator class for *schema*'s ``$schema`` (default 2020-12)."""
-    return validator_for(schema, default=jsonschema.Draft202012Validator)  # type: ignore[no-any-return]
+    cls: type = validator_for(schema, default=jsonschema.Draft202012Validator)
+    return cls
 
 
 @lru_cache(maxsize=8)
-def meta_validator(cls: type) -> Any:
+def meta_validator(cls: Any) -> Any:
     """One metaschema validator per draft (format-checked, like ``check_schema``)."""
-    meta = flat_2020_12() if cls is jsonschema.Draft202012Validator else cls.META_SCHEMA
-    return jsonschema.Draft202012Validator(meta, format_checker=cls.FORMAT_CHECKER) if meta is not cls.META_SCHEMA \
-        else cls(meta, format_checker=cls.FORMAT_CHECKER)
+    if cls is jsonschema.Draft202012Validator:
+        return jsonschema.Draft202012Validator(flat_2020_12(), format_checker=cls.FORMAT_CHECKER)
+    return cls(cls.META_SCHEMA, format_checker=cls.FORMAT_CHECKER)

@@ -25,8 +25,16 @@ from dataclasses import dataclass
 
 STRICT_REJECTED = ("allOf", "not", "if", "then", "else", "dependentRequired", "dependentSchemas")
 FINETUNED_REJECTED = (
-    "minLength", "maxLength", "pattern", "format", "minimum", "maximum", "multipleOf",
-    "patternProperties", "minItems", "maxItems",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "format",
+    "minimum",
+    "maximum",
+    "multipleOf",
+    "patternProperties",
+    "minItems",
+    "maxItems",
 )
 ROOT_REJECTED = ("oneOf", "anyOf", "allOf", "enum", "not")
 
@@ -64,33 +72,68 @@ class Profile:
         if self.strict:
             return self
         return Profile(
-            name=self.name, name_pattern=self.name_pattern, name_rule=self.name_rule,
-            provider=self.provider, strict=True,
+            name=self.name,
+            name_pattern=self.name_pattern,
+            name_rule=self.name_rule,
+            provider=self.provider,
+            strict=True,
             rejected=tuple(dict.fromkeys(self.rejected + STRICT_REJECTED)),
-            root_rejected=self.root_rejected, root_object=True, limits=Limits(),
+            root_rejected=self.root_rejected,
+            root_object=True,
+            limits=Limits(),
         )
 
 
 _OPENAI_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
-_OPENAI = Profile("openai", _OPENAI_NAME, "^[a-zA-Z0-9_-]{1,64}$", "openai",
-                  root_rejected=ROOT_REJECTED, root_object=True)
+_OPENAI = Profile(
+    "openai",
+    _OPENAI_NAME,
+    "^[a-zA-Z0-9_-]{1,64}$",
+    "openai",
+    root_rejected=ROOT_REJECTED,
+    root_object=True,
+)
 
 PROFILES: dict[str, Profile] = {
     "openai": _OPENAI,
     "openai-strict": Profile(
-        "openai-strict", _OPENAI_NAME, _OPENAI.name_rule, "openai", strict=True,
-        rejected=STRICT_REJECTED, root_rejected=ROOT_REJECTED, root_object=True, limits=Limits(),
+        "openai-strict",
+        _OPENAI_NAME,
+        _OPENAI.name_rule,
+        "openai",
+        strict=True,
+        rejected=STRICT_REJECTED,
+        root_rejected=ROOT_REJECTED,
+        root_object=True,
+        limits=Limits(),
     ),
     "openai-strict-finetuned": Profile(
-        "openai-strict-finetuned", _OPENAI_NAME, _OPENAI.name_rule, "openai", strict=True,
-        rejected=STRICT_REJECTED + FINETUNED_REJECTED, root_rejected=ROOT_REJECTED,
-        root_object=True, limits=Limits(),
+        "openai-strict-finetuned",
+        _OPENAI_NAME,
+        _OPENAI.name_rule,
+        "openai",
+        strict=True,
+        rejected=STRICT_REJECTED + FINETUNED_REJECTED,
+        root_rejected=ROOT_REJECTED,
+        root_object=True,
+        limits=Limits(),
     ),
-    "anthropic": Profile("anthropic", _OPENAI_NAME, _OPENAI.name_rule, "anthropic", root_object=True),
-    "mcp": Profile("mcp", re.compile(r"^[A-Za-z0-9_.-]{1,128}$"), "^[A-Za-z0-9_.-]{1,128}$", "mcp",
-                   root_object=True),
-    "generic": Profile("generic", re.compile(r"^[^\s\x00-\x1f\x7f]{1,256}$"),
-                       "1-256 characters, no whitespace or control characters", "generic"),
+    "anthropic": Profile(
+        "anthropic", _OPENAI_NAME, _OPENAI.name_rule, "anthropic", root_object=True
+    ),
+    "mcp": Profile(
+        "mcp",
+        re.compile(r"^[A-Za-z0-9_.-]{1,128}$"),
+        "^[A-Za-z0-9_.-]{1,128}$",
+        "mcp",
+        root_object=True,
+    ),
+    "generic": Profile(
+        "generic",
+        re.compile(r"^[^\s\x00-\x1f\x7f]{1,256}$"),
+        "1-256 characters, no whitespace or control characters",
+        "generic",
+    ),
 }
 
 DEFAULT_PROFILE = "generic"
@@ -103,4 +146,6 @@ def get_profile(name: str) -> Profile:
     try:
         return PROFILES[name]
     except KeyError:
-        raise UsageError(f"unknown profile {name!r}", hint=f"choose one of: {', '.join(PROFILES)}") from None
+        raise UsageError(
+            f"unknown profile {name!r}", hint=f"choose one of: {', '.join(PROFILES)}"
+        ) from None

@@ -37,8 +37,17 @@ class LintReport:
 def finding_dict(f: Finding) -> dict[str, Any]:
     """The lint JSON shape of one finding (DESIGN §6)."""
     loc = f.location
-    return {"code": f.code, "name": f.name, "severity": f.severity.value, "message": f.message,
-            "file": loc.path, "line": loc.line, "pointer": loc.pointer, "tool": f.tool, "fix": f.fix}
+    return {
+        "code": f.code,
+        "name": f.name,
+        "severity": f.severity.value,
+        "message": f.message,
+        "file": loc.path,
+        "line": loc.line,
+        "pointer": loc.pointer,
+        "tool": f.tool,
+        "fix": f.fix,
+    }
 
 
 def baseline_key(f: Finding, root: Path) -> str:
@@ -50,8 +59,16 @@ def baseline_key(f: Finding, root: Path) -> str:
 
 def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
     """File order: path, line, pointer, code."""
-    return sorted(findings, key=lambda f: (f.location.path or "", f.location.line or 0,
-                                           f.location.pointer or "", f.code, f.message))
+    return sorted(
+        findings,
+        key=lambda f: (
+            f.location.path or "",
+            f.location.line or 0,
+            f.location.pointer or "",
+            f.code,
+            f.message,
+        ),
+    )
 
 
 def summarise(findings: Iterable[Finding], **extra: Any) -> dict[str, Any]:
@@ -60,7 +77,9 @@ def summarise(findings: Iterable[Finding], **extra: Any) -> dict[str, Any]:
     sev = Counter(f.severity.value for f in fs)
     return {
         "findings": len(fs),
-        "errors": sev.get("error", 0), "warnings": sev.get("warning", 0), "infos": sev.get("info", 0),
+        "errors": sev.get("error", 0),
+        "warnings": sev.get("warning", 0),
+        "infos": sev.get("info", 0),
         "by_code": dict(sorted(Counter(f.code for f in fs).items())),
         **extra,
     }

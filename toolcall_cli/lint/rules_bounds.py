@@ -80,14 +80,34 @@ from toolcall_cli.lint.linemap import join
 from toolcall_cli.lint.loaders import ToolDef
 from toolcall_cli.lint.walk import DIALECT, Node, is_object, types_of
 
-SC005 = rule("SC005", "unbounded-string", Severity.info, "a required string without minLength",
-             doc=section(__doc__, "SC005"))
-SC006 = rule("SC006", "unbounded-number", Severity.info, "a number without minimum or maximum",
-             doc=section(__doc__, "SC006"))
-SC007 = rule("SC007", "open-object", Severity.warning, "an object whose additionalProperties is not false",
-             doc=section(__doc__, "SC007"))
-SC008 = rule("SC008", "required-not-defined", Severity.error, "a required entry missing from properties",
-             doc=section(__doc__, "SC008"))
+SC005 = rule(
+    "SC005",
+    "unbounded-string",
+    Severity.info,
+    "a required string without minLength",
+    doc=section(__doc__, "SC005"),
+)
+SC006 = rule(
+    "SC006",
+    "unbounded-number",
+    Severity.info,
+    "a number without minimum or maximum",
+    doc=section(__doc__, "SC006"),
+)
+SC007 = rule(
+    "SC007",
+    "open-object",
+    Severity.warning,
+    "an object whose additionalProperties is not false",
+    doc=section(__doc__, "SC007"),
+)
+SC008 = rule(
+    "SC008",
+    "required-not-defined",
+    Severity.error,
+    "a required entry missing from properties",
+    doc=section(__doc__, "SC008"),
+)
 
 _BOUNDED = ("enum", "const")
 _BRANCHES = frozenset({"allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas"})
@@ -109,8 +129,13 @@ def check_strings(tool: ToolDef, ctx: LintContext) -> Iterator[Finding]:
             continue
         if "minLength" in s or any(k in s for k in (*_BOUNDED, "pattern", "format")):
             continue
-        yield finding(SC005, tool, node.pointer, f'required string "{node.name}" has no minLength ("" is valid)',
-                      fix='add "minLength": 1')
+        yield finding(
+            SC005,
+            tool,
+            node.pointer,
+            f'required string "{node.name}" has no minLength ("" is valid)',
+            fix='add "minLength": 1',
+        )
 
 
 @tool_rule(SC006)
@@ -123,9 +148,18 @@ def check_numbers(tool: ToolDef, ctx: LintContext) -> Iterator[Finding]:
         s = node.schema
         if not _types(s) & {"number", "integer"} or any(k in s for k in (*_NUM_BOUNDS, *_BOUNDED)):
             continue
-        label = f'"{node.name}"' if node.name else (node.pointer[len(tool.schema_pointer):] or "parameters")
-        yield finding(SC006, tool, node.pointer, f"number {label} has no minimum or maximum",
-                      fix="add the real range, e.g. \"minimum\": 0, \"maximum\": 1000")
+        label = (
+            f'"{node.name}"'
+            if node.name
+            else (node.pointer[len(tool.schema_pointer) :] or "parameters")
+        )
+        yield finding(
+            SC006,
+            tool,
+            node.pointer,
+            f"number {label} has no minimum or maximum",
+            fix='add the real range, e.g. "minimum": 0, "maximum": 1000',
+        )
 
 
 def open_objects(tool: ToolDef, ctx: LintContext) -> Iterator[Node]:
@@ -144,12 +178,20 @@ def check_open(tool: ToolDef, ctx: LintContext) -> Iterator[Finding]:
     strict = ctx.profile_for(tool).strict
     for node in open_objects(tool, ctx):
         state = "true" if "additionalProperties" in node.schema else "absent"
-        where = f'"{node.name}"' if node.name else (node.pointer[len(tool.schema_pointer):] or "parameters")
-        yield finding(SC007, tool, node.pointer,
-                      f"object {where} accepts unknown properties (additionalProperties {state})"
-                      + (" — strict mode requires false" if strict else ""),
-                      fix='add "additionalProperties": false',
-                      severity=Severity.error if strict else None)
+        where = (
+            f'"{node.name}"'
+            if node.name
+            else (node.pointer[len(tool.schema_pointer) :] or "parameters")
+        )
+        yield finding(
+            SC007,
+            tool,
+            node.pointer,
+            f"object {where} accepts unknown properties (additionalProperties {state})"
+            + (" — strict mode requires false" if strict else ""),
+            fix='add "additionalProperties": false',
+            severity=Severity.error if strict else None,
+        )
 
 
 def _declared(s: dict[str, Any]) -> set[str]:
@@ -171,6 +213,10 @@ def check_required(tool: ToolDef, ctx: LintContext) -> Iterator[Finding]:
         declared = _declared(node.schema)
         for i, name in enumerate(req):
             if isinstance(name, str) and name not in declared:
-                yield finding(SC008, tool, join(node.pointer, "required", i),
-                              f'"{name}" is required but not defined in properties',
-                              fix="fix the spelling, add the property, or drop it from required")
+                yield finding(
+                    SC008,
+                    tool,
+                    join(node.pointer, "required", i),
+                    f'"{name}" is required but not defined in properties',
+                    fix="fix the spelling, add the property, or drop it from required",
+                )

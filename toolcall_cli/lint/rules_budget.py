@@ -30,15 +30,28 @@ from toolcall_cli.core.jsonio import dumps
 from toolcall_cli.lint.base import LintContext, finding, registry_groups, registry_rule, section
 from toolcall_cli.lint.loaders import ToolDef
 
-SC013 = rule("SC013", "token-budget", Severity.warning, "the tool list is larger than the token budget",
-             doc=section(__doc__, "SC013"))
+SC013 = rule(
+    "SC013",
+    "token-budget",
+    Severity.warning,
+    "the tool list is larger than the token budget",
+    doc=section(__doc__, "SC013"),
+)
 CHARS_PER_TOKEN = 4
 
 
 def estimate_tokens(tool: ToolDef) -> int:
     """ceil(len(compact OpenAI-form JSON) / 4)."""
-    text = dumps({"type": "function", "function": {
-        "name": tool.name, "description": tool.description or "", "parameters": tool.schema_raw or {}}})
+    text = dumps(
+        {
+            "type": "function",
+            "function": {
+                "name": tool.name,
+                "description": tool.description or "",
+                "parameters": tool.schema_raw or {},
+            },
+        }
+    )
     return -(-len(text) // CHARS_PER_TOKEN)
 
 
@@ -60,7 +73,12 @@ def check_budget(tools: Sequence[ToolDef], ctx: LintContext) -> Iterator[Finding
                 break
         top = sorted(sizes, key=lambda p: -p[0])[:3]
         largest = ", ".join(f"{t.name} ≈{n}" for n, t in top)
-        yield finding(SC013, crossing, crossing.pointer,
-                      f"{len(group)} tool{'s' if len(group) != 1 else ''} ≈{total:,} tokens exceed the budget of {budget:,} "
-                      f"(chars/4 estimate; largest: {largest})",
-                      fix="split the registry, load tools on demand, or shorten descriptions and enums")
+        yield finding(
+            SC013,
+            crossing,
+            crossing.pointer,
+            f"{len(group)} tool{'s' if len(group) != 1 else ''} ≈{total:,} tokens exceed "
+            f"the budget of {budget:,} "
+            f"(chars/4 estimate; largest: {largest})",
+            fix="split the registry, load tools on demand, or shorten descriptions and enums",
+        )

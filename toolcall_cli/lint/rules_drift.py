@@ -31,8 +31,13 @@ from toolcall_cli.lint.linemap import join
 from toolcall_cli.lint.loaders import ToolDef
 from toolcall_cli.lint.lock import diff_schemas, fingerprint, read_lock
 
-SC012 = rule("SC012", "schema-drift", Severity.error, "a tool schema differs from the lock file",
-             doc=section(__doc__, "SC012"))
+SC012 = rule(
+    "SC012",
+    "schema-drift",
+    Severity.error,
+    "a tool schema differs from the lock file",
+    doc=section(__doc__, "SC012"),
+)
 _FIX = "run `toolcall lint --update-lock` if the change is intended, else restore the schema"
 
 
@@ -48,23 +53,43 @@ def check_drift(tools: Sequence[ToolDef], ctx: LintContext) -> Iterator[Finding]
     for name, t in current.items():
         entry = locked.get(name)
         if not isinstance(entry, dict):
-            yield finding(SC012, t, t.pointer, f'tool "{name}" is not in the lock (added)', fix=_FIX,
-                          severity=Severity.warning, extra={"breaking": False})
+            yield finding(
+                SC012,
+                t,
+                t.pointer,
+                f'tool "{name}" is not in the lock (added)',
+                fix=_FIX,
+                severity=Severity.warning,
+                extra={"breaking": False},
+            )
             continue
         if entry.get("sha256") == fingerprint(t):
             continue
-        changes = list(diff_schemas(entry.get("schema"), t.schema_raw if t.schema_raw is not None else {}))
+        changes = list(
+            diff_schemas(entry.get("schema"), t.schema_raw if t.schema_raw is not None else {})
+        )
         breaking = [c for c in changes if c.breaking]
         shown = breaking or changes
         text = "; ".join(f"{c.kind} {c.pointer or '/'}" for c in shown[:6]) or "fingerprint differs"
         ptr = t.schema_pointer + (shown[0].pointer if shown else "")
-        yield finding(SC012, t, ptr,
-                      f'tool "{name}" drifted from the lock ({"breaking" if breaking else "non-breaking"}): {text}',
-                      fix=_FIX, severity=None if breaking else Severity.warning,
-                      extra={"breaking": bool(breaking)})
+        yield finding(
+            SC012,
+            t,
+            ptr,
+            f'tool "{name}" drifted from the lock '
+            f"({'breaking' if breaking else 'non-breaking'}): {text}",
+            fix=_FIX,
+            severity=None if breaking else Severity.warning,
+            extra={"breaking": bool(breaking)},
+        )
     for name in locked:
         if name not in current:
             ptr = join("/tools", name)
-            yield Finding.of(SC012, f'tool "{name}" was removed (breaking)', fix=_FIX, tool=name,
-                             location=Location(path=str(ctx.lock), line=lines.line(ptr), pointer=ptr),
-                             extra={"breaking": True})
+            yield Finding.of(
+                SC012,
+                f'tool "{name}" was removed (breaking)',
+                fix=_FIX,
+                tool=name,
+                location=Location(path=str(ctx.lock), line=lines.line(ptr), pointer=ptr),
+                extra={"breaking": True},
+            )

@@ -34,7 +34,8 @@ Example
     ``{"name": "weather.get_forecast", ...}`` under ``--profile openai``.
 
 Fix
-    Use letters, digits, ``_`` and ``-`` only, at most 64 characters (e.g. ``weather_get_forecast``).
+    Use letters, digits, ``_`` and ``-`` only, at most 64 characters
+    (e.g. ``weather_get_forecast``).
 
 SC004 similar-tool-names
 ------------------------
@@ -62,7 +63,8 @@ Why it matters
     when and how to call the tool.
 
 Example
-    ``{"name": "lookup", "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}}``
+    ``{"name": "lookup", "parameters": {"type": "object",
+    "properties": {"q": {"type": "string"}}}}``
 
 Fix
     Add a one-sentence ``description`` saying what the tool does and when to use it, and one per
@@ -86,14 +88,34 @@ from toolcall_cli.lint.base import (
 from toolcall_cli.lint.linemap import join
 from toolcall_cli.lint.loaders import ToolDef
 
-SC002 = rule("SC002", "duplicate-tool-name", Severity.error,
-             "a tool name defined twice; the later definition silently overrides", doc=section(__doc__, "SC002"))
-SC003 = rule("SC003", "invalid-tool-name", Severity.error, "a tool name the provider rejects",
-             doc=section(__doc__, "SC003"))
-SC004 = rule("SC004", "similar-tool-names", Severity.warning, "tool names equal ignoring case or one edit apart",
-             doc=section(__doc__, "SC004"))
-SC009 = rule("SC009", "missing-description", Severity.warning, "a tool or parameter without a description",
-             doc=section(__doc__, "SC009"))
+SC002 = rule(
+    "SC002",
+    "duplicate-tool-name",
+    Severity.error,
+    "a tool name defined twice; the later definition silently overrides",
+    doc=section(__doc__, "SC002"),
+)
+SC003 = rule(
+    "SC003",
+    "invalid-tool-name",
+    Severity.error,
+    "a tool name the provider rejects",
+    doc=section(__doc__, "SC003"),
+)
+SC004 = rule(
+    "SC004",
+    "similar-tool-names",
+    Severity.warning,
+    "tool names equal ignoring case or one edit apart",
+    doc=section(__doc__, "SC004"),
+)
+SC009 = rule(
+    "SC009",
+    "missing-description",
+    Severity.warning,
+    "a tool or parameter without a description",
+    doc=section(__doc__, "SC009"),
+)
 
 
 def _where(t: ToolDef) -> str:
@@ -112,9 +134,14 @@ def check_duplicates(tools: Sequence[ToolDef], ctx: LintContext) -> Iterator[Fin
                 continue
             orig, orig_h = first[t.name]
             if h != orig_h:
-                yield finding(SC002, t, t.pointer,
-                              f'tool "{t.name}" is already defined at {_where(orig)}; this definition overrides it',
-                              fix="rename one of the tools or delete the stale definition")
+                yield finding(
+                    SC002,
+                    t,
+                    t.pointer,
+                    f'tool "{t.name}" is already defined at {_where(orig)}; '
+                    "this definition overrides it",
+                    fix="rename one of the tools or delete the stale definition",
+                )
 
 
 @tool_rule(SC003)
@@ -122,10 +149,19 @@ def check_name(tool: ToolDef, ctx: LintContext) -> Iterator[Finding]:
     """The name against the profile's pattern."""
     p = ctx.profile
     if not p.name_pattern.match(tool.name):
-        fixed = "".join(c if c.isascii() and (c.isalnum() or c in "_-") else "_" for c in tool.name)[:64] or "tool"
-        yield finding(SC003, tool, tool.pointer,
-                      f'tool name "{tool.name}" does not match {p.name_rule} ({p.name})',
-                      fix=f'rename it, e.g. "{fixed}"')
+        fixed = (
+            "".join(c if c.isascii() and (c.isalnum() or c in "_-") else "_" for c in tool.name)[
+                :64
+            ]
+            or "tool"
+        )
+        yield finding(
+            SC003,
+            tool,
+            tool.pointer,
+            f'tool name "{tool.name}" does not match {p.name_rule} ({p.name})',
+            fix=f'rename it, e.g. "{fixed}"',
+        )
 
 
 def _one_edit(a: str, b: str) -> bool:
@@ -139,7 +175,7 @@ def _one_edit(a: str, b: str) -> bool:
     i = 0
     while i < len(a) and a[i] == b[i]:
         i += 1
-    return a[i:] == b[i + 1:]
+    return a[i:] == b[i + 1 :]
 
 
 def _near_pairs(names: list[str]) -> set[tuple[str, str]]:
@@ -151,7 +187,7 @@ def _near_pairs(names: list[str]) -> set[tuple[str, str]]:
     order = {n: i for i, n in enumerate(names)}
     buckets: dict[str, list[str]] = {}
     for n in names:
-        keys = {n, n.casefold()} | {n[:i] + n[i + 1:] for i in range(len(n))}
+        keys = {n, n.casefold()} | {n[:i] + n[i + 1 :] for i in range(len(n))}
         for k in keys:
             buckets.setdefault(k, []).append(n)
     pairs: set[tuple[str, str]] = set()
@@ -159,7 +195,7 @@ def _near_pairs(names: list[str]) -> set[tuple[str, str]]:
         if len(members) < 2 or len(members) > 200:
             continue
         for i, a in enumerate(members):
-            for b in members[i + 1:]:
+            for b in members[i + 1 :]:
                 if a != b and (a.casefold() == b.casefold() or _one_edit(a, b)):
                     pairs.add((a, b) if order[a] < order[b] else (b, a))
     return pairs
@@ -172,26 +208,49 @@ def check_similar(tools: Sequence[ToolDef], ctx: LintContext) -> Iterator[Findin
         by_name: dict[str, ToolDef] = {}
         for t in group:
             by_name.setdefault(t.name, t)
-        for a, b in sorted(_near_pairs(list(by_name)), key=lambda p: (by_name[p[1]].file, by_name[p[1]].line, p)):
+        for a, b in sorted(
+            _near_pairs(list(by_name)), key=lambda p: (by_name[p[1]].file, by_name[p[1]].line, p)
+        ):
             how = "equal ignoring case" if a.casefold() == b.casefold() else "one edit apart"
             later = by_name[b]
-            yield finding(SC004, later, later.pointer,
-                          f'tool "{b}" and "{a}" ({_where(by_name[a])}) are {how}',
-                          fix="merge the tools or rename one so the difference is obvious")
+            yield finding(
+                SC004,
+                later,
+                later.pointer,
+                f'tool "{b}" and "{a}" ({_where(by_name[a])}) are {how}',
+                fix="merge the tools or rename one so the difference is obvious",
+            )
 
 
 @tool_rule(SC009)
 def check_descriptions(tool: ToolDef, ctx: LintContext) -> Iterator[Finding]:
     """Tool description, and each top-level property's."""
     if not (tool.description or "").strip():
-        ptr = join(tool.pointer, "function") if tool.shape == "openai" and "function" in tool.raw else tool.pointer
-        yield finding(SC009, tool, ptr, f'tool "{tool.name}" has no description',
-                      fix="add a description saying what the tool does and when to use it")
+        ptr = (
+            join(tool.pointer, "function")
+            if tool.shape == "openai" and "function" in tool.raw
+            else tool.pointer
+        )
+        yield finding(
+            SC009,
+            tool,
+            ptr,
+            f'tool "{tool.name}" has no description',
+            fix="add a description saying what the tool does and when to use it",
+        )
     props = tool.parameters.get("properties")
     if not isinstance(props, dict):
         return
     for pname, ps in props.items():
-        if isinstance(ps, dict) and "$ref" not in ps and not str(ps.get("description") or "").strip():
-            yield finding(SC009, tool, join(tool.schema_pointer, "properties", pname),
-                          f'parameter "{pname}" of "{tool.name}" has no description',
-                          fix="add a description giving the parameter's meaning and format")
+        if (
+            isinstance(ps, dict)
+            and "$ref" not in ps
+            and not str(ps.get("description") or "").strip()
+        ):
+            yield finding(
+                SC009,
+                tool,
+                join(tool.schema_pointer, "properties", pname),
+                f'parameter "{pname}" of "{tool.name}" has no description',
+                fix="add a description giving the parameter's meaning and format",
+            )

@@ -61,6 +61,7 @@ from functools import lru_cache
 from typing import Any
 
 import jsonschema
+import orjson
 from jsonschema.exceptions import SchemaError
 
 from toolcall_cli.core.findings import Finding, Severity, rule
@@ -71,43 +72,84 @@ from toolcall_cli.lint.loaders import ToolDef
 from toolcall_cli.lint.metaschema import meta_validator, schema_class
 from toolcall_cli.lint.walk import DIALECT, STANDARD_TYPES, normalise, types_of
 
-SC001 = rule("SC001", "invalid-json-schema", Severity.error, "a tool schema fails the JSON Schema metaschema",
-             doc=section(__doc__, "SC001"))
-SC010 = rule("SC010", "nonstandard-type", Severity.error, "a type that is not a JSON Schema type (dict, float, any, ...)",
-             doc=section(__doc__, "SC010"))
-SC014 = rule("SC014", "invalid-default", Severity.error, "a default or enum value that fails its own schema",
-             doc=section(__doc__, "SC014"))
+SC001 = rule(
+    "SC001",
+    "invalid-json-schema",
+    Severity.error,
+    "a tool schema fails the JSON Schema metaschema",
+    doc=section(__doc__, "SC001"),
+)
+SC010 = rule(
+    "SC010",
+    "nonstandard-type",
+    Severity.error,
+    "a type that is not a JSON Schema type (dict, float, any, ...)",
+    doc=section(__doc__, "SC010"),
+)
+SC014 = rule(
+    "SC014",
+    "invalid-default",
+    Severity.error,
+    "a default or enum value that fails its own schema",
+    doc=section(__doc__, "SC014"),
+)
 MAX_ERRORS = 5
 
 
-@lru_cache(maxsize=4096)
-def _meta_errors(text: str) -> tuple[tuple[str, str], ...]:
-    """(relative pointer, message) metaschema errors of a canonical schema text (cached: registries repeat)."""
-    import orjson
-
+@lru_cache(maxsize=16384)
+def _meta_errors(text: str, cls: Any) -> tuple[tuple[str, str], ...]:
+    """(relative pointer, message) errors of one canonical schema text (cached)."""
     schema = orjson.loads(text)
-    meta = meta_validator(schema_class(schema))
-    out = []
-    for err in sorted(meta.iter_errors(schema), key=lambda e: list(map(str, e.absolute_path))):
-        out.append((join("", *err.absolute_path), err.message[:300]))
-        if len(out) >= MAX_ERRORS:
-            break
-    return tuple(out)
+    errors = sorted(
+        meta_validator(cls).iter_errors(schema), key=lambda e: [str(p) for p in e.absolute_path]
+    )
+    return tuple((join("", *e.absolute_path), e.message[:300]) for e in errors[:MAX_ERRORS])
+
+
+def _schema_errors(schema: dict[str, Any], cls: Any) -> list[tuple[str, str]]:
+    """Metaschema errors of *schema*, validating each property subschema on its own.
+
+    A property's subschema is checked against the same metaschema as the root, so splitting
+    at ``properties`` gives the same verdicts while letting the cache hit on the property
+    schemas that a registry repeats across tools.
+    """
+    props = schema.get("properties")
+    if not isinstance(props, dict) or not all(isinstance(v, dict) for v in props.values()):
+        return list(_meta_errors(canonical(schema), cls))
+    top = {**schema, "properties": {key: {} for key in props}}
+    out = list(_meta_errors(canonical(top), cls))
+    for name, sub in props.items():
+        out.extend((join("/properties", name) + p, m) for p, m in _schema_errors(sub, cls))
+    return out[:MAX_ERRORS]
 
 
 @tool_rule(SC001)
 def check_metaschema(tool: ToolDef, ctx: LintContext) -> Iterator[Finding]:
     """Metaschema errors of the parameters and output schema."""
-    for value, ptr in ((tool.schema_raw, tool.schema_pointer), (tool.output_schema, tool.output_pointer)):
+    for value, ptr in (
+        (tool.schema_raw, tool.schema_pointer),
+        (tool.output_schema, tool.output_pointer),
+    ):
         if value is None or ptr is None:
             continue
         if not isinstance(value, dict):
-            yield finding(SC001, tool, ptr, f"schema must be a JSON object, got {type(value).__name__}",
-                          fix="give a JSON Schema object such as {\"type\": \"object\", \"properties\": {}}")
+            yield finding(
+                SC001,
+                tool,
+                ptr,
+                f"schema must be a JSON object, got {type(value).__name__}",
+                fix='give a JSON Schema object such as {"type": "object", "properties": {}}',
+            )
             continue
-        for rel, msg in _meta_errors(canonical(normalise(value))):
-            yield finding(SC001, tool, ptr + rel, f"{msg} (at {ptr + rel or '/'})",
-                          fix="correct the keyword so the schema validates against its metaschema")
+        norm = normalise(value)
+        for rel, msg in _schema_errors(norm, schema_class(norm)):
+            yield finding(
+                SC001,
+                tool,
+                ptr + rel,
+                f"{msg} (at {ptr + rel or '/'})",
+                fix="correct the keyword so the schema validates against its metaschema",
+            )
 
 
 @tool_rule(SC010)
@@ -118,8 +160,13 @@ def check_types(tool: ToolDef, ctx: LintContext) -> Iterator[Finding]:
         for t in bad:
             want = DIALECT.get(t)
             hint = f'use "{want}"' if want else 'drop "type" or list the accepted JSON Schema types'
-            yield finding(SC010, tool, join(node.pointer, "type"),
-                          f'type "{t}" is not a JSON Schema type', fix=hint)
+            yield finding(
+                SC010,
+                tool,
+                join(node.pointer, "type"),
+                f'type "{t}" is not a JSON Schema type',
+                fix=hint,
+            )
 
 
 @tool_rule(SC014)
@@ -135,26 +182,48 @@ def check_values(tool: ToolDef, ctx: LintContext) -> Iterator[Finding]:
         if "default" in s:
             err = _errors(norm, [s["default"]], drop=("default",))
             if err:
-                yield finding(SC014, tool, join(node.pointer, "default"),
-                              f"default {canonical(s['default'])[:80]} fails its schema: {err[0][1]}",
-                              fix="change the default or widen the schema")
+                yield finding(
+                    SC014,
+                    tool,
+                    join(node.pointer, "default"),
+                    f"default {canonical(s['default'])[:80]} fails its schema: {err[0][1]}",
+                    fix="change the default or widen the schema",
+                )
         if isinstance(s.get("enum"), list):
             for i, msg in _errors(norm, s["enum"], drop=("default", "enum", "const")):
-                yield finding(SC014, tool, join(node.pointer, "enum", i),
-                              f"enum value {canonical(s['enum'][i])[:80]} fails its schema: {msg}",
-                              fix="remove the value or widen the schema")
+                yield finding(
+                    SC014,
+                    tool,
+                    join(node.pointer, "enum", i),
+                    f"enum value {canonical(s['enum'][i])[:80]} fails its schema: {msg}",
+                    fix="remove the value or widen the schema",
+                )
 
 
-def _errors(schema: dict[str, Any], values: list[Any], *, drop: tuple[str, ...]) -> list[tuple[int, str]]:
+def _errors(
+    schema: dict[str, Any], values: list[Any], *, drop: tuple[str, ...]
+) -> tuple[tuple[int, str], ...]:
     """(index, message) of the *values* that *schema* (minus *drop* keywords) rejects."""
     sub = {k: v for k, v in schema.items() if k not in drop}
+    return _value_errors(canonical(sub), canonical(values))
+
+
+@lru_cache(maxsize=16384)
+def _value_errors(schema_text: str, values_text: str) -> tuple[tuple[int, str], ...]:
+    sub = orjson.loads(schema_text)
     out = []
     try:
         validator = schema_class(sub)(sub)
-        for i, v in enumerate(values):
+        for i, v in enumerate(orjson.loads(values_text)):
             if not validator.is_valid(v):
                 err = jsonschema.exceptions.best_match(validator.iter_errors(v))
                 out.append((i, err.message[:200] if err is not None else "invalid"))
-    except (SchemaError, TypeError, ValueError, LookupError, jsonschema.exceptions.RefResolutionError):
-        return []  # an invalid schema is SC001's business
-    return out
+    except (
+        SchemaError,
+        TypeError,
+        ValueError,
+        LookupError,
+        jsonschema.exceptions.RefResolutionError,
+    ):
+        return ()  # an invalid schema is SC001's business
+    return tuple(out)

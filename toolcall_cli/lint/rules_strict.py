@@ -41,8 +41,13 @@ from toolcall_cli.lint.loaders import ToolDef
 from toolcall_cli.lint.profiles import Profile
 from toolcall_cli.lint.walk import is_object, types_of
 
-SC011 = rule("SC011", "strict-mode-incompatible", Severity.error, "a keyword or shape the provider profile rejects",
-             doc=section(__doc__, "SC011"))
+SC011 = rule(
+    "SC011",
+    "strict-mode-incompatible",
+    Severity.error,
+    "a keyword or shape the provider profile rejects",
+    doc=section(__doc__, "SC011"),
+)
 
 
 def missing_required(schema: dict[str, Any]) -> list[str]:
@@ -50,8 +55,9 @@ def missing_required(schema: dict[str, Any]) -> list[str]:
     props = schema.get("properties")
     if not isinstance(props, dict):
         return []
-    req = schema.get("required") if isinstance(schema.get("required"), list) else []
-    return [p for p in props if p not in req]
+    req = schema.get("required")
+    listed = set(req) if isinstance(req, list) else set()
+    return [p for p in props if p not in listed]
 
 
 @tool_rule(SC011)
@@ -65,12 +71,22 @@ def check_profile(tool: ToolDef, ctx: LintContext) -> Iterator[Finding]:
     tag = f"({prof.name}{' strict' if prof.strict and not ctx.profile.strict else ''})"
     if prof.root_object and not ({"object", "dict"} & set(types_of(s))):
         got = s.get("type", "none")
-        yield finding(SC011, tool, ptr, f'parameters must be "type": "object", got {got!r} {tag}',
-                      fix='make the root an object schema: {"type": "object", "properties": {...}}')
+        yield finding(
+            SC011,
+            tool,
+            ptr,
+            f'parameters must be "type": "object", got {got!r} {tag}',
+            fix='make the root an object schema: {"type": "object", "properties": {...}}',
+        )
     for kw in prof.root_rejected:
         if kw in s:
-            yield finding(SC011, tool, join(ptr, kw), f'"{kw}" is not allowed at the top level {tag}',
-                          fix="wrap the alternatives in a property, or split the tool")
+            yield finding(
+                SC011,
+                tool,
+                join(ptr, kw),
+                f'"{kw}" is not allowed at the top level {tag}',
+                fix="wrap the alternatives in a property, or split the tool",
+            )
     if prof.strict:
         yield from _strict(tool, ctx, prof, tag)
 
@@ -83,18 +99,32 @@ def _strict(tool: ToolDef, ctx: LintContext, prof: Profile, tag: str) -> Iterato
         at_root = node.pointer == tool.schema_pointer
         for kw in prof.rejected:
             if kw in s and not (at_root and kw in prof.root_rejected):
-                yield finding(SC011, tool, join(node.pointer, kw), f'"{kw}" is not supported {tag}',
-                              fix=f'remove "{kw}" (express the constraint in the description)')
+                yield finding(
+                    SC011,
+                    tool,
+                    join(node.pointer, kw),
+                    f'"{kw}" is not supported {tag}',
+                    fix=f'remove "{kw}" (express the constraint in the description)',
+                )
         if is_object(s):
             missing = missing_required(s)
             if missing:
-                yield finding(SC011, tool, node.pointer,
-                              f"strict mode needs every property in required; missing {', '.join(missing)} {tag}",
-                              fix="add them to required and make optional ones nullable (type [..., \"null\"])")
+                yield finding(
+                    SC011,
+                    tool,
+                    node.pointer,
+                    f"strict mode needs every property in required; "
+                    f"missing {', '.join(missing)} {tag}",
+                    fix='add them to required and make optional ones nullable (type [..., "null"])',
+                )
             if isinstance(s.get("additionalProperties"), dict):
-                yield finding(SC011, tool, join(node.pointer, "additionalProperties"),
-                              f"additionalProperties must be false, not a schema {tag}",
-                              fix="replace the map by an array of {key, value} objects")
+                yield finding(
+                    SC011,
+                    tool,
+                    join(node.pointer, "additionalProperties"),
+                    f"additionalProperties must be false, not a schema {tag}",
+                    fix="replace the map by an array of {key, value} objects",
+                )
         props = s.get("properties")
         if isinstance(props, dict):
             n_props += len(props)
@@ -111,8 +141,17 @@ def _strict(tool: ToolDef, ctx: LintContext, prof: Profile, tag: str) -> Iterato
     lim = prof.limits
     if lim is None:
         return
-    for value, limit, what in ((n_props, lim.properties, "object properties"), (depth, lim.nesting, "levels of nesting"),
-                               (n_enum, lim.enum_values, "enum values"), (chars, lim.chars, "characters of names and enum values")):
+    for value, limit, what in (
+        (n_props, lim.properties, "object properties"),
+        (depth, lim.nesting, "levels of nesting"),
+        (n_enum, lim.enum_values, "enum values"),
+        (chars, lim.chars, "characters of names and enum values"),
+    ):
         if value > limit:
-            yield finding(SC011, tool, tool.schema_pointer, f"{value} {what} exceeds the limit of {limit:,} {tag}",
-                          fix="split the tool or move large enums into the description")
+            yield finding(
+                SC011,
+                tool,
+                tool.schema_pointer,
+                f"{value} {what} exceeds the limit of {limit:,} {tag}",
+                fix="split the tool or move large enums into the description",
+            )

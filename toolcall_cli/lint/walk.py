@@ -8,15 +8,37 @@ from typing import Any
 
 STANDARD_TYPES = frozenset({"string", "number", "integer", "boolean", "object", "array", "null"})
 #: BFCL's dialect → JSON Schema (SC010 reports the originals; SC001 checks the mapped schema).
-DIALECT = {"dict": "object", "float": "number", "tuple": "array", "list": "array", "int": "integer",
-           "bool": "boolean", "str": "string"}
+DIALECT = {
+    "dict": "object",
+    "float": "number",
+    "tuple": "array",
+    "list": "array",
+    "int": "integer",
+    "bool": "boolean",
+    "str": "string",
+}
 _MAP_KEYS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
-_ONE_KEYS = ("additionalProperties", "items", "not", "if", "then", "else", "contains",
-             "propertyNames", "unevaluatedProperties", "unevaluatedItems", "additionalItems")
+_ONE_KEYS = (
+    "additionalProperties",
+    "items",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "propertyNames",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "additionalItems",
+)
 _LIST_KEYS = ("anyOf", "oneOf", "allOf", "prefixItems", "items")
 MAX_DEPTH = 64
-_KIND = {**{k: "map" for k in _MAP_KEYS}, **{k: "one" for k in _ONE_KEYS}, **{k: "list" for k in _LIST_KEYS},
-         "items": "one+list"}
+_KIND = {
+    **{k: "map" for k in _MAP_KEYS},
+    **{k: "one" for k in _ONE_KEYS},
+    **{k: "list" for k in _LIST_KEYS},
+    "items": "one+list",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,8 +77,9 @@ def walk(schema: Any, pointer: str) -> Iterator[Node]:
         yield from _walk(schema, pointer, "", None, False, 1 if is_object(schema) else 0, 0)
 
 
-def _walk(s: dict[str, Any], ptr: str, via: str, name: str | None, req: bool, depth: int,
-          level: int) -> Iterator[Node]:
+def _walk(
+    s: dict[str, Any], ptr: str, via: str, name: str | None, req: bool, depth: int, level: int
+) -> Iterator[Node]:
     yield Node(s, ptr, via, name, req, depth)
     if level >= MAX_DEPTH:
         return
@@ -72,8 +95,15 @@ def _walk(s: dict[str, Any], ptr: str, via: str, name: str | None, req: bool, de
                 for k, sub in child.items():
                     if isinstance(sub, dict):
                         d = depth + 1 if is_object(sub) else depth
-                        yield from _walk(sub, f"{base}/{_esc(k)}", key, k if key == "properties" else None,
-                                         k in req_set, d, level + 1)
+                        yield from _walk(
+                            sub,
+                            f"{base}/{_esc(k)}",
+                            key,
+                            k if key == "properties" else None,
+                            k in req_set,
+                            d,
+                            level + 1,
+                        )
             elif kind != "list":
                 d = depth + 1 if is_object(child) else depth
                 yield from _walk(child, base, key, None, False, d, level + 1)

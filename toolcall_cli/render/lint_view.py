@@ -24,9 +24,12 @@ def summary_line(report: LintReport) -> str:
     c = report.counts()
     s = report.summary
     plural = "s" if s.get("files", 0) != 1 else ""
-    line = (f"{c['error']} error{'s' if c['error'] != 1 else ''}, {c['warning']} warning"
-            f"{'s' if c['warning'] != 1 else ''}, {c['info']} info in {s.get('files', 0)} file{plural} "
-            f"({s.get('tools', 0)} tools, profile {s.get('profile')})")
+    line = (
+        f"{c['error']} error{'s' if c['error'] != 1 else ''}, {c['warning']} warning"
+        f"{'s' if c['warning'] != 1 else ''}, {c['info']} info in {s.get('files', 0)} file{plural} "
+        f"({s.get('tools', 0)} tool{'s' if s.get('tools', 0) != 1 else ''}, "
+        f"profile {s.get('profile')})"
+    )
     if s.get("suppressed"):
         line += f", {s['suppressed']} suppressed by the baseline"
     return line
@@ -39,26 +42,40 @@ def _where(f: Finding) -> str:
 
 @renders("table", LintReport)
 def to_table(report: LintReport, out: TextIO, opts: RenderOptions) -> None:
-    """One row per finding, in file order."""
+    """One table per file (the path as its title), one row per finding in line order."""
     con = console(out, opts)
     if not report.findings:
         con.print(cell(f"No findings: {summary_line(report)}"))
         return
-    t = Table(title="Lint findings", title_justify="left")
-    for col in ("location", "code", "severity", "tool", "message"):
-        t.add_column(col, overflow="fold")
+    by_file: dict[str, list[Finding]] = {}
     for f in report.findings:
-        t.add_row(cell(_where(f)), cell(f"{f.code} {f.name}"),
-                  cell(f.severity.value, style=SEVERITY_STYLE[f.severity.value]),
-                  cell(f.tool, limit=60), cell(f.message, limit=300))
-    con.print(t)
+        by_file.setdefault(f.location.path or "", []).append(f)
+    for path, findings in by_file.items():
+        t = Table(title=cell(path, limit=None), title_justify="left", title_style="bold")
+        t.add_column("line", justify="right", no_wrap=True)
+        t.add_column("code", no_wrap=True)
+        t.add_column("severity", no_wrap=True)
+        t.add_column("tool", overflow="fold", max_width=24)
+        t.add_column("message", overflow="fold", ratio=1)
+        for f in findings:
+            t.add_row(
+                str(f.location.line or ""),
+                cell(f.code),
+                cell(f.severity.value, style=SEVERITY_STYLE[f.severity.value]),
+                cell(f.tool, limit=60),
+                cell(f.message, limit=300),
+            )
+        con.print(t)
 
 
 @renders("json", LintReport)
 def to_json(report: LintReport, out: TextIO, opts: RenderOptions) -> None:
     """`{"schema_version": 1, "summary": {...}, "findings": [...]}`."""
-    doc = {"schema_version": SCHEMA_VERSION, "summary": report.summary,
-           "findings": [finding_dict(f) for f in report.findings]}
+    doc = {
+        "schema_version": SCHEMA_VERSION,
+        "summary": report.summary,
+        "findings": [finding_dict(f) for f in report.findings],
+    }
     out.write(pretty(doc) + "\n")
 
 
@@ -70,8 +87,10 @@ def to_markdown(report: LintReport, out: TextIO, opts: RenderOptions) -> None:
         return
     out.write("| location | code | severity | tool | message |\n|---|---|---|---|---|\n")
     for f in report.findings:
-        out.write(f"| {md(_where(f))} | {f.code} {md(f.name)} | {f.severity.value} | {md(f.tool or '')} "
-                  f"| {md(f.message, limit=300)} |\n")
+        out.write(
+            f"| {md(_where(f))} | {f.code} {md(f.name)} | {f.severity.value} | {md(f.tool or '')} "
+            f"| {md(f.message, limit=300)} |\n"
+        )
 
 
 def _rules(report: LintReport) -> list[Rule]:
@@ -89,13 +108,23 @@ def _rules(report: LintReport) -> list[Rule]:
 @renders("sarif", LintReport)
 def to_sarif(report: LintReport, out: TextIO, opts: RenderOptions) -> None:
     """SARIF 2.1.0 with the SC rules in the driver."""
-    log = sarif_log(report.findings, _rules(report), tool_name="toolcall", version=__version__,
-                    root=Path(report.root))
+    log = sarif_log(
+        report.findings,
+        _rules(report),
+        tool_name="toolcall",
+        version=__version__,
+        root=Path(report.root),
+    )
     out.write(pretty(log) + "\n")
 
 
 def _gh_data(text: str) -> str:
-    return clean(text, keep_newlines=True).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return (
+        clean(text, keep_newlines=True)
+        .replace("%", "%25")
+        .replace("\r", "%0D")
+        .replace("\n", "%0A")
+    )
 
 
 def _gh_prop(text: str) -> str:
@@ -115,4 +144,3 @@ def to_github(report: LintReport, out: TextIO, opts: RenderOptions) -> None:
         props.append(f"title={_gh_prop(f'{f.code} {f.name}')}")
         msg = f.message + (f" (fix: {f.fix})" if f.fix else "")
         out.write(f"::{level} {','.join(props)}::{_gh_data(msg)}\n")
-

@@ -70,8 +70,14 @@ def _rule_entry(r: Rule) -> dict[str, Any]:
     }
 
 
-def sarif_log(findings: Iterable[Finding], rules: Iterable[Rule], *, tool_name: str = "toolcall",
-              version: str, root: Path) -> dict[str, Any]:
+def sarif_log(
+    findings: Iterable[Finding],
+    rules: Iterable[Rule],
+    *,
+    tool_name: str = "toolcall",
+    version: str,
+    root: Path,
+) -> dict[str, Any]:
     """The SARIF 2.1.0 log of *findings*; *rules* become ``tool.driver.rules``."""
     rule_list = sorted({r.code: r for r in rules}.values(), key=lambda r: r.code)
     index = {r.code: i for i, r in enumerate(rule_list)}
@@ -92,20 +98,37 @@ def sarif_log(findings: Iterable[Finding], rules: Iterable[Rule], *, tool_name: 
             artifact: dict[str, Any] = {"uri": uri}
             if relative:
                 artifact["uriBaseId"] = "%SRCROOT%"
-            res["locations"] = [{"physicalLocation": {"artifactLocation": artifact, "region": {"startLine": line}}}]
+            res["locations"] = [
+                {"physicalLocation": {"artifactLocation": artifact, "region": {"startLine": line}}}
+            ]
         res["partialFingerprints"] = {"toolcall/v1": fingerprint(f.code, uri, pointer, call_id)}
-        props = {k: v for k, v in (("pointer", pointer), ("tool", f.tool), ("trace_id", f.trace_id),
-                                   ("session_id", f.session_id)) if v}
+        props = {
+            k: v
+            for k, v in (
+                ("pointer", pointer),
+                ("tool", f.tool),
+                ("trace_id", f.trace_id),
+                ("session_id", f.session_id),
+            )
+            if v
+        }
         if props:
             res["properties"] = props
         results.append(res)
     return {
         "$schema": SARIF_SCHEMA,
         "version": SARIF_VERSION,
-        "runs": [{
-            "tool": {"driver": {"name": tool_name, "version": version,
-                                "rules": [_rule_entry(r) for r in rule_list]}},
-            "originalUriBaseIds": {"%SRCROOT%": {"uri": root.resolve().as_uri() + "/"}},
-            "results": results,
-        }],
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": tool_name,
+                        "version": version,
+                        "rules": [_rule_entry(r) for r in rule_list],
+                    }
+                },
+                "originalUriBaseIds": {"%SRCROOT%": {"uri": root.resolve().as_uri() + "/"}},
+                "results": results,
+            }
+        ],
     }

@@ -20,8 +20,12 @@ from toolcall_cli.render.safe import md
 SCHEMA_VERSION = 1
 BREACH = "✗"
 CORRECTED = "†"
-_PHASE_LABEL = {"initiation_ms": "initiation", "service_ms": "service", "injection_ms": "injection",
-                "end_to_end_ms": "end to end"}
+_PHASE_LABEL = {
+    "initiation_ms": "initiation",
+    "service_ms": "service",
+    "injection_ms": "injection",
+    "end_to_end_ms": "end to end",
+}
 
 
 def _iso(ts: Any) -> str | None:
@@ -37,18 +41,25 @@ def _num(v: Any) -> Any:
 def _events_json(events: pd.DataFrame) -> list[dict[str, Any]]:
     out = []
     cols = [*COLUMNS, "ts_corrected"]
-    for rec in events[cols].astype(object).where(events[cols].notna(), None).to_dict(orient="records"):
+    for rec in (
+        events[cols].astype(object).where(events[cols].notna(), None).to_dict(orient="records")
+    ):
         rec["ts"] = _iso(rec["ts"])
         rec["ts_corrected"] = _iso(rec["ts_corrected"])
         rec["attrs"] = orjson.loads(rec["attrs"]) if rec["attrs"] else {}
-        out.append({k: _num(v) for k, v in rec.items()})
+        out.append({str(k): _num(v) for k, v in rec.items()})
     return out
 
 
 def _call_json(c: CallView) -> dict[str, Any]:
     return {
-        "tool_call_id": c.tool_call_id, "tool": c.tool, "outcome": c.outcome, "session_id": c.session_id,
-        "phases": {p: c.phases.get(p) for p in PHASES}, "breaches": list(c.breaches), "origin": c.origin,
+        "tool_call_id": c.tool_call_id,
+        "tool": c.tool,
+        "outcome": c.outcome,
+        "session_id": c.session_id,
+        "phases": {p: c.phases.get(p) for p in PHASES},
+        "breaches": list(c.breaches),
+        "origin": c.origin,
     }
 
 
@@ -63,8 +74,14 @@ def to_json(report: TimelineReport, out: TextIO, opts: RenderOptions) -> None:
         "skew_corrected": report.corrected,
         "traces_total": report.total,
         "traces": [
-            {"trace_id": b.trace, "session_ids": list(b.session_ids), "trace_ids": list(b.trace_ids),
-             "trouble": b.trouble, "events": _events_json(b.events), "calls": [_call_json(c) for c in b.calls]}
+            {
+                "trace_id": b.trace,
+                "session_ids": list(b.session_ids),
+                "trace_ids": list(b.trace_ids),
+                "trouble": b.trouble,
+                "events": _events_json(b.events),
+                "calls": [_call_json(c) for c in b.calls],
+            }
             for b in report.traces
         ],
     }
@@ -72,23 +89,28 @@ def to_json(report: TimelineReport, out: TextIO, opts: RenderOptions) -> None:
 
 
 def describe(ev: Any) -> str:
-    """A one-line account of an event: kind plus what matters for that kind."""
-    kind, detail = ev.kind, _s(ev.detail)
-    ids = f" [{ev.tool_call_id}]" if _s(ev.tool_call_id) else ""
+    """A short account of an event for its source's column (the call id has its own column)."""
+    kind, detail = str(ev.kind), _s(ev.detail)
+    tool = _s(ev.tool)
+    dur = f" {ev.duration_ms:.0f} ms" if not pd.isna(ev.duration_ms) else ""
+    status = f"{int(ev.http_status)} " if not pd.isna(ev.http_status) else ""
     if kind == "tool_call":
-        return f"tool_call {_s(ev.tool)}({_s(ev.args)}){ids}"
+        return f"call {tool}({_s(ev.args)})"
     if kind == "tool_result":
-        return f"tool_result{ids} {detail}"
-    if kind in ("http_access", "http_response", "http_request"):
-        detail = detail.replace(" HTTP/1.1", "").replace("HTTP/1.1 ", "").replace(" HTTP/1.0", "")
-        status = f"{int(ev.http_status)} " if not pd.isna(ev.http_status) else ""
-        if status and detail.startswith(status):
-            status = ""
-        dur = f" {ev.duration_ms:.0f} ms" if not pd.isna(ev.duration_ms) else ""
-        return f"{kind} {status}{detail}{dur}{ids}".replace("  ", " ")
+        return f"result {detail}"
+    if kind in ("http_access", "http_request", "http_response"):
+        line = detail.replace(" HTTP/1.1", "").replace(" HTTP/1.0", "").replace(" HTTP/2.0", "")
+        if kind == "http_response":
+            line = ""  # the status line repeats the status
+        return " ".join(p for p in (status.strip(), line, dur.strip()) if p) or kind
     if kind.startswith("mw_"):
-        return f"{kind}{ids} {detail or _s(ev.tool)}"
-    return f"{kind} {detail}"
+        name = kind[3:]
+        if kind in ("mw_received", "mw_request", "mw_injected"):
+            return f"{name} {tool}".strip()
+        if kind == "mw_response":
+            return f"{name} {_s(ev.status)}{dur}".strip()
+        return f"{name}: {detail}" if detail else name
+    return f"{kind}: {detail}" if detail else kind
 
 
 def _s(v: Any) -> str:
@@ -138,19 +160,25 @@ def to_table(report: TimelineReport, out: TextIO, opts: RenderOptions) -> None:
 
 def _title(b: TraceBlock) -> str:
     bad = sum(c.outcome != "result" for c in b.calls)
-    return (f"trace {b.trace} · sessions {', '.join(b.session_ids) or '-'} · {len(b.calls)} calls, "
-            f"{bad} without result · trouble {b.trouble}")
+    first = b.events["ts_corrected"].min()
+    day = f" · {first:%Y-%m-%d}" if isinstance(first, pd.Timestamp) and not pd.isna(first) else ""
+    sessions = ", ".join(b.session_ids) or "-"
+    return (
+        f"trace {b.trace}{day} · sessions {sessions} · {len(b.calls)} calls, "
+        f"{bad} without result · trouble {b.trouble}"
+    )
 
 
 def _trace_table(con: Any, b: TraceBlock, present: list[str], shifted: set[str]) -> None:
     ev = Table(title=cell(_title(b), limit=None), title_justify="left", show_lines=False)
     ev.add_column("time", no_wrap=True)
+    ev.add_column("call", overflow="fold")
     for s in present:
         ev.add_column(s, overflow="fold")
     for row in b.events.itertuples(index=False):
-        mark = CORRECTED if row.source in shifted and not pd.isna(row.ts) else ""
-        cells = [cell(describe(row), limit=90) if s == row.source else Text("") for s in present]
-        ev.add_row(cell(_time(row.ts_corrected) + mark), *cells)
+        mark = CORRECTED if row.source in shifted and _s(row.ts) else ""
+        cells = [cell(describe(row), limit=48) if s == row.source else Text("") for s in present]
+        ev.add_row(cell(_time(row.ts_corrected) + mark), cell(_s(row.call), limit=40), *cells)
     con.print(ev)
     if not b.calls:
         return
@@ -158,8 +186,12 @@ def _trace_table(con: Any, b: TraceBlock, present: list[str], shifted: set[str])
     for col in ("call", "tool", "outcome", *(_PHASE_LABEL[p] for p in PHASES)):
         calls.add_column(col, justify="right" if col in _PHASE_LABEL.values() else "left")
     for c in b.calls:
-        calls.add_row(cell(c.tool_call_id or "(empty id)"), cell(c.tool), cell(c.outcome),
-                      *(cell(_ms(c.phases.get(p), p in c.breaches)) for p in PHASES))
+        calls.add_row(
+            cell(c.tool_call_id or "(empty id)"),
+            cell(c.tool),
+            cell(c.outcome),
+            *(cell(_ms(c.phases.get(p), p in c.breaches)) for p in PHASES),
+        )
     con.print(calls)
 
 
@@ -171,13 +203,21 @@ def to_markdown(report: TimelineReport, out: TextIO, opts: RenderOptions) -> Non
     if line:
         out.write(f"{md(line)}\n\n")
     for b in report.traces:
-        out.write(f"### {md(_title(b))}\n\n| time | source | event |\n|---|---|---|\n")
+        out.write(f"### {md(_title(b))}\n\n| time | call | source | event |\n|---|---|---|---|\n")
         for row in b.events.itertuples(index=False):
-            out.write(f"| {_time(row.ts_corrected)} | {md(row.source)} | {md(describe(row), limit=120)} |\n")
+            out.write(
+                f"| {_time(row.ts_corrected)} | {md(_s(row.call))} | {md(row.source)} | "
+                f"{md(describe(row), limit=120)} |\n"
+            )
         if b.calls:
-            out.write("\n| call | tool | outcome | " + " | ".join(_PHASE_LABEL[p] for p in PHASES) + " |\n")
+            out.write(
+                "\n| call | tool | outcome | "
+                + " | ".join(_PHASE_LABEL[p] for p in PHASES)
+                + " |\n"
+            )
             out.write("|---|---|---|" + "---:|" * len(PHASES) + "\n")
             for c in b.calls:
                 phases = " | ".join(_ms(c.phases.get(p), p in c.breaches) for p in PHASES)
-                out.write(f"| {md(c.tool_call_id or '(empty id)')} | {md(c.tool)} | {md(c.outcome)} | {phases} |\n")
+                name = md(c.tool_call_id or "(empty id)")
+                out.write(f"| {name} | {md(c.tool)} | {md(c.outcome)} | {phases} |\n")
         out.write("\n")

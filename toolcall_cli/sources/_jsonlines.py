@@ -40,9 +40,16 @@ def read_json_lines(lines: pa.Array, *, text_keys: Iterable[str] = ()) -> JsonCo
     return _read_each(lines)
 
 
-def _read_block(lines: pa.Array, text_keys: frozenset[str]) -> JsonColumns | None:
-    n = len(lines)
-    first = lines[0].as_py() or ""
+def read_json_buffer(
+    data: bytes | pa.Buffer, n: int, *, text_keys: Iterable[str] = ()
+) -> JsonColumns | None:
+    """Parse a whole buffer of *n* JSON-object lines in C++; None when pyarrow refuses it.
+
+    The types of *text_keys* are pinned from the first line (text stays text, numbers stay
+    numbers) so that timestamps are not guessed into naive timestamp columns.
+    """
+    buf = data if isinstance(data, pa.Buffer) else pa.py_buffer(data)
+    first = memoryview(buf)[: 1 << 16].tobytes().split(b"\n", 1)[0]
     try:
         head = orjson.loads(first)
     except orjson.JSONDecodeError:
@@ -56,13 +63,9 @@ def _read_block(lines: pa.Array, text_keys: frozenset[str]) -> JsonColumns | Non
             schema.append((key, pa.string()))
         elif isinstance(val, _NUMERIC) and not isinstance(val, bool):
             schema.append((key, pa.float64()))
-    listed = pa.LargeListArray.from_arrays(
-        pa.array([0, n], pa.int64()), lines.cast(pa.large_string())
-    )
-    blob = pc.binary_join(listed, pa.scalar("\n", pa.large_string()))[0].as_buffer()
     try:
         table = pj.read_json(
-            pa.BufferReader(blob),
+            pa.BufferReader(buf),
             parse_options=pj.ParseOptions(
                 explicit_schema=pa.schema(schema), unexpected_field_behavior="infer"
             ),
@@ -73,6 +76,15 @@ def _read_block(lines: pa.Array, text_keys: frozenset[str]) -> JsonColumns | Non
         return None
     cols = {name: table.column(name).combine_chunks() for name in table.column_names}
     return JsonColumns(cols, pa.array(np.ones(n, dtype=bool)))
+
+
+def _read_block(lines: pa.Array, text_keys: frozenset[str]) -> JsonColumns | None:
+    n = len(lines)
+    listed = pa.LargeListArray.from_arrays(
+        pa.array([0, n], pa.int64()), lines.cast(pa.large_string())
+    )
+    blob = pc.binary_join(listed, pa.scalar("\n", pa.large_string()))[0].as_buffer()
+    return read_json_buffer(blob, n, text_keys=text_keys)
 
 
 def _read_each(lines: pa.Array) -> JsonColumns:

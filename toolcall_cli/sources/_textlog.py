@@ -30,30 +30,34 @@ def lit(text: str) -> pa.Scalar:
     return pa.scalar(text, pa.large_string())
 
 
-def read_lines(path: Path, opts: ParseOptions) -> tuple[pa.Array, int]:
-    """All lines of *path* (gzip transparently, capped) as a large_string array, plus the byte size.
-
-    A trailing newline does not make an extra empty line; `\\r` line ends are trimmed; invalid
-    UTF-8 is replaced rather than fatal.
-    """
+def read_data(path: Path, opts: ParseOptions) -> bytes:
+    """The bytes of *path* (gzip transparently, capped), BOM dropped; reports progress 0/total."""
     data = read_bytes(path, limit=opts.max_decompressed)
-    total = len(data)
     if opts.progress:
-        opts.progress(0, total)
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
+        opts.progress(0, len(data))
+    return data[3:] if data.startswith(b"\xef\xbb\xbf") else data
+
+
+def split_lines(data: bytes) -> pa.Array:
+    """Lines of *data* as a large_string array: a final newline adds no empty line, `\\r` ends
+    are trimmed, invalid UTF-8 is replaced rather than fatal."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         text = data.decode("utf-8", errors="replace")
-    del data
     parts = text.split("\n")
     if parts and parts[-1] == "":
         parts.pop()
     lines = pa.array(parts, type=pa.large_string())
     if "\r" in text:
         lines = pc.utf8_rtrim(lines, characters="\r")
-    return lines, total
+    return lines
+
+
+def read_lines(path: Path, opts: ParseOptions) -> tuple[pa.Array, int]:
+    """All lines of *path* (see read_data, split_lines) plus the byte size."""
+    data = read_data(path, opts)
+    return split_lines(data), len(data)
 
 
 def to_str_series(arr: pa.Array | pa.ChunkedArray) -> pd.Series:
@@ -121,6 +125,11 @@ def _dump(value: Any) -> str:
 def _json_quote(arr: pa.Array) -> pa.Array:
     """Strings as JSON string literals, vectorised; rows with control characters use orjson."""
     arr = as_string(arr)
+    n = len(arr)
+    if n > 1000:
+        enc = pc.dictionary_encode(arr)
+        if len(enc.dictionary) * 20 < n:  # few distinct values: quote those, then broadcast
+            return _json_quote(enc.dictionary).take(enc.indices)
     if not pc.any(pc.match_substring_regex(arr, r'[\x00-\x1f"\\]')).as_py():
         return pc.binary_join_element_wise(lit('"'), arr, lit('"'), lit(""))
     esc = pc.replace_substring(arr, "\\", "\\\\")

@@ -50,15 +50,33 @@ class MessagesAdapter:
     def parse(self, path: Path, opts: ParseOptions) -> pd.DataFrame:
         """Parse the whole file into message events."""
         text = decode_text(read_bytes(path, limit=opts.max_decompressed))
-        sink = Sink(path)
-        label = str(path)
-        if path.suffix.lower() in (".yaml", ".yml") or text.lstrip().startswith("interactions:"):
-            _parse_yaml(sink, text, label)
-        elif _is_stream(text):
-            _parse_stream(sink, text, label)
-        else:
-            _parse_json(sink, text, label)
+        sink = Sink(path, tz=opts.tz)
+        emit_text(sink, text, str(path), yaml_ok=path.suffix.lower() in (".yaml", ".yml"))
         return sink.frame()
+
+
+def emit_text(sink: Sink, text: str, label: str, *, yaml_ok: bool = False) -> None:
+    """Collect the events of one file's text into *sink* (origins start with *label*)."""
+    if yaml_ok or text.lstrip().startswith("interactions:"):
+        _parse_yaml(sink, text, label)
+    elif _is_stream(text):
+        _parse_stream(sink, text, label)
+    else:
+        _parse_json(sink, text, label)
+
+
+def parse_body(body: Any, origin: str, *, path: Path, source: str = "messages") -> pd.DataFrame:
+    """Events of one decoded JSON body (chat request, response, pair or conversation).
+
+    For other adapters that meet LLM API bodies (pcap: `/v1/chat/completions` on the wire):
+    origins start with *origin*, rows carry *source*, sessions are named after *path*.
+    """
+    sink = Sink(path)
+    if isinstance(body, dict) and isinstance(body.get("interactions"), list):
+        messages_cassette.emit_cassette(sink, body, origin)
+    else:
+        messages_locate.emit_document(sink, body, origin)
+    return sink.frame(source=source)
 
 
 def _parse_yaml(sink: Sink, text: str, label: str) -> None:

@@ -32,7 +32,8 @@ def has_blocks(content: Any) -> bool:
     """True when *content* is a list of Anthropic blocks (any tool/thinking block present)."""
     if not isinstance(content, list):
         return False
-    return any(isinstance(b, dict) and b.get("type") in BLOCK_TYPES - {"text"} for b in content)
+    return any(isinstance(b, dict) and as_str(b.get("type")) in BLOCK_TYPES - {"text"}
+               for b in content)
 
 
 def is_response(body: Any) -> bool:
@@ -80,7 +81,7 @@ def emit_blocks(sink: Sink, conv: Conv, role: str, blocks: list[Any], origin: st
         if not isinstance(b, dict):
             sink.unparsed(conv, where, b, "content block is not an object")
             continue
-        btype = b.get("type")
+        btype = as_str(b.get("type"))
         if btype == "text" or (btype is None and isinstance(b.get("text"), str)):
             text = b.get("text") if isinstance(b.get("text"), str) else content_text(b.get("text"))
             kind = "assistant_text" if assistant else ("system" if role == "system" else "user")
@@ -121,7 +122,7 @@ def emit_blocks(sink: Sink, conv: Conv, role: str, blocks: list[Any], origin: st
         elif btype in SKIP_BLOCKS:
             continue
         else:
-            sink.unparsed(conv, where, b, f"unknown content block type {str(btype)[:40]!r}")
+            sink.unparsed(conv, where, b, f"unknown content block type {str(b.get('type'))[:40]!r}")
     if names:
         conv.open_block(ids, names)
     elif not had_result:

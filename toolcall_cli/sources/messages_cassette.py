@@ -18,6 +18,7 @@ from typing import Any
 from toolcall_cli.core.jsonio import JSONError, loads
 from toolcall_cli.sources import messages_locate, messages_openai, messages_sse
 from toolcall_cli.sources.messages_rows import (
+    RAW_CAP,
     Conv,
     Sink,
     as_dict,
@@ -97,6 +98,11 @@ def _response(sink: Sink, conv: Conv, resp: dict[str, Any], o: str, idx: int,
     ts = to_ts(_header(resp, "date"))
     body, bkey = _body(resp)
     where = ptr(o, bkey)
+    if code is not None and code >= 400:
+        err = body[:RAW_CAP] if isinstance(body, str) else body if body is not None else status
+        messages_openai.emit_error(sink, conv, err, where, http_status=code, provider=provider,
+                                   ts=ts)
+        return []
     if isinstance(body, str):
         st = messages_sse.assemble(body, lambda _n: where)
         for n, raw, reason in st.bad:
@@ -110,10 +116,6 @@ def _response(sink: Sink, conv: Conv, resp: dict[str, Any], o: str, idx: int,
                                          finish_reason=fr)
             out.append(signature(msg))
         return out
-    if code is not None and code >= 400:
-        messages_openai.emit_error(sink, conv, body if body is not None else status, where,
-                                   http_status=code, provider=provider, ts=ts)
-        return []
     if body is None:
         return []
     emitted = messages_locate.emit_response_body(sink, conv, body, where, idx, http_status=code,

@@ -29,7 +29,7 @@ SKIP_ITEMS = frozenset({"reasoning", "web_search_call", "file_search_call", "ima
 def emit_item(sink: Sink, conv: Conv, item: dict[str, Any], origin: str, idx: int, *,
               ts: datetime | None = None) -> None:
     """One Responses-API item (`input[]` or `output[]`)."""
-    itype = item.get("type")
+    itype = as_str(item.get("type"))
     if itype in ("function_call", "custom_tool_call", "mcp_call"):
         same_turn = conv.last_kind == "tool_call" and conv.in_block
         if not same_turn:
@@ -68,7 +68,7 @@ def emit_item(sink: Sink, conv: Conv, item: dict[str, Any], origin: str, idx: in
     elif itype in SKIP_ITEMS:
         return
     else:
-        sink.unparsed(conv, origin, item, f"unknown item type {str(itype)[:40]!r}")
+        sink.unparsed(conv, origin, item, f"unknown item type {str(item.get('type'))[:40]!r}")
 
 
 def emit_output(sink: Sink, conv: Conv, body: dict[str, Any], origin: str, idx: int, *,

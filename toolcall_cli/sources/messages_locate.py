@@ -123,9 +123,10 @@ def emit_container(sink: Sink, d: dict[str, Any], base: str, *, depth: int = 0) 
         req = d["request"]
         rmsgs, rkey = request_messages(req)
         emit_request_meta(sink, conv, req, ptr(base, "request"))
-        emit_messages(sink, conv, rmsgs or [], ptr(base, "request", rkey or "messages"), 0,
-                      gemini=rkey == "contents")
-        _emit_tail(sink, conv, d["response"], ptr(base, "response"), len(rmsgs or []))
+        emit_messages(sink, conv, [] if rmsgs is None else rmsgs,
+                      ptr(base, "request", rkey or "messages"), 0, gemini=rkey == "contents")
+        n = len(rmsgs) if isinstance(rmsgs, list) else 0
+        _emit_tail(sink, conv, d["response"], ptr(base, "response"), n)
         return True
     if key is not None:
         conv = sink.conv(sid, tid)

@@ -18,6 +18,7 @@ from toolcall_cli.sources.messages_rows import (
     Sink,
     args_text,
     as_id,
+    as_str,
     content_text,
     ptr,
     safe_dump,
@@ -84,11 +85,13 @@ def _emit_calls(sink: Sink, conv: Conv, msg: dict[str, Any], origin: str, idx: i
     legacy = msg.get("function_call")
     text = content_text(msg.get("content")) if with_text else None
     protocol = msg.get("__protocol__") if isinstance(msg.get("__protocol__"), str) else None
-    call_origins = msg.get("__call_origins__") or {}
+    raw_origins = msg.get("__call_origins__")  # set by the stream assembler: {k: origin}
+    call_origins: dict[Any, Any] = raw_origins if isinstance(raw_origins, dict) else {}
     base: dict[str, Any] = {"msg_index": idx, "turn": conv.turn, "finish_reason": finish_reason}
-    if with_text and (text or (calls is None and legacy is None)):
+    has_calls = (isinstance(calls, list) and bool(calls)) or legacy is not None
+    if with_text and (text or not has_calls):
         attrs = dict(base)
-        if text is None and "reasoning_content" not in msg:
+        if not text and "reasoning_content" not in msg:
             attrs["empty"] = True
         sink.add(conv, "assistant_text", origin, ts=ts, detail=text, attrs=attrs)
     ids: list[str | None] = []
@@ -97,7 +100,7 @@ def _emit_calls(sink: Sink, conv: Conv, msg: dict[str, Any], origin: str, idx: i
         sink.unparsed(conv, ptr(origin, "tool_calls"), calls, "tool_calls is not a list")
     elif isinstance(calls, list):
         for k, call in enumerate(calls):
-            where = call_origins.get(k) or ptr(origin, "tool_calls", k)
+            where = as_str(call_origins.get(k)) or ptr(origin, "tool_calls", k)
             got = _emit_one_call(sink, conv, call, where, ts=ts, protocol=protocol or "openai",
                                  attrs={**base, "call_index": k})
             if got is not None:

@@ -9,9 +9,11 @@ when the frame is built.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
+from email.utils import parsedate_to_datetime
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import orjson
 import pandas as pd
@@ -64,6 +66,7 @@ class Sink:
     """Every row a file produced, in order; builds the event table at the end."""
 
     path: Path
+    tz: str = "UTC"  # zone for naive timestamps (--tz)
     rows: list[dict[str, Any]] = field(default_factory=list)
     convs: list[Conv] = field(default_factory=list)
 
@@ -94,8 +97,8 @@ class Sink:
         text = raw if isinstance(raw, str) else (safe_dump(raw) or repr(raw)[:RAW_CAP])
         self.add(conv, UNPARSED, origin, detail=text[:RAW_CAP], attrs={"reason": reason})
 
-    def frame(self) -> pd.DataFrame:
-        """The validated event table of everything collected."""
+    def frame(self, *, source: str = "messages") -> pd.DataFrame:
+        """The validated event table of everything collected (rows tagged with *source*)."""
         stem = self.path.stem or "messages"
         single = len(self.convs) == 1
         names = ("seq", "source", "origin", "kind", "session_id", "trace_id", "attrs", *_COLUMNS)
@@ -106,7 +109,7 @@ class Sink:
             if conv is not None:
                 sid = conv.session_id or (stem if single else f"{stem}:{conv.index + 1}")
             cols["seq"].append(seq)
-            cols["source"].append("messages")
+            cols["source"].append(source)
             cols["origin"].append(row["origin"])
             cols["kind"].append(row["kind"])
             cols["session_id"].append(sid)
@@ -116,7 +119,17 @@ class Sink:
                                  if attrs else None)
             for k in _COLUMNS:
                 cols[k].append(row[k])
+            if row["ts"] is not None and row["ts"].tzinfo is None:
+                cols["ts"][-1] = _localise(row["ts"], self.tz)
         return validate_frame(build_frame(cols, n=len(self.rows)))
+
+
+def _localise(ts: datetime, tz: str) -> datetime:
+    try:
+        zone: tzinfo = ZoneInfo(tz)
+    except (ZoneInfoNotFoundError, ValueError):
+        zone = UTC
+    return ts.replace(tzinfo=zone).astimezone(UTC)
 
 
 def ptr(base: str, *tokens: Any) -> str:
@@ -208,8 +221,19 @@ def to_ts(value: Any) -> datetime | None:
             secs = value / 1000 if value > 1e11 else value
             return datetime.fromtimestamp(secs, tz=UTC)
         if isinstance(value, str) and value.strip():
-            ts = pd.to_datetime(value, utc=True)
-            return None if pd.isna(ts) else ts.to_pydatetime()
+            return _parse_time_text(value.strip())
     except (ValueError, OverflowError, OSError, TypeError):
         return None
     return None
+
+
+def _parse_time_text(text: str) -> datetime | None:
+    """ISO 8601 (naive = UTC) or an HTTP date; anything else is not a time."""
+    try:
+        dt = datetime.fromisoformat(text)
+    except ValueError:
+        try:
+            dt = parsedate_to_datetime(text)
+        except (TypeError, ValueError, IndexError):
+            return None
+    return dt if dt.tzinfo is None else dt.astimezone(UTC)  # naive: localised by Sink.frame

@@ -65,7 +65,7 @@ def stream_score(obj: Any) -> int:
     if isinstance(ch, list) and (obj.get("object") == "chat.completion.chunk" or any(
             isinstance(c, dict) and "delta" in c for c in ch)):
         return 93
-    if obj.get("type") in _STREAM_TYPES:
+    if isinstance(obj.get("type"), str) and obj["type"] in _STREAM_TYPES:
         return 90
     if isinstance(obj.get("candidates"), list):
         return 75
@@ -81,7 +81,8 @@ def score(obj: Any, depth: int = 0) -> int:
         if not dicts:
             return 0
         roles = [x.get("role") for x in dicts if "role" in x]
-        if roles and any(r in _ROLES for r in roles) and not any("question" in x for x in dicts):
+        known = any(isinstance(r, str) and r in _ROLES for r in roles)
+        if known and not any("question" in x for x in dicts):
             return 90
         return max(score(x, depth + 1) for x in dicts[:10])
     if not isinstance(obj, dict):

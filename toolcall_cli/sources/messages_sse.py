@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from toolcall_cli.core.jsonio import JSONError, loads
-from toolcall_cli.sources.messages_rows import as_dict, as_id, as_list, safe_dump, to_ts
+from toolcall_cli.sources.messages_rows import args_text, as_dict, as_id, as_list, safe_dump, to_ts
 
 _PATH_TOKEN = re.compile(r"\.([A-Za-z_][\w-]*)|\[(\d+)\]|\['([^']*)'\]")
 
@@ -155,12 +155,18 @@ def _openai(obj: dict[str, Any], n: int, m: _Msg) -> None:
             if isinstance(a, str):
                 c.parts.append(a)
             elif a is not None:
-                c.parts.append(safe_dump(a) or "")
-                c.attrs["args_type"] = "object" if isinstance(a, dict) else type(a).__name__
+                text, kind = args_text(a)
+                c.parts.append(text or "")
+                c.attrs["args_type"] = kind
+
+
+def _index(value: Any) -> int | str | None:
+    """A chunk's block/call index as a hashable key (wrong types read as absent)."""
+    return value if isinstance(value, int | str) and not isinstance(value, bool) else None
 
 
 def _anthropic(obj: dict[str, Any], t: str, n: int, m: _Msg) -> None:
-    idx = obj.get("index")
+    idx = _index(obj.get("index"))
     if t == "content_block_start" and isinstance(obj.get("content_block"), dict):
         cb = obj["content_block"]
         if cb.get("type") in ("tool_use", "server_tool_use", "mcp_tool_use"):
@@ -193,7 +199,7 @@ def _cohere(obj: dict[str, Any], t: str, n: int, m: _Msg) -> None:
     elif t in ("tool-call-start", "tool-call-delta"):
         tc = as_dict(msg.get("tool_calls"))
         fn = as_dict(tc.get("function"))
-        c = _call(m, ("c", obj.get("index")), as_id(tc.get("id")),
+        c = _call(m, ("c", _index(obj.get("index"))), as_id(tc.get("id")),
                   fn.get("name") if isinstance(fn.get("name"), str) else None, n)
         if isinstance(fn.get("arguments"), str):
             c.parts.append(fn["arguments"])

@@ -166,27 +166,57 @@ def _phrase_index(reason: str) -> int:
     return next(i for i, p in enumerate(PHRASES) if p.reason == reason)
 
 
-def classify(event: pa.Array, msg: pa.Array) -> Classified:
-    """Kinds (event name first, then phrase, else mw_other) and phrase details, column-wise."""
+#: kinds whose phrase details (reason, rule, field, ids) matter even when the event is named.
+DETAIL_KINDS = ("mw_rejected", "mw_flooded", "mw_dropped", "mw_timeout")
+
+
+def _spread(idx: np.ndarray, values: pa.Array, n: int) -> pa.Array:
+    """*values* (one per entry of *idx*) placed at rows *idx* of an all-null array of length n."""
+    if len(idx) == n:
+        return values
+    mask = np.zeros(n, bool)
+    mask[idx] = True
+    return pc.replace_with_mask(pa.nulls(n, pa.large_string()), pa.array(mask), values)
+
+
+def classify(event: pa.Array, msg: pa.Array, *, has_tool: pa.Array | None = None) -> Classified:
+    """Kinds (event name first, then phrase, else mw_other) and phrase details, column-wise.
+
+    Messages are scanned only where they can add something: no event kind, a kind with
+    details, or no tool yet (*has_tool*); a log of named routine events is barely touched.
+    """
     n = len(msg)
     text = msg.cast(pa.large_string())
-    masks = _phrase_masks(text)
-    phrase_kind = _select(masks, [p.kind for p in PHRASES], n)
-    rule = _select(masks, [p.rule for p in PHRASES], n)
-    reason = _select(masks, [p.reason for p in PHRASES], n)
     ev_kind = event_kinds(event) if event.null_count < n else pa.nulls(n, pa.large_string())
-    kind = pc.coalesce(ev_kind, phrase_kind, lit("mw_other"))
-    tool = pa.nulls(n, pa.large_string())
+    need = pc.or_kleene(
+        pc.is_null(ev_kind), pc.is_in(ev_kind, value_set=pa.array(DETAIL_KINDS, pa.large_string()))
+    )
+    if has_tool is not None:
+        need = pc.or_kleene(need, pc.invert(has_tool))
+    need_np = need.fill_null(True).to_numpy(zero_copy_only=False) & pc.is_valid(text).to_numpy(
+        zero_copy_only=False
+    )
+    idx = np.flatnonzero(need_np)
+    sub = text if len(idx) == n else text.take(pa.array(idx))
+    m = len(idx)
+    masks = _phrase_masks(sub)
+
+    def spread(values: pa.Array) -> pa.Array:
+        return _spread(idx, values, n)
+
+    tool = pa.nulls(m, pa.large_string())
     for pat in _TOOL_FROM:
-        tool = pc.coalesce(tool, _extract_where(text, masks[_tool_phrase(pat)], pat))
+        tool = pc.coalesce(tool, _extract_where(sub, masks[_tool_phrase(pat)], pat))
+    mismatch = masks[_phrase_index("call_id mismatch")]
+    phrase_kind = spread(_select(masks, [p.kind for p in PHRASES], m))
     return Classified(
-        kind=kind,
-        rule=rule,
-        reason=reason,
-        tool=tool,
-        field=_extract_where(text, masks[_phrase_index("missing required field")], _FIELD),
-        expected=_extract_where(text, masks[_phrase_index("call_id mismatch")], _EXPECTED),
-        got=_extract_where(text, masks[_phrase_index("call_id mismatch")], _GOT),
+        kind=pc.coalesce(ev_kind, phrase_kind, lit("mw_other")),
+        rule=spread(_select(masks, [p.rule for p in PHRASES], m)),
+        reason=spread(_select(masks, [p.reason for p in PHRASES], m)),
+        tool=spread(tool),
+        field=spread(_extract_where(sub, masks[_phrase_index("missing required field")], _FIELD)),
+        expected=spread(_extract_where(sub, mismatch, _EXPECTED)),
+        got=spread(_extract_where(sub, mismatch, _GOT)),
     )
 
 

@@ -46,9 +46,10 @@ def build_rows(fields: Fields, *, line_no: pa.Array, path: Path, tz: str) -> pd.
     n = fields.n
     msg = fields.get("msg")
     event = fields.get("event")
-    cl = classify(event, msg)
+    logged_tool = null_if_dash(as_string(fields.get("tool")))
+    cl = classify(event, msg, has_tool=pc.is_valid(logged_tool))
     kind = cl.kind
-    tool = pc.coalesce(null_if_dash(as_string(fields.get("tool"))), cl.tool)
+    tool = pc.coalesce(logged_tool, cl.tool)
     reason = pc.coalesce(fields.get("reason"), cl.reason)
     rule = pc.coalesce(fields.get("rule"), cl.rule)
     # the id the tool service answered with: a logged `call_id` key, else the "got" of a mismatch

@@ -21,6 +21,7 @@ from toolcall_cli.sources._logtime import check_tz
 from toolcall_cli.sources._textlog import head_lines, nonblank, read_lines
 from toolcall_cli.sources.base import HEAD_BYTES, ParseOptions
 from toolcall_cli.sources.nginx_combined import COMBINED_RX, HEAD_RX, split_trailing
+from toolcall_cli.sources.nginx_fast import extract_combined
 from toolcall_cli.sources.nginx_format import compile_format
 from toolcall_cli.sources.nginx_json import ACCESS_KEYS, json_variables
 from toolcall_cli.sources.nginx_vars import build_events
@@ -102,7 +103,7 @@ class NginxAdapter:
             variables, ok = json_variables(lines)
             reason = "not a JSON access record"
         else:
-            variables, ok = extract(lines, COMBINED_RX)
+            variables, ok = extract_combined(lines, COMBINED_RX, extract)
             trailing = variables.pop("trailing")
             known, others, extras = split_trailing(trailing)
             for var, arr in known.items():

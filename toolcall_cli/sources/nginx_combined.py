@@ -50,27 +50,44 @@ _PAIR = re.compile(r'(?:^|\s)([A-Za-z_][\w.-]*)=(?:"((?:[^"\\]|\\.)*)"|(\S*))')
 _QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"|(\S+)')
 
 
-_VALUE = r'(?:"(?P<q>(?:[^"\\]|\\.)*)"|(?P<b>[^\s"]*))'
+def _first_per_row(parent: np.ndarray, sel: np.ndarray, values: pa.Array, n: int) -> pa.Array:
+    """For each row, the value of its first selected token (null when none)."""
+    hits = np.flatnonzero(sel)
+    rows, first = np.unique(parent[hits], return_index=True)
+    picked = values.take(pa.array(hits[first]))
+    quoted = pc.and_(pc.starts_with(picked, '"'), pc.ends_with(picked, '"'))
+    picked = pc.if_else(quoted, pc.utf8_slice_codeunits(picked, 1, -1), picked)
+    return _scatter(pa.array(rows, pa.int64()), picked.cast(pa.large_string()), n)
 
 
-def _keys_rx(keys: list[str]) -> str:
-    return r"(?:^|\s)(?i:" + "|".join(re.escape(k) for k in keys) + r")=" + _VALUE
-
-
-def _known(text: pa.Array) -> dict[str, pa.Array]:
-    """Known trailing keys, one RE2 pass per variable (first occurrence wins)."""
-    by_var: dict[str, list[str]] = {}
-    for key, var in TRAILING_KEYS.items():
-        by_var.setdefault(var, []).append(key)
+def _tokens(text: pa.Array) -> tuple[dict[str, pa.Array], np.ndarray]:
+    """Known keys from whitespace tokens, column-wise; plus the rows that need a closer look
+    (any token that is not a known `key=value`, or a quote that may hide a space)."""
+    n = len(text)
+    toks = pc.utf8_split_whitespace(text)
+    parent = pc.list_parent_indices(toks).to_numpy(zero_copy_only=False)
+    flat = toks.flatten()
+    kv = pc.split_pattern(flat, "=", max_splits=1)
+    has_eq = pc.equal(pc.list_value_length(kv), 2).to_numpy(zero_copy_only=False)
+    starts = kv.offsets.to_numpy()[:-1].astype("int64")
+    keys = pc.utf8_lower(kv.values.take(pa.array(starts)))
+    vals = kv.values.take(pa.array(np.where(has_eq, starts + 1, starts)))
+    quotes = pc.count_substring(vals, '"').to_numpy(zero_copy_only=False)
+    plain = (quotes == 0) | (
+        (quotes == 2)
+        & pc.and_(pc.starts_with(vals, '"'), pc.ends_with(vals, '"')).to_numpy(zero_copy_only=False)
+    )
+    known = pc.is_in(keys, value_set=pa.array(list(TRAILING_KEYS))).to_numpy(zero_copy_only=False)
+    good = known & has_eq & plain
+    slow = np.zeros(n, bool)
+    slow[parent[~good]] = True
     out: dict[str, pa.Array] = {}
-    for var, keys in by_var.items():
-        found = pc.match_substring_regex(text, _keys_rx(keys))
-        if not pc.any(found).as_py():
-            continue
-        q, b = pc.extract_regex(text, _keys_rx(keys)).flatten()
-        val = pc.if_else(pc.not_equal(q, ""), pc.replace_substring(q, '\\"', '"'), b)
-        out[var] = val.cast(pa.large_string())
-    return out
+    for var in dict.fromkeys(TRAILING_KEYS.values()):
+        names = pa.array([k for k, v in TRAILING_KEYS.items() if v == var])
+        sel = good & pc.is_in(keys, value_set=names).to_numpy(zero_copy_only=False) & ~slow[parent]
+        if sel.any():
+            out[var] = _first_per_row(parent, sel, vals, n)
+    return out, slow
 
 
 def split_trailing(
@@ -78,30 +95,32 @@ def split_trailing(
 ) -> tuple[dict[str, pa.Array], pa.Array | None, pa.Array | None]:
     """(variables from known keys, attrs object text of other keys, attrs.extra JSON list) per row.
 
-    Known keys are extracted column-wise; only rows with something left after them (other
-    pairs, bare or quoted fields) are read in Python.
+    Lines whose trailing text is only known `key=value` pairs are read column-wise; the others
+    (other keys, bare or quoted fields) are read in Python.
     """
     n = len(trailing)
     text = pc.utf8_trim_whitespace(trailing)
     has = pc.fill_null(pc.greater(pc.utf8_length(text), 0), False)
     if not pc.any(has).as_py():
         return {}, None, None
-    variables = _known(text)
-    rest = pc.utf8_trim_whitespace(
-        pc.replace_substring_regex(text, _keys_rx(list(TRAILING_KEYS)), "")
-    )
-    left = pc.fill_null(pc.greater(pc.utf8_length(rest), 0), False)
-    if not pc.any(left).as_py():
+    variables, slow = _tokens(text)
+    if not slow.any():
         return variables, None, None
-    idx = pc.indices_nonzero(left).to_pylist()
+    idx = np.flatnonzero(slow)
+    found: dict[str, list[str | None]] = {}
     others: list[dict[str, str] | None] = []
     extras: list[list[str] | None] = []
-    for row in rest.take(pa.array(idx)).to_pylist():
+    for pos, row in enumerate(text.take(pa.array(idx)).to_pylist()):
         other: dict[str, str] = {}
         consumed: list[tuple[int, int]] = []
         for m in _PAIR.finditer(row):
             consumed.append(m.span())
-            other.setdefault(m.group(1), m.group(2) if m.group(2) is not None else m.group(3))
+            key, val = m.group(1), m.group(2) if m.group(2) is not None else m.group(3)
+            var = TRAILING_KEYS.get(key.lower())
+            if var is None:
+                other.setdefault(key, val)
+            elif found.setdefault(var, [None] * len(idx))[pos] is None:
+                found[var][pos] = val
         bare = [
             m.group(1) if m.group(1) is not None else m.group(2)
             for m in _QUOTED.finditer(_blank(row, consumed))
@@ -109,6 +128,9 @@ def split_trailing(
         others.append(other or None)
         extras.append(bare or None)
     where = pa.array(idx, pa.int64())
+    for var, col in found.items():
+        placed = _scatter(where, pa.array(col, pa.large_string()), n)
+        variables[var] = pc.coalesce(variables[var], placed) if var in variables else placed
     other_json = _scatter(where, pa.array([_obj(o) for o in others], pa.large_string()), n)
     extra_json = _scatter(where, pa.array([_obj(e) for e in extras], pa.large_string()), n)
     return variables, other_json, extra_json
@@ -133,6 +155,7 @@ def _obj(value: object) -> str | None:
 
 def _scatter(where: pa.Array, values: pa.Array, n: int) -> pa.Array:
     """Place *values* at row positions *where* of an all-null array of length *n*."""
-    mask = pc.is_in(pa.array(np.arange(n, dtype="int64")), value_set=where)
+    mask = np.zeros(n, bool)
+    mask[where.to_numpy(zero_copy_only=False)] = True
     base = pa.nulls(n, pa.large_string())
     return pc.replace_with_mask(base, mask, values)

@@ -2,14 +2,13 @@
 
 Recognised by magic bytes. tshark (located through pyshark, see :mod:`pcap_tshark`) reads
 the capture in one streaming fields pass; :mod:`pcap_http` turns its rows into a message
-table (bodies decoded); :mod:`pcap_events` pairs them per TCP stream and builds the events. A capture whose
-tail is damaged keeps what tshark could read plus one ``unparsed`` row saying so; a capture
-tshark cannot read at all is an InputError.
+table (bodies decoded); :mod:`pcap_events` pairs them per TCP stream and builds the events.
+A capture whose tail is damaged keeps what tshark could read plus one ``unparsed`` row
+saying so; a capture tshark cannot read at all is an InputError.
 """
 
 from __future__ import annotations
 
-import gzip
 import tempfile
 import zlib
 from collections.abc import Iterator
@@ -26,13 +25,18 @@ from toolcall_cli.errors import InputError
 from toolcall_cli.sources import pcap_events
 from toolcall_cli.sources import pcap_http as http
 from toolcall_cli.sources import pcap_tshark as tsh
-from toolcall_cli.sources._io import is_gzip
+from toolcall_cli.sources._io import GZIP_MAGIC, is_gzip
 from toolcall_cli.sources.base import ParseOptions
 
 #: Magic numbers: classic pcap (µs/ns, both byte orders, Kuznetzov's modified) and pcapng.
 MAGICS: Final = (
-    b"\xd4\xc3\xb2\xa1", b"\xa1\xb2\xc3\xd4", b"\x4d\x3c\xb2\xa1", b"\xa1\xb2\x3c\x4d",
-    b"\x34\xcd\xb2\xa1", b"\xa1\xb2\xcd\x34", b"\x0a\x0d\x0d\x0a",
+    b"\xd4\xc3\xb2\xa1",
+    b"\xa1\xb2\xc3\xd4",
+    b"\x4d\x3c\xb2\xa1",
+    b"\xa1\xb2\x3c\x4d",
+    b"\x34\xcd\xb2\xa1",
+    b"\xa1\xb2\xcd\x34",
+    b"\x0a\x0d\x0d\x0a",
 )
 
 
@@ -50,8 +54,12 @@ class PcapAdapter:
     )
 
     def sniff(self, head: bytes, path: Path) -> int:
-        """100 for pcap/pcapng magic (the head of a .gz is already decompressed), else 0."""
-        return 100 if head[:4] in MAGICS else 0
+        """100 for pcap/pcapng magic (also inside gzip, even a truncated one), else 0."""
+        if head[:4] in MAGICS:
+            return 100
+        if (not head or head[:2] == GZIP_MAGIC) and is_gzip(path):
+            return 100 if _gzip_head(path, 4) in MAGICS else 0
+        return 0
 
     def parse(self, path: Path, opts: ParseOptions) -> pd.DataFrame:
         """Run tshark over the capture and build http_request/http_response (and LLM) events."""
@@ -69,29 +77,71 @@ class PcapAdapter:
 ADAPTER = PcapAdapter()
 
 
+def _gunzip(chunks: Iterator[bytes], limit: int) -> Iterator[bytes]:
+    """Inflate gzip members as far as the data goes (a truncated tail simply ends the output)."""
+    d = zlib.decompressobj(47)
+    total = 0
+    for chunk in chunks:
+        while chunk:
+            try:
+                out = d.decompress(chunk, 1 << 20)
+            except zlib.error:
+                return
+            total += len(out)
+            if total > limit:
+                raise _TooBig
+            yield out
+            chunk = d.unconsumed_tail
+            if d.eof and d.unused_data:  # next gzip member
+                chunk, d = d.unused_data, zlib.decompressobj(47)
+
+
+class _TooBig(Exception):
+    pass
+
+
+def _file_chunks(path: Path, *, stop: int | None = None) -> Iterator[bytes]:
+    with path.open("rb") as f:
+        read = 0
+        while (chunk := f.read(1 << 20)) and (stop is None or read < stop):
+            read += len(chunk)
+            yield chunk
+
+
+def _gzip_head(path: Path, n: int) -> bytes:
+    """The first *n* inflated bytes of a (possibly truncated) gzip file."""
+    out = b""
+    try:
+        for piece in _gunzip(_file_chunks(path, stop=n), n + (1 << 20)):
+            out += piece
+            if len(out) >= n:
+                break
+    except (_TooBig, OSError):
+        pass
+    return out[:n]
+
+
 @contextmanager
 def _materialise(path: Path, opts: ParseOptions) -> Iterator[Path]:
-    """The capture as a plain file: gzip is inflated to a temp file, capped at opts.max_decompressed."""
+    """The capture as a plain file; gzip is inflated to a temp file (capped: max_decompressed)."""
     if not is_gzip(path):
         yield path
         return
     with tempfile.TemporaryDirectory(prefix="toolcall-pcap-") as tmp:
         out = Path(tmp) / (path.name.removesuffix(".gz") or "capture.pcap")
-        written = 0
         try:
-            with gzip.open(path, "rb") as src, out.open("wb") as dst:
-                while chunk := src.read(1 << 20):
-                    written += len(chunk)
-                    if written > opts.max_decompressed:
-                        raise InputError(
-                            f"{path}: decompressed size exceeds {opts.max_decompressed} bytes; "
-                            "refusing (decompression bomb?)"
-                        )
-                    dst.write(chunk)
-        except (OSError, EOFError, zlib.error) as e:
-            if written == 0:
-                raise InputError(f"{path}: corrupt gzip stream: {e}") from None
-            # A truncated .gz still holds packets; tshark reads up to the damage.
+            with out.open("wb") as dst:
+                for piece in _gunzip(_file_chunks(path), opts.max_decompressed):
+                    dst.write(piece)
+        except _TooBig:
+            raise InputError(
+                f"{path}: decompressed size exceeds {opts.max_decompressed} bytes; "
+                "refusing (decompression bomb?)"
+            ) from None
+        except OSError as e:
+            raise InputError(f"cannot read {path}: {e.strerror or e}") from None
+        if out.stat().st_size == 0:
+            raise InputError(f"{path}: corrupt or empty gzip stream")
         yield out
 
 
@@ -101,15 +151,20 @@ def _read(binary: tsh.Tshark, capture: Path, origin_path: str, *, cap: int) -> p
     tsh.check_readable(result, capture, rows=len(raw))
     bad: list[tuple[str, str]] = []
     if result.returncode != 0 or result.problems:
-        text = "; ".join(result.problems) or result.stderr.strip() or f"tshark exited with {result.returncode}"
+        text = "; ".join(result.notes) or f"tshark exited with {result.returncode}"
         bad.append((text, "capture damaged; events before the damage were kept"))
     multi = http.is_multi(raw)
     msgs = http.normalise(raw[~multi].reset_index(drop=True))
     if multi.any():
-        infos = http.normalise(raw[multi].reset_index(drop=True)).to_dict("records")
+        infos = [
+            {str(k): v for k, v in r.items()}
+            for r in http.normalise(raw[multi].reset_index(drop=True)).to_dict("records")
+        ]
         extra = _split_multi(binary, capture, infos)
         if extra:
-            msgs = pd.concat([msgs, pd.DataFrame(extra, columns=list(http.MESSAGE_COLUMNS))], ignore_index=True)
+            msgs = pd.concat(
+                [msgs, pd.DataFrame(extra, columns=list(http.MESSAGE_COLUMNS))], ignore_index=True
+            )
             msgs = msgs.sort_values("frame", kind="stable").reset_index(drop=True)
     frame = pcap_events.events(msgs, origin_path, cap=cap)
     if bad:
@@ -118,7 +173,9 @@ def _read(binary: tsh.Tshark, capture: Path, origin_path: str, *, cap: int) -> p
     return frame
 
 
-def _split_multi(binary: tsh.Tshark, capture: Path, infos: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _split_multi(
+    binary: tsh.Tshark, capture: Path, infos: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
     """Second pass for frames that hold several messages: per-layer JSON keeps them apart."""
     data, _ = tsh.run_all(tsh.command(binary, capture, frames=[int(i["frame"]) for i in infos]))
     try:

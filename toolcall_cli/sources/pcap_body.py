@@ -24,7 +24,9 @@ def raw_args(value: Any) -> tuple[str | None, str | None]:
         return None, None
     if isinstance(value, str):
         return value, None
-    kind = {dict: "object", list: "array", bool: "boolean", int: "number", float: "number"}.get(type(value), "other")
+    kind = {dict: "object", list: "array", bool: "boolean", int: "number", float: "number"}.get(
+        type(value), "other"
+    )
     return dumps(value), kind
 
 
@@ -48,7 +50,9 @@ def tool_response(obj: Any) -> dict[str, Any]:
     status = obj.get("status")
     data = obj.get("data")
     return {
-        "status": None if status is None else (status if isinstance(status, str) else dumps(status)),
+        "status": None
+        if status is None
+        else (status if isinstance(status, str) else dumps(status)),
         "call_id": obj.get("call_id"),
         "timestamp": obj.get("timestamp"),
         "message": obj.get("message"),
@@ -101,19 +105,33 @@ def llm_response_events(obj: Mapping[str, Any], http_status: int | None) -> list
     err = obj.get("error")
     if err is not None and (http_status is None or http_status >= 400):
         text = err.get("message") if isinstance(err, Mapping) else err
-        return [{"kind": "system", "status": "error", "detail": str(text),
-                 "attrs": {"provider_error": True, "provider": "openai"}}]
+        return [
+            {
+                "kind": "system",
+                "status": "error",
+                "detail": str(text),
+                "attrs": {"provider_error": True, "provider": "openai"},
+            }
+        ]
     out: list[Event] = []
     if obj.get("type") == "message" and isinstance(obj.get("content"), list):  # Anthropic
         return _assistant_calls(obj, msg_index=0, turn=1, finish_reason=obj.get("stop_reason"))
     for choice in obj.get("choices") or ():
         if isinstance(choice, Mapping) and isinstance(choice.get("message"), Mapping):
-            out.extend(_assistant_calls(choice["message"], msg_index=int(choice.get("index") or 0), turn=1,
-                                        finish_reason=choice.get("finish_reason")))
+            out.extend(
+                _assistant_calls(
+                    choice["message"],
+                    msg_index=int(choice.get("index") or 0),
+                    turn=1,
+                    finish_reason=choice.get("finish_reason"),
+                )
+            )
     return out
 
 
-def _assistant_calls(m: Mapping[str, Any], *, msg_index: int, turn: int, finish_reason: Any) -> list[Event]:
+def _assistant_calls(
+    m: Mapping[str, Any], *, msg_index: int, turn: int, finish_reason: Any
+) -> list[Event]:
     out: list[Event] = []
     base = {"msg_index": msg_index, "turn": turn, "finish_reason": finish_reason}
     calls = m.get("tool_calls")
@@ -121,39 +139,64 @@ def _assistant_calls(m: Mapping[str, Any], *, msg_index: int, turn: int, finish_
         for k, c in enumerate(calls):
             if not isinstance(c, Mapping):
                 continue
-            fn = c.get("function") if isinstance(c.get("function"), Mapping) else {}
+            fn: Mapping[str, Any] = c["function"] if isinstance(c.get("function"), Mapping) else {}
             args, kind = raw_args(fn.get("arguments"))
-            out.append(_call(c.get("id", ""), fn.get("name"), args, kind, {**base, "call_index": k}, "openai"))
+            out.append(
+                _call(
+                    c.get("id", ""), fn.get("name"), args, kind, {**base, "call_index": k}, "openai"
+                )
+            )
     fc = m.get("function_call")
     if isinstance(fc, Mapping):
         args, kind = raw_args(fc.get("arguments"))
-        out.append(_call("", fc.get("name"), args, kind, {**base, "call_index": 0}, "legacy_function"))
+        out.append(
+            _call("", fc.get("name"), args, kind, {**base, "call_index": 0}, "legacy_function")
+        )
     content = m.get("content")
     if isinstance(content, list):
         k = 0
         for block in content:
             if isinstance(block, Mapping) and block.get("type") == "tool_use":
                 args, kind = raw_args(block.get("input"))
-                out.append(_call(block.get("id", ""), block.get("name"), args, kind,
-                                 {**base, "call_index": k}, "anthropic"))
+                out.append(
+                    _call(
+                        block.get("id", ""),
+                        block.get("name"),
+                        args,
+                        kind,
+                        {**base, "call_index": k},
+                        "anthropic",
+                    )
+                )
                 k += 1
     return out
 
 
-def _call(cid: Any, name: Any, args: str | None, kind: str | None, attrs: dict[str, Any],
-          protocol: str) -> Event:
+def _call(
+    cid: Any, name: Any, args: str | None, kind: str | None, attrs: dict[str, Any], protocol: str
+) -> Event:
     a = {**attrs, "protocol": protocol}
     if kind:
         a["args_type"] = kind
-    return {"kind": "tool_call", "tool_call_id": "" if cid is None else str(cid),
-            "tool": name if isinstance(name, str) else None, "args": args, "attrs": a}
+    return {
+        "kind": "tool_call",
+        "tool_call_id": "" if cid is None else str(cid),
+        "tool": name if isinstance(name, str) else None,
+        "args": args,
+        "attrs": a,
+    }
 
 
 def _result(cid: Any, name: Any, content: Any, msg_index: int, *, follows: bool) -> Event:
     text = _content_text(content)
-    return {"kind": "tool_result", "tool_call_id": None if cid is None else str(cid),
-            "tool": name if isinstance(name, str) else None, "detail": text, "size": len(text),
-            "attrs": {"msg_index": msg_index, "follows_call": follows}}
+    return {
+        "kind": "tool_result",
+        "tool_call_id": None if cid is None else str(cid),
+        "tool": name if isinstance(name, str) else None,
+        "detail": text,
+        "size": len(text),
+        "attrs": {"msg_index": msg_index, "follows_call": follows},
+    }
 
 
 def _content_text(content: Any) -> str:

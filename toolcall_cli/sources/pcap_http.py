@@ -27,17 +27,38 @@ NULL_NS: Final = int(np.iinfo(np.int64).min)
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _ESCAPES = re.compile(r"\\([nrt])")
-_FLAG_FIELDS: Final = {"http.te_and_length": "te_and_length", "http.decompression_failed": "decompression_failed",
-                       "http.bad_header_name": "bad_header_name"}
-MESSAGE_COLUMNS: Final = ("frame", "ts_ns", "stream", "is_request", "src", "dst", "method", "uri", "version",
-                          "code", "phrase", "request_in", "hdr", "body", "flags")
+_FLAG_FIELDS: Final = {
+    "http.te_and_length": "te_and_length",
+    "http.decompression_failed": "decompression_failed",
+    "http.bad_header_name": "bad_header_name",
+}
+MESSAGE_COLUMNS: Final = (
+    "frame",
+    "ts_ns",
+    "stream",
+    "is_request",
+    "src",
+    "dst",
+    "method",
+    "uri",
+    "version",
+    "code",
+    "phrase",
+    "request_in",
+    "hdr",
+    "body",
+    "flags",
+)
 
 
 def is_multi(raw: pd.DataFrame) -> pd.Series:
     """Rows (frames) that hold more than one HTTP message."""
     req, resp = raw["http.request"], raw["http.response"]
-    return req.str.contains(AGGREGATOR, regex=False) | resp.str.contains(AGGREGATOR, regex=False) | (
-        (req != "") & (resp != ""))
+    return (
+        req.str.contains(AGGREGATOR, regex=False)
+        | resp.str.contains(AGGREGATOR, regex=False)
+        | ((req != "") & (resp != ""))
+    )
 
 
 def _first(col: pd.Series) -> pd.Series:
@@ -73,28 +94,35 @@ def normalise(raw: pd.DataFrame) -> pd.DataFrame:
     is_req = raw["http.request"] != ""
     hdr = raw["http.request.line"].where(is_req, raw["http.response.line"])
     ver = raw["http.request.version"].where(is_req, raw["http.response.version"])
-    bodies, lossy = _bodies(raw["media.type"].tolist(), raw["data.data"].tolist(), raw["http.file_data"].tolist())
+    bodies, lossy = _bodies(
+        raw["media.type"].tolist(), raw["data.data"].tolist(), raw["http.file_data"].tolist()
+    )
     flags: list[dict[str, Any] | None] = [{"body_lossy": True} if x else None for x in lossy]
     for field, name in _FLAG_FIELDS.items():
         for i in np.flatnonzero((raw[field] != "").to_numpy()):
             flags[i] = {**(flags[i] or {}), name: True}
-    out = pd.DataFrame({
-        "frame": pd.to_numeric(raw["frame.number"], errors="coerce").fillna(0).astype("int64").to_numpy(),
-        "ts_ns": epoch_ns(raw["frame.time_epoch"]),
-        "stream": _num(raw["tcp.stream"]),
-        "is_request": is_req.to_numpy(),
-        "src": _endpoint(raw["ip.src"], raw["ipv6.src"], raw["tcp.srcport"]).to_numpy(),
-        "dst": _endpoint(raw["ip.dst"], raw["ipv6.dst"], raw["tcp.dstport"]).to_numpy(),
-        "method": _first(raw["http.request.method"]).to_numpy(),
-        "uri": _first(raw["http.request.uri"]).to_numpy(),
-        "version": _first(ver).to_numpy(),
-        "code": _num(raw["http.response.code"]),
-        "phrase": _first(raw["http.response.phrase"]).to_numpy(),
-        "request_in": _num(raw["http.request_in"]),
-        "hdr": hdr.to_numpy(),
-        "body": pd.Series(bodies, dtype=object).to_numpy(),
-        "flags": pd.Series(flags, dtype=object).to_numpy(),
-    })
+    out = pd.DataFrame(
+        {
+            "frame": pd.to_numeric(raw["frame.number"], errors="coerce")
+            .fillna(0)
+            .astype("int64")
+            .to_numpy(),
+            "ts_ns": epoch_ns(raw["frame.time_epoch"]),
+            "stream": _num(raw["tcp.stream"]),
+            "is_request": is_req.to_numpy(),
+            "src": _endpoint(raw["ip.src"], raw["ipv6.src"], raw["tcp.srcport"]).to_numpy(),
+            "dst": _endpoint(raw["ip.dst"], raw["ipv6.dst"], raw["tcp.dstport"]).to_numpy(),
+            "method": _first(raw["http.request.method"]).to_numpy(),
+            "uri": _first(raw["http.request.uri"]).to_numpy(),
+            "version": _first(ver).to_numpy(),
+            "code": _num(raw["http.response.code"]),
+            "phrase": _first(raw["http.response.phrase"]).to_numpy(),
+            "request_in": _num(raw["http.request_in"]),
+            "hdr": hdr.to_numpy(),
+            "body": pd.Series(bodies, dtype=object).to_numpy(),
+            "flags": pd.Series(flags, dtype=object).to_numpy(),
+        }
+    )
     return out
 
 
@@ -112,7 +140,7 @@ def _bodies(media: list[str], data: list[str], text: list[str]) -> tuple[list[by
             except ValueError:
                 pass
         if t:
-            # tshark escapes \n \r \t but not "\\" itself: only U+FFFD or a backslash make it ambiguous
+            # tshark escapes \n \r \t but not a backslash: U+FFFD or "\\" make the text ambiguous
             lossy.append("\ufffd" in t or "\\" in t)
             t = _ESCAPES.sub(lambda x: {"n": "\n", "r": "\r", "t": "\t"}[x.group(1)], t)
             bodies.append(t.encode("utf-8", "surrogatepass"))
@@ -143,7 +171,9 @@ def headers(hdr: Sequence[str], names: Sequence[str]) -> dict[str, list[str | No
     return out
 
 
-def from_json_layers(info: Mapping[str, Any], http_layers: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def from_json_layers(
+    info: Mapping[str, Any], http_layers: Sequence[Mapping[str, Any]]
+) -> list[dict[str, Any]]:
     """Message rows from ``-T json -J "frame http"`` layers of a multi-message frame."""
     out: list[dict[str, Any]] = []
     for layer in http_layers:
@@ -160,15 +190,23 @@ def from_json_layers(info: Mapping[str, Any], http_layers: Sequence[Mapping[str,
             flags["body_lossy"] = True
         if "_ws.malformed" in flat:
             flags["malformed"] = True
-        out.append({
-            **info, "is_request": is_req,
-            "method": _s(flat.get("http.request.method")), "uri": _s(flat.get("http.request.uri")),
-            "version": _s(flat.get("http.request.version") or flat.get("http.response.version")),
-            "code": _i(flat.get("http.response.code")), "phrase": _s(flat.get("http.response.phrase")),
-            "request_in": _i(flat.get("http.request_in")),
-            "hdr": AGGREGATOR.join(str(x).replace("\r\n", "\\r\\n") for x in lines),
-            "body": text.encode("utf-8", "surrogatepass"), "flags": flags,
-        })
+        out.append(
+            {
+                **info,
+                "is_request": is_req,
+                "method": _s(flat.get("http.request.method")),
+                "uri": _s(flat.get("http.request.uri")),
+                "version": _s(
+                    flat.get("http.request.version") or flat.get("http.response.version")
+                ),
+                "code": _i(flat.get("http.response.code")),
+                "phrase": _s(flat.get("http.response.phrase")),
+                "request_in": _i(flat.get("http.request_in")),
+                "hdr": AGGREGATOR.join(str(x).replace("\r\n", "\\r\\n") for x in lines),
+                "body": text.encode("utf-8", "surrogatepass"),
+                "flags": flags,
+            }
+        )
     return out
 
 
@@ -196,8 +234,10 @@ def _flatten(node: Any, out: dict[str, Any]) -> None:
             out[k] = v
 
 
-def decode_body(body: bytes, encoding: str | None, *, cap: int = BODY_CAP) -> tuple[bytes, dict[str, Any]]:
-    """Undo a Content-Encoding tshark left in place (gzip/x-gzip/deflate), capped at *cap* bytes."""
+def decode_body(
+    body: bytes, encoding: str | None, *, cap: int = BODY_CAP
+) -> tuple[bytes, dict[str, Any]]:
+    """Undo the Content-Encoding (gzip/x-gzip/deflate/br, stacked too), capped at *cap* bytes."""
     flags: dict[str, Any] = {}
     enc = [e.strip().lower() for e in (encoding or "").split(",") if e.strip()]
     for e in reversed(enc):
@@ -205,8 +245,12 @@ def decode_body(body: bytes, encoding: str | None, *, cap: int = BODY_CAP) -> tu
             out = _inflate(body, 47, cap)
         elif e == "deflate" and body and body.lstrip()[:1] not in (b"{", b"[", b"<"):
             out = _inflate(body, 15, cap) or _inflate(body, -15, cap)
+        elif e == "br" and body:
+            out = _unbrotli(body, cap)
+            if out is None and body.lstrip()[:1] in (b"{", b"["):
+                continue  # plain JSON despite the header
         else:
-            continue  # identity, already decoded by tshark, plain despite the header, or br
+            continue  # identity, plain despite the header, or an unknown coding
         if out is None:
             flags["body_decode_error"] = e
             break
@@ -219,6 +263,21 @@ def decode_body(body: bytes, encoding: str | None, *, cap: int = BODY_CAP) -> tu
     return body, flags
 
 
+def _unbrotli(data: bytes, cap: int) -> tuple[bytes, bool] | None:
+    try:
+        import brotli
+    except ImportError:  # a declared dependency; without it br bodies stay encoded
+        return None
+    try:
+        d = brotli.Decompressor()
+        out = d.process(data, output_buffer_limit=cap + 1)
+    except brotli.error:
+        return None
+    if not out:
+        return None
+    return out[:cap], len(out) > cap
+
+
 def _inflate(data: bytes, wbits: int, cap: int) -> tuple[bytes, bool] | None:
     try:
         out = zlib.decompressobj(wbits).decompress(data, cap + 1)
@@ -229,8 +288,13 @@ def _inflate(data: bytes, wbits: int, cap: int) -> tuple[bytes, bool] | None:
     return out[:cap], len(out) > cap
 
 
-def pair(streams: Sequence[Any], is_request: Sequence[bool], codes: Sequence[Any], frames: Sequence[int],
-         request_in: Sequence[Any]) -> tuple[np.ndarray, dict[int, str]]:
+def pair(
+    streams: Sequence[Any],
+    is_request: Sequence[bool],
+    codes: Sequence[Any],
+    frames: Sequence[int],
+    request_in: Sequence[Any],
+) -> tuple[np.ndarray, dict[int, str]]:
     """Link responses to requests per TCP stream, in order (HTTP/1.1 pipelining rule).
 
     Returns ``peer`` (index of the paired message, -1 for none) and flags by row. tshark's
@@ -260,7 +324,11 @@ def pair(streams: Sequence[Any], is_request: Sequence[bool], codes: Sequence[Any
                 queue.popleft()
             continue
         rin = request_in[i]
-        surplus = [] if rin is None or rin is pd.NA else [j for j in by_frame.get(int(rin), ()) if streams[j] == s]
+        surplus = (
+            []
+            if rin is None or rin is pd.NA
+            else [j for j in by_frame.get(int(rin), ()) if streams[j] == s]
+        )
         if surplus:
             peer[i] = surplus[-1]
             flags[i] = "surplus_response"

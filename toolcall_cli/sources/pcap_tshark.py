@@ -22,10 +22,10 @@ import re
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Final
+from typing import Final
 
 import pandas as pd
 
@@ -37,25 +37,52 @@ MIN_VERSION: Final = (3, 0)
 
 #: Fields of the single tshark pass (EK output names them with "_" for ".").
 FIELDS: Final = (
-    "frame.number", "frame.time_epoch", "tcp.stream",
-    "ip.src", "ipv6.src", "tcp.srcport", "ip.dst", "ipv6.dst", "tcp.dstport",
-    "http.request", "http.response", "http.request.method", "http.request.uri",
-    "http.request.version", "http.response.version", "http.host", "http.response.code",
-    "http.response.phrase", "http.request_in", "http.content_length_header",
-    "http.content_type", "http.content_encoding", "http.transfer_encoding",
-    "http.request.line", "http.response.line", "http.file_data", "media.type", "data.data",
-    "http.te_and_length", "http.decompression_failed", "http.bad_header_name",
+    "frame.number",
+    "frame.time_epoch",
+    "tcp.stream",
+    "ip.src",
+    "ipv6.src",
+    "tcp.srcport",
+    "ip.dst",
+    "ipv6.dst",
+    "tcp.dstport",
+    "http.request",
+    "http.response",
+    "http.request.method",
+    "http.request.uri",
+    "http.request.version",
+    "http.response.version",
+    "http.host",
+    "http.response.code",
+    "http.response.phrase",
+    "http.request_in",
+    "http.content_length_header",
+    "http.content_type",
+    "http.content_encoding",
+    "http.transfer_encoding",
+    "http.request.line",
+    "http.response.line",
+    "http.file_data",
+    "media.type",
+    "data.data",
+    "http.te_and_length",
+    "http.decompression_failed",
+    "http.bad_header_name",
 )
 
+_PREFS: Final = {
+    "tcp.desegment_tcp_streams": "TRUE",
+    "http.desegment_headers": "TRUE",
+    "http.desegment_body": "TRUE",
+    "http.dechunk_body": "TRUE",
+    # tshark inflates without any size cap (a 200 KB gzip bomb costs it 1.4 GB): we get the
+    # encoded bytes and inflate them ourselves with a cap (pcap_http.decode_body).
+    "http.decompress_body": "FALSE",
+    "tcp.check_checksum": "FALSE",
+}
 PREFS: Final = (
-    "-o", "tcp.desegment_tcp_streams:TRUE",
-    "-o", "http.desegment_headers:TRUE",
-    "-o", "http.desegment_body:TRUE",
-    "-o", "http.dechunk_body:TRUE",
-    "-o", "http.decompress_body:TRUE",
-    "-o", "tcp.check_checksum:FALSE",
-    "--disable-protocol", "json",
-    "--disable-protocol", "data-text-lines",
+    *(x for k, v in _PREFS.items() for x in ("-o", f"{k}:{v}")),
+    *("--disable-protocol", "json", "--disable-protocol", "data-text-lines"),
 )
 
 DISPLAY_FILTER: Final = "http.request || http.response"
@@ -64,9 +91,13 @@ DISPLAY_FILTER: Final = "http.request || http.response"
 AGGREGATOR: Final = "\x1f"
 
 #: stderr lines that mean "a damaged tail", not "unreadable": what came before is kept.
-_TOLERATED = re.compile(r"cut short in the middle of a packet|appears to be damaged or corrupt|"
-                        r"packet (?:length|size).*(?:bigger|larger)|running as user|dangerous",
-                        re.IGNORECASE)
+_TOLERATED = re.compile(
+    r"cut short in the middle of a packet|appears to be damaged or corrupt|"
+    r"packet (?:length|size).*(?:bigger|larger)",
+    re.IGNORECASE,
+)
+#: stderr lines that say nothing about the capture.
+_NOISE = re.compile(r"running as user|could be dangerous", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,11 +114,15 @@ class RunResult:
 
     returncode: int = 0
     stderr: str = ""
-    problems: list[str] = field(default_factory=list)  # stderr lines that are not noise
+    problems: list[str] = field(default_factory=list)  # stderr lines that mean real trouble
+    notes: list[str] = field(default_factory=list)  # every stderr line that is not noise
 
 
 def locate() -> Tshark:
-    """Find tshark (``TOOLCALL_TSHARK``, else pyshark's search of ``$PATH``); MissingDependencyError if absent."""
+    """Find tshark: ``TOOLCALL_TSHARK``, else pyshark's search of ``$PATH``.
+
+    Raises MissingDependencyError (exit 4) when it is absent.
+    """
     override = os.environ.get(ENV_VAR)
     if override:
         if not (os.path.isfile(override) and os.access(override, os.X_OK)):
@@ -98,12 +133,16 @@ def locate() -> Tshark:
     except ImportError:  # pyshark is a dependency, but fall back to $PATH if it is broken
         found = shutil.which("tshark")
         if not found:
-            raise MissingDependencyError("tshark is not installed (not found on PATH)", hint=HINT) from None
+            raise MissingDependencyError(
+                "tshark is not installed (not found on PATH)", hint=HINT
+            ) from None
         return _probe(found)
     try:
         path = str(pyshark_tshark.get_process_path())
     except pyshark_tshark.TSharkNotFoundException:
-        raise MissingDependencyError("tshark is not installed (not found on PATH)", hint=HINT) from None
+        raise MissingDependencyError(
+            "tshark is not installed (not found on PATH)", hint=HINT
+        ) from None
     if not (os.path.isfile(path) and os.access(path, os.X_OK)):
         raise MissingDependencyError(f"tshark at {path} is not executable", hint=HINT)
     return _probe(path)
@@ -122,16 +161,22 @@ def _probe(path: str) -> Tshark:
     except (OSError, subprocess.CalledProcessError, ValueError) as e:
         raise MissingDependencyError(f"cannot run tshark at {path}: {e}", hint=HINT) from None
     except Exception as e:  # pyshark's TSharkVersionException and friends
-        raise MissingDependencyError(f"cannot read tshark's version at {path}: {e}", hint=HINT) from None
+        raise MissingDependencyError(
+            f"cannot read tshark's version at {path}: {e}", hint=HINT
+        ) from None
     if version[:2] < MIN_VERSION:
         raise MissingDependencyError(
-            f"tshark {'.'.join(map(str, version))} is too old (need {MIN_VERSION[0]}.{MIN_VERSION[1]}+)", hint=HINT
+            f"tshark {'.'.join(map(str, version))} is too old "
+            f"(need {MIN_VERSION[0]}.{MIN_VERSION[1]}+)",
+            hint=HINT,
         )
     return Tshark(path=path, version=version)
 
 
 def _version_by_hand(path: str) -> tuple[int, ...]:
-    out = subprocess.run([path, "-v"], capture_output=True, text=True, check=True, timeout=30).stdout
+    out = subprocess.run(
+        [path, "-v"], capture_output=True, text=True, check=True, timeout=30
+    ).stdout
     m = re.search(r"(\d+)\.(\d+)\.(\d+)", out)
     if not m:
         raise ValueError(f"unrecognised tshark version output: {out[:80]!r}")
@@ -139,32 +184,63 @@ def _version_by_hand(path: str) -> tuple[int, ...]:
 
 
 def command(ts: Tshark, capture: Path, *, frames: Sequence[int] | None = None) -> list[str]:
-    """The tshark command line: tab-separated FIELDS, or (for *frames*) JSON of their http layers."""
+    """The tshark command: tab-separated FIELDS, or (for *frames*) JSON of their http layers."""
     base = [ts.path, "-n", "-r", str(capture), *PREFS]
     if frames is not None:
         flt = "frame.number in {" + " ".join(str(f) for f in frames) + "}"
         return [*base, "-Y", flt, "-T", "json", "--no-duplicate-keys", "-J", "frame http"]
-    cmd = [*base, "-Y", DISPLAY_FILTER, "-T", "fields", "-E", "header=n", "-E", "separator=/t",
-           "-E", "quote=n", "-E", "occurrence=a", "-E", f"aggregator={AGGREGATOR}"]
+    cmd = [
+        *base,
+        "-Y",
+        DISPLAY_FILTER,
+        "-T",
+        "fields",
+        "-E",
+        "header=n",
+        "-E",
+        "separator=/t",
+        "-E",
+        "quote=n",
+        "-E",
+        "occurrence=a",
+        "-E",
+        f"aggregator={AGGREGATOR}",
+    ]
     for name in FIELDS:
         cmd += ["-e", name]
     return cmd
 
 
 def read_fields(cmd: list[str]) -> tuple[pd.DataFrame, RunResult]:
-    """Run the fields pass; pandas' C parser reads tshark's stdout as it streams (all columns str)."""
+    """Run the fields pass; pandas' C parser reads tshark's stdout as it streams (all str)."""
     result = RunResult()
     with tempfile.TemporaryFile() as err:
         try:
-            proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, stdin=subprocess.DEVNULL,
-                                    env={**os.environ, "LC_ALL": "C"})
+            proc = subprocess.Popen(
+                cmd,
+                stdout=subprocess.PIPE,
+                stderr=err,
+                stdin=subprocess.DEVNULL,
+                env={**os.environ, "LC_ALL": "C"},
+            )
         except OSError as e:
             raise MissingDependencyError(f"cannot start tshark: {e}", hint=HINT) from None
         assert proc.stdout is not None
         try:
-            table = pd.read_csv(proc.stdout, sep="\t", header=None, names=list(FIELDS), dtype=str,
-                                quoting=csv.QUOTE_NONE, na_filter=False, engine="c", encoding="utf-8",
-                                encoding_errors="replace", on_bad_lines="skip", skip_blank_lines=True)
+            table = pd.read_csv(
+                proc.stdout,
+                sep="\t",
+                header=None,
+                names=list(FIELDS),
+                dtype=str,
+                quoting=csv.QUOTE_NONE,
+                na_filter=False,
+                engine="c",
+                encoding="utf-8",
+                encoding_errors="replace",
+                on_bad_lines="skip",
+                skip_blank_lines=True,
+            )
         except pd.errors.EmptyDataError:
             table = pd.DataFrame({f: pd.Series([], dtype=object) for f in FIELDS})
         finally:
@@ -177,44 +253,36 @@ def read_fields(cmd: list[str]) -> tuple[pd.DataFrame, RunResult]:
 
 def _finish(result: RunResult, stderr: bytes) -> None:
     result.stderr = stderr.decode("utf-8", "replace")
-    result.problems = [ln.strip() for ln in result.stderr.splitlines() if ln.strip() and not _TOLERATED.search(ln)]
-
-
-def stream_lines(cmd: list[str], result: RunResult) -> Iterator[bytes]:
-    """Run *cmd*, yield stdout lines as they arrive; fills *result* when the process ends."""
-    with tempfile.TemporaryFile() as err:
-        try:
-            proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, stdin=subprocess.DEVNULL,
-                                    env={**os.environ, "LC_ALL": "C"})
-        except OSError as e:
-            raise MissingDependencyError(f"cannot start tshark: {e}", hint=HINT) from None
-        assert proc.stdout is not None
-        try:
-            yield from _lines(proc.stdout)
-        finally:
-            proc.stdout.close()
-            result.returncode = proc.wait()
-            err.seek(0)
-            _finish(result, err.read())
-
-
-def _lines(stream: IO[bytes]) -> Iterator[bytes]:
-    for line in stream:
-        if line.strip():
-            yield line
+    result.notes = [
+        ln.strip() for ln in result.stderr.splitlines() if ln.strip() and not _NOISE.search(ln)
+    ]
+    result.problems = [ln for ln in result.notes if not _TOLERATED.search(ln)]
 
 
 def run_all(cmd: list[str]) -> tuple[bytes, RunResult]:
     """Run *cmd* to completion (small outputs only: the second pass over a few frames)."""
     result = RunResult()
-    data = b"".join(stream_lines(cmd, result))
-    return data, result
+    try:
+        proc = subprocess.run(
+            cmd,
+            capture_output=True,
+            stdin=subprocess.DEVNULL,
+            check=False,
+            env={**os.environ, "LC_ALL": "C"},
+        )
+    except OSError as e:
+        raise MissingDependencyError(f"cannot start tshark: {e}", hint=HINT) from None
+    result.returncode = proc.returncode
+    _finish(result, proc.stderr)
+    return proc.stdout, result
 
 
 def check_readable(result: RunResult, capture: Path, *, rows: int) -> None:
     """Raise InputError when tshark failed and produced nothing; a damaged tail is tolerated."""
     if result.returncode == 0 or rows:
         return
-    msg = "; ".join(result.problems) or result.stderr.strip() or f"tshark exited with {result.returncode}"
-    raise InputError(f"cannot read capture '{capture}': {msg[:500]}",
-                     hint="the file starts like a pcap/pcapng but tshark could not read any packet")
+    msg = "; ".join(result.notes) or f"tshark exited with {result.returncode}"
+    raise InputError(
+        f"cannot read capture '{capture}': {msg[:500]}",
+        hint="the file starts like a pcap/pcapng but tshark could not read any packet",
+    )

@@ -11,7 +11,15 @@ import typer
 from toolcall_cli.cli import _settings
 from toolcall_cli.cli._console import say
 from toolcall_cli.cli._options import (
-    FailOnOpt, Format, FormatOpt, IgnoreOpt, OutputOpt, SelectOpt, check_format, emit, split_codes,
+    FailOnOpt,
+    Format,
+    FormatOpt,
+    IgnoreOpt,
+    OutputOpt,
+    SelectOpt,
+    check_format,
+    emit,
+    split_codes,
 )
 from toolcall_cli.core.findings import FailOn
 from toolcall_cli.lint import lint_paths
@@ -19,7 +27,7 @@ from toolcall_cli.lint.engine import options_from_config
 from toolcall_cli.render.lint_view import summary_line
 
 
-class ProfileName(str, Enum):
+class ProfileName(str, Enum):  # noqa: UP042 (house style: str enums for typer choices)
     """--profile choices (lint.profiles.PROFILES; a test keeps them equal)."""
 
     openai = "openai"
@@ -34,27 +42,58 @@ FileOpt = Annotated[Path | None, typer.Option(dir_okay=False, show_default=False
 
 
 def run(
-    paths: Annotated[list[Path], typer.Argument(help="Tool definition files, directories or globs.", show_default=False)],
+    paths: Annotated[
+        list[Path],
+        typer.Argument(help="Tool definition files, directories or globs.", show_default=False),
+    ],
     fmt: FormatOpt = Format.table,
     output: OutputOpt = None,
-    profile: Annotated[ProfileName | None, typer.Option("--profile", help="Provider profile (default: config, else generic).")] = None,
+    profile: Annotated[
+        ProfileName | None,
+        typer.Option("--profile", help="Provider profile (default: config, else generic)."),
+    ] = None,
     fail_on: FailOnOpt = FailOn.error,
     select: SelectOpt = None,
     ignore: IgnoreOpt = None,
-    baseline: Annotated[Path | None, typer.Option("--baseline", dir_okay=False, help="Suppress the findings recorded in this file.")] = None,
-    update_baseline: Annotated[bool, typer.Option("--update-baseline", help="Record today's findings in --baseline.")] = False,
-    lock: Annotated[Path | None, typer.Option("--lock", dir_okay=False, help="Compare with this lock file (SC012).")] = None,
-    update_lock: Annotated[bool, typer.Option("--update-lock", help="Write the lock file (--lock, else toolcall.lock).")] = False,
-    token_budget: Annotated[int | None, typer.Option("--token-budget", help="Token budget of the tool list (SC013; default 8000).")] = None,
-    fix: Annotated[bool, typer.Option("--fix", help="Apply safe fixes to JSON files in place.")] = False,
+    baseline: Annotated[
+        Path | None,
+        typer.Option(
+            "--baseline", dir_okay=False, help="Suppress the findings recorded in this file."
+        ),
+    ] = None,
+    update_baseline: Annotated[
+        bool, typer.Option("--update-baseline", help="Record today's findings in --baseline.")
+    ] = False,
+    lock: Annotated[
+        Path | None,
+        typer.Option("--lock", dir_okay=False, help="Compare with this lock file (SC012)."),
+    ] = None,
+    update_lock: Annotated[
+        bool,
+        typer.Option("--update-lock", help="Write the lock file (--lock, else toolcall.lock)."),
+    ] = False,
+    token_budget: Annotated[
+        int | None,
+        typer.Option("--token-budget", help="Token budget of the tool list (SC013; default 8000)."),
+    ] = None,
+    fix: Annotated[
+        bool, typer.Option("--fix", help="Apply safe fixes to JSON files in place.")
+    ] = False,
 ) -> None:
     """Lint tool definitions (OpenAI, Anthropic, MCP, JSON Schema, BFCL) for a provider profile."""
     check_format(fmt, ("table", "json", "markdown", "sarif", "github"), "lint")
     options = options_from_config(
         _settings.config().raw.get("lint", {}),
-        profile=profile.value if profile else None, select=split_codes(select), ignore=split_codes(ignore),
-        baseline=baseline, update_baseline=update_baseline, lock=lock, update_lock=update_lock,
-        token_budget=token_budget, fix=fix, root=Path.cwd(),
+        profile=profile.value if profile else None,
+        select=split_codes(select),
+        ignore=split_codes(ignore),
+        baseline=baseline,
+        update_baseline=update_baseline,
+        lock=lock,
+        update_lock=update_lock,
+        token_budget=token_budget,
+        fix=fix,
+        root=Path.cwd(),
     )
     report = lint_paths(paths, options=options)
     emit(report, fmt, output)

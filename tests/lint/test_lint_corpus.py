@@ -1,0 +1,46 @@
+"""Every BFCL v4 and MCP file in ../shared/corpus lints without error, with reviewed counts.
+
+`corpus_counts.json` holds the findings per code per file under ``--profile openai`` (each file
+linted on its own, as a registry of its own). It was written with ``pytest --update-goldens``
+after reviewing samples of every code: dotted BFCL names → SC003, BFCL ``dict``/``float``/
+``tuple``/``any`` → SC010, BFCL ``default: null`` on typed optional parameters → SC014, MCP's
+root-level ``oneOf`` example → SC011, github-mcp-server's open objects → SC007.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from toolcall_cli.lint import LintOptions, lint_paths
+from toolcall_cli.lint.loaders import load_all
+
+COUNTS = Path(__file__).with_name("corpus_counts.json")
+BIG = "bfcl/gorilla_v4_data/BFCL_v4_live_multiple.json"
+
+
+@pytest.mark.corpus
+def test_corpus_counts(corpus: Path, update_goldens: bool) -> None:
+    files = [Path(f.path) for f in load_all([corpus / "bfcl", corpus / "tool_schemas"]).files]
+    assert len(files) > 150
+    got: dict[str, dict[str, int]] = {}
+    for f in files:
+        start = time.perf_counter()
+        report = lint_paths([f], options=LintOptions(profile="openai", root=corpus))
+        elapsed = time.perf_counter() - start
+        rel = f.relative_to(corpus).as_posix()
+        got[rel] = {"tools": report.summary["tools"], **report.summary["by_code"]}
+        if rel == BIG:
+            assert report.summary["tools"] == 4178
+            assert elapsed < 30, f"{BIG} took {elapsed:.1f}s"
+    assert got[BIG]["SC003"] > 0 and got[BIG]["SC010"] > 0
+    assert got["bfcl/gorilla_v4_data/BFCL_v4_format_sensitivity.json"] == {"tools": 0}
+    assert got["bfcl/gorilla_v4_data/BFCL_v4_multi_turn_base.json"] == {"tools": 0}
+    if update_goldens or not COUNTS.exists():
+        COUNTS.write_text(json.dumps(got, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        return
+    want = json.loads(COUNTS.read_text(encoding="utf-8"))
+    assert got == want
