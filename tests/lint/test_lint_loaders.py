@@ -134,3 +134,12 @@ def test_yaml_line_map() -> None:
     value, m = yaml_load("a:\n  - x\n  - b: 1\n")
     assert value == {"a": ["x", {"b": 1}]}
     assert m["/a/1/b"] == 3 and m["/a/0"] == 2
+
+
+def test_multi_document_yaml(tmp_path: Path) -> None:
+    f = tmp_path / "m.yaml"
+    f.write_text(
+        "tools:\n  - name: a\n    input_schema: {type: object}\n---\n"
+        "tools:\n  - name: b\n    input_schema: {type: object}\n"
+    )
+    assert [(t.name, t.line) for t in load_tools([f])] == [("a", 2), ("b", 6)]

@@ -26,8 +26,8 @@ def _validate(log: dict[str, object]) -> None:
     assert [e.message for e in v.iter_errors(log)] == []
 
 
-def test_locations_from_evidence_and_fingerprints(tmp_path: Path) -> None:
-    root = tmp_path
+def test_locations_from_evidence_and_fingerprints() -> None:
+    root = Path.cwd()  # relative origins are relative to the working directory
     findings = [
         Finding(
             code="FL003",

@@ -196,3 +196,32 @@ def test_zeek_tsv_is_not_claimed_but_ingests_as_unparsed(corpus: Path) -> None:
     assert res.exit_code == 0, res.stderr
     f = json.loads(res.stdout)["summary"]["files"][0]
     assert (f["events"], f["unparsed"]) == (0, 206)
+
+
+def test_block_and_line_by_line_json_agree(tmp_path: Path) -> None:
+    """The one-call pyarrow path and the per-line fallback produce the same events."""
+    from toolcall_cli.sources.middleware import _all_json
+
+    lines = (FX / "json_lines.log").read_text().splitlines()
+    del lines[4]  # its epoch-number "time" would send the whole block down the per-line path
+    block = tmp_path / "block.log"
+    block.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    per_line = tmp_path / "per_line.log"
+    per_line.write_text("\n".join(lines) + "\n\n", encoding="utf-8")  # a blank line: no block read
+    assert _all_json(block.read_bytes(), block, "Europe/Berlin") is not None
+    assert _all_json(per_line.read_bytes(), per_line, "Europe/Berlin") is None
+    fast = ADAPTER.parse(block, ParseOptions(tz="Europe/Berlin"))
+    slow = ADAPTER.parse(per_line, ParseOptions(tz="Europe/Berlin"))
+    cols = ["ts", "kind", "trace_id", "session_id", "tool_call_id", "tool", "instance", "status",
+            "duration_ms", "size", "detail"]  # fmt: skip
+    pd.testing.assert_frame_equal(fast[cols], slow[cols])
+    assert [attrs(a) for a in fast["attrs"]] == [attrs(a) for a in slow["attrs"]]
+    assert fast["ts"][2] == utc("2025-03-01T12:00:00.910")  # "Z" is not taken as Berlin time
+    assert fast["ts"][4] == utc("2025-03-01T11:00:02")  # the naive one is
+
+
+def test_progress_is_reported() -> None:
+    seen: list[tuple[int, int]] = []
+    ADAPTER.parse(FX / "plain.log", ParseOptions(progress=lambda d, t: seen.append((d, t))))
+    size = (FX / "plain.log").stat().st_size
+    assert seen[0] == (0, size) and seen[-1] == (size, size)

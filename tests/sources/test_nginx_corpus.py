@@ -72,3 +72,26 @@ def test_cli_ingest_real_log(corpus: Path) -> None:
     assert res.exit_code == 0, res.stderr
     summary = json.loads(res.stdout)["summary"]
     assert summary["unparsed"]["count"] == 1
+
+
+@pytest.mark.corpus
+def test_split_fast_path_equals_the_regex(corpus: Path) -> None:
+    """The quote-split fast path gives exactly what COMBINED_RX gives, on every real file."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from tests.conftest import FIXTURES
+    from toolcall_cli.sources._textlog import nonblank, read_lines
+    from toolcall_cli.sources.nginx import extract
+    from toolcall_cli.sources.nginx_combined import COMBINED_RX
+    from toolcall_cli.sources.nginx_fast import extract_combined
+
+    for path in [*FILES, *sorted((FIXTURES / "nginx").glob("*.log"))]:
+        lines, _ = nonblank(read_lines(path, ParseOptions())[0])
+        slow, slow_ok = extract(lines, COMBINED_RX)
+        fast, fast_ok = extract_combined(lines, COMBINED_RX, extract)
+        assert slow_ok.equals(fast_ok), path
+        for name, col in slow.items():
+            a = pc.if_else(slow_ok, col.cast(pa.large_string()), None)
+            b = pc.if_else(fast_ok, fast[name].cast(pa.large_string()), None)
+            assert a.equals(b), (path, name)

@@ -47,13 +47,11 @@ def test_sniff_rejects_non_captures(tmp_path: Path) -> None:
     other.write_text('{"messages": []}')
     assert ADAPTER.sniff(other.read_bytes(), other) == 0
     assert ADAPTER.sniff(b"\x1f\x8b\x08\x00", other) == 0  # gzip magic alone is not a capture
-    for magic in (
-        b"\xd4\xc3\xb2\xa1",
-        b"\xa1\xb2\xc3\xd4",
-        b"\x4d\x3c\xb2\xa1",
-        b"\x0a\x0d\x0d\x0a",
-    ):
+    for magic in (b"\xd4\xc3\xb2\xa1", b"\xa1\xb2\xc3\xd4", b"\x4d\x3c\xb2\xa1"):
         assert ADAPTER.sniff(magic + b"\0" * 20, other) == 100
+    ng = b"\x0a\x0d\x0d\x0a" + b"\x1c\0\0\0"
+    assert ADAPTER.sniff(ng + b"\x4d\x3c\x2b\x1a" + b"\0" * 16, other) == 100
+    assert ADAPTER.sniff(ng + b"text" + b"\0" * 16, other) == 0  # "\n\r\r\n" alone is not pcapng
 
 
 def test_tool_calls_exact_events(tshark: str) -> None:

@@ -99,7 +99,7 @@ def call_keys(events: pd.DataFrame, pairs: pd.Series) -> pd.Series:
         )
         by_pair = known.drop_duplicates("p").set_index("p")["c"]
         tc = tc.copy()
-        tc[need] = pairs[need].map(by_pair)
+        tc[need] = pairs[need].map(by_pair).astype(STR)
     return tc.astype(STR)
 
 

@@ -186,23 +186,25 @@ def call_views(events: pd.DataFrame, pairs: pd.Series, sla: Sla) -> tuple[CallVi
             "injection_ms": sla.injection_ms,
             "end_to_end_ms": sla.end_to_end_ms,
         }
-        over = pd.DataFrame({p: table[p] > limits[p] for p in PHASES})
-        table["breaches"] = [tuple(p for p in PHASES if row[p]) for row in over.to_dict("records")]
-        cols = ["tool", "trace", "session_id", "outcome", "origin", "min", "breaches", *PHASES]
-        for cid, rec in zip(
-            table.index, table[cols].astype(object).to_dict("records"), strict=True
-        ):
+        over = pd.DataFrame({p: table[p] > limits[p] for p in PHASES}).to_numpy()
+        # Column-wise to plain Python lists: per-row pandas access is far too slow here.
+        strs = {c: _strs(table[c]) for c in ("tool", "trace", "session_id", "outcome", "origin")}
+        nums = {
+            p: [None if v != v else v for v in table[p].to_numpy(float).tolist()] for p in PHASES
+        }
+        starts = [None if pd.isna(t) else t for t in table["min"].tolist()]
+        for k, cid in enumerate(table.index.tolist()):
             views.append(
                 CallView(
                     tool_call_id=str(cid),
-                    tool=_opt(rec["tool"]),
-                    trace=_opt(rec["trace"]),
-                    session_id=_opt(rec["session_id"]),
-                    outcome=str(rec["outcome"]),
-                    phases={p: None if pd.isna(rec[p]) else float(rec[p]) for p in PHASES},
-                    breaches=rec["breaches"],
-                    origin=_opt(rec["origin"]),
-                    start=None if pd.isna(rec["min"]) else rec["min"],
+                    tool=strs["tool"][k],
+                    trace=strs["trace"][k],
+                    session_id=strs["session_id"][k],
+                    outcome=strs["outcome"][k] or "missing",
+                    phases={p: nums[p][k] for p in PHASES},
+                    breaches=tuple(p for n, p in enumerate(PHASES) if over[k, n]),
+                    origin=strs["origin"][k],
+                    start=starts[k],
                 )
             )
     views.extend(_empty_id_calls(events))
@@ -256,3 +258,9 @@ def _opt(v: object) -> str | None:
 
 def _ts(v: object) -> pd.Timestamp | None:
     return v if isinstance(v, pd.Timestamp) and not pd.isna(v) else None
+
+
+def _strs(col: pd.Series) -> list[str | None]:
+    return [
+        None if v is None or v is pd.NA or v != v else str(v) for v in col.astype(object).tolist()
+    ]

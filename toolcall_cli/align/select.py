@@ -115,7 +115,8 @@ def select(
         key=lambda t: (starts.get(t, far), t) if by_id else (-score[t], starts.get(t, far), t),
     )
     shown = order[: max(limit, 0)]
-    groups = dict(iter(sub[sub["trace"].astype(object).isin(shown)].groupby("trace", observed=True)))
+    picked = sub[sub["trace"].astype(object).isin(shown)]
+    groups = {str(k): g for k, g in picked.groupby("trace", observed=True)}
     blocks = []
     for t in shown:
         grp = groups[t]

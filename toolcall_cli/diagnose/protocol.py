@@ -159,18 +159,21 @@ def _calls(ctx: DiagnoseContext) -> pd.DataFrame:
     return ev[ev["kind"].isin(_CALL_KINDS)]
 
 
-def _dedupe(rows: pd.DataFrame) -> Iterator[tuple[str | None, pd.DataFrame]]:
-    """(tool_call_id, rows) per call: rows sharing a non-empty id are one call."""
-    seen: set[str] = set()
-    for idx, row in rows.iterrows():
-        cid = text(row["tool_call_id"])
-        if cid:
-            if cid in seen:
-                continue
-            seen.add(cid)
-            yield cid, rows[rows["tool_call_id"] == cid]
+def _dedupe(rows: pd.DataFrame) -> Iterator[tuple[str | None, list[Any]]]:
+    """(tool_call_id, row labels) per call, first row first: rows sharing a non-empty id are
+    one call (the conversation and a capture of the same completion)."""
+    by_id: dict[str, list[Any]] = {}
+    order: list[tuple[str | None, list[Any]]] = []
+    for label, raw in zip(rows.index, rows["tool_call_id"], strict=True):
+        cid = text(raw)
+        if not cid:
+            order.append((cid, [label]))
+        elif cid in by_id:
+            by_id[cid].append(label)
         else:
-            yield cid, rows.loc[[idx]]
+            by_id[cid] = [label]
+            order.append((cid, by_id[cid]))
+    yield from order
 
 
 @CLASSIFIERS.register(PR001.code)
@@ -183,11 +186,13 @@ def check_arguments_not_json(ctx: DiagnoseContext) -> Iterator[Finding]:
         and not (a.get("protocol") == "react" and not looks_json(args))
         for a, args in zip(calls["_attrs"], calls["args"].astype(str), strict=True)
     ]
-    for cid, rows in _dedupe(calls[keep]):
-        row = rows.iloc[0]
-        hurt = damage(str(row["args"]))
+    kept = calls[keep]
+    for cid, labels in _dedupe(kept):
+        hurt = damage(str(kept.at[labels[0], "args"]))
         if hurt is None:
             continue
+        rows = kept.loc[labels]
+        row = rows.iloc[0]
         if hurt.kind == "cut off":
             repair = "a repair closes it but the cut-off values are lost (see TR003)"
         elif hurt.repairable:
@@ -325,6 +330,8 @@ def check_raw_json_result(ctx: DiagnoseContext) -> Iterator[Finding]:
     ):
         if not looks_json(detail):
             continue
+        if len(detail) <= RAW_JSON_CHARS and detail.count("{") + detail.count("[") < RAW_JSON_DEPTH:
+            continue  # too small and too flat to matter: skip the parse
         parsed = try_loads(detail)
         if not isinstance(parsed, dict | list):
             continue
@@ -356,7 +363,8 @@ def check_arguments_not_string(ctx: DiagnoseContext) -> Iterator[Finding]:
     calls = _calls(ctx)
     kinds = [a.get("args_type") for a in calls["_attrs"]]
     flagged = calls[[k is not None and k != "string" for k in kinds]]
-    for cid, rows in _dedupe(flagged):
+    for cid, labels in _dedupe(flagged):
+        rows = flagged.loc[labels]
         row = rows.iloc[0]
         tool = text(row["tool"])
         yield make(

@@ -129,9 +129,11 @@ def check_timeout_without_partial(ctx: DiagnoseContext) -> Iterator[Finding]:
     signals = _timeouts(ev)
     names = tools_by_call(ev)
     done: set[str] = set()
-    for idx, row in results.iterrows():
-        detail = str(row["detail"])
-        cid = text(row["tool_call_id"]) or ""
+    for idx, raw, raw_id, raw_tool in zip(
+        results.index, results["detail"], results["tool_call_id"], results["tool"], strict=True
+    ):
+        detail = str(raw)
+        cid = text(raw_id) or ""
         key = cid or f"#{idx}"
         if key in done:
             continue
@@ -152,7 +154,7 @@ def check_timeout_without_partial(ctx: DiagnoseContext) -> Iterator[Finding]:
         )
         quoted = detail.strip().replace("\n", " ")
         quoted = quoted if len(quoted) <= 120 else quoted[:119] + "…"
-        tool = text(row["tool"]) or names.get(cid)
+        tool = text(raw_tool) or names.get(cid)
         yield make(
             TM001,
             ctx,

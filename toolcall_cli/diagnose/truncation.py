@@ -184,13 +184,15 @@ def check_result_truncated(ctx: DiagnoseContext) -> Iterator[Finding]:
     wire = _wire_sizes(ev)
     names = tools_by_call(ev)
     seen: set[str] = set()
-    for idx, row in results.iterrows():
-        detail = str(row["detail"])
-        cid = text(row["tool_call_id"])
+    for idx, raw, raw_id, raw_tool in zip(
+        results.index, results["detail"], results["tool_call_id"], results["tool"], strict=True
+    ):
+        detail = str(raw)
+        cid = text(raw_id)
         key = cid or f"#{idx}"
         if key in seen:
             continue
-        tool = text(row["tool"]) or (names.get(cid) if cid else None)
+        tool = text(raw_tool) or (names.get(cid) if cid else None)
         budget = ctx.cfg.budgets.for_tool(tool)
         signals = truncation_signals(detail, budget=budget, wire_size=wire.get(cid or ""))
         if not signals:
@@ -227,21 +229,27 @@ def check_arguments_truncated(ctx: DiagnoseContext) -> Iterator[Finding]:
     ev = with_attrs(ctx)
     calls = ev[ev["kind"].isin(["tool_call", "mw_received"]) & ev["args"].notna()]
     seen: set[str] = set()
-    for idx, row in calls.iterrows():
-        a = row["_attrs"]
+    for idx, raw, a, raw_id, raw_tool in zip(
+        calls.index,
+        calls["args"],
+        calls["_attrs"],
+        calls["tool_call_id"],
+        calls["tool"],
+        strict=True,
+    ):
         if a.get("args_type", "string") != "string":
             continue
-        args = str(row["args"])
+        args = str(raw)
         reason = _finish_reason(a)
         sh = cut_json(args)
         if sh is None and not (reason == "length" and not args.strip()):
             continue
-        cid = text(row["tool_call_id"])
+        cid = text(raw_id)
         key = cid or f"#{idx}"
         if key in seen:
             continue
         seen.add(key)
-        tool = text(row["tool"])
+        tool = text(raw_tool)
         what = (
             "are empty"
             if sh is None

@@ -12,7 +12,7 @@ from toolcall_cli.core.findings import Finding, Location, Rule, Severity
 from toolcall_cli.core.registry import Registry
 from toolcall_cli.lint.loaders import ToolDef
 from toolcall_cli.lint.profiles import Profile
-from toolcall_cli.lint.walk import Node, walk
+from toolcall_cli.lint.walk import MAX_SCHEMA_DEPTH, Node, json_depth, walk
 
 DEFAULT_TOKEN_BUDGET = 8000
 
@@ -28,6 +28,11 @@ class LintContext:
     _nodes: dict[int, tuple[ToolDef, list[Node]]] = field(
         default_factory=dict, repr=False, compare=False
     )
+
+    def too_deep(self, tool: ToolDef) -> int:
+        """The schema's JSON depth when it exceeds MAX_SCHEMA_DEPTH, else 0."""
+        depth = max(json_depth(tool.schema_raw), json_depth(tool.output_schema))
+        return depth if depth > MAX_SCHEMA_DEPTH else 0
 
     def nodes(self, tool: ToolDef) -> list[Node]:
         """Every subschema of the tool's parameters, walked once per lint run."""

@@ -16,7 +16,7 @@ import orjson
 import yaml
 
 from toolcall_cli.errors import InputError
-from toolcall_cli.lint.linemap import LineMap, json_lines, yaml_load
+from toolcall_cli.lint.linemap import LineMap, json_lines, yaml_load_all
 
 JSON_EXTS = frozenset({".json", ".jsonl", ".ndjson", ".snap"})
 YAML_EXTS = frozenset({".yaml", ".yml"})
@@ -111,10 +111,12 @@ def _jsonl(text: str) -> Parsed | None:
 
 
 def _yaml(text: str) -> Parsed | None:
+    """Every mapping/sequence document of a YAML stream (``---`` separated)."""
     try:
-        value, lines = yaml_load(text)
+        docs = yaml_load_all(text)
     except (yaml.YAMLError, RecursionError, ValueError):
         return None
-    if not isinstance(value, dict | list):
-        return None
-    return Parsed((Document(value, LineMap(lines), "yaml"),))
+    kept = tuple(
+        Document(v, LineMap(lines), "yaml") for v, lines in docs if isinstance(v, dict | list)
+    )
+    return Parsed(kept) if kept else None

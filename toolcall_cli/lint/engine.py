@@ -18,6 +18,8 @@ from toolcall_cli.lint.profiles import DEFAULT_PROFILE, get_profile
 from toolcall_cli.lint.report import LintReport, sort_findings, summarise
 
 UNPARSED_CODE = "IN001"
+#: Per-tool rules that still run on a schema nested deeper than MAX_SCHEMA_DEPTH (SC001 reports it).
+DEEP_SAFE = frozenset({"SC001", "SC003", "SC009"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,10 +73,12 @@ def run_rules(tools: Sequence[ToolDef], ctx: LintContext, codes: set[str]) -> li
     """Findings of the selected rules over *tools* (per-tool checks, then whole-registry ones)."""
     out: list[Finding] = []
     selected = [lr for code, lr in LINT_RULES.items() if code in codes]
+    deep = {id(t) for t in tools if ctx.too_deep(t)}
     for lr in selected:
         if lr.per_tool is not None:
             for t in tools:
-                out.extend(lr.per_tool(t, ctx))
+                if id(t) not in deep or lr.rule.code in DEEP_SAFE:
+                    out.extend(lr.per_tool(t, ctx))
         elif lr.per_registry is not None:
             out.extend(lr.per_registry(tools, ctx))
     return out

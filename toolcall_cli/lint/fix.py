@@ -37,7 +37,8 @@ def apply_fixes(tools: Sequence[ToolDef], ctx: LintContext) -> FixResult:
     """Apply the safe fixes to the files *tools* came from."""
     by_file: dict[str, list[ToolDef]] = {}
     for t in tools:
-        by_file.setdefault(t.file, []).append(t)
+        if not ctx.too_deep(t):
+            by_file.setdefault(t.file, []).append(t)
     edits = 0
     changed: list[str] = []
     unfixable: list[str] = []

@@ -95,12 +95,23 @@ def yaml_load(text: str) -> tuple[Any, dict[str, int]]:
 
     Raises ``yaml.YAMLError`` on invalid YAML (the caller turns that into an input error).
     """
-    value = yaml.safe_load(text)
-    node = yaml.compose(text, Loader=yaml.SafeLoader)
-    out: dict[str, int] = {}
-    if node is not None:
-        _walk_yaml(node, "", out)
-    return value, out
+    docs = yaml_load_all(text)
+    if len(docs) != 1:
+        raise yaml.YAMLError(f"expected one YAML document, found {len(docs)}")
+    return docs[0]
+
+
+def yaml_load_all(text: str) -> list[tuple[Any, dict[str, int]]]:
+    """Every document of a YAML stream with its pointer → line map (lines of the whole file)."""
+    values = list(yaml.safe_load_all(text))
+    nodes = list(yaml.compose_all(text, Loader=yaml.SafeLoader))
+    out = []
+    for value, node in zip(values, nodes, strict=True):
+        lines: dict[str, int] = {}
+        if node is not None:
+            _walk_yaml(node, "", lines)
+        out.append((value, lines))
+    return out
 
 
 def _walk_yaml(node: yaml.Node, ptr: str, out: dict[str, int]) -> None:

@@ -12,18 +12,19 @@ A name defined twice is locked with its last definition (the one a registry woul
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from toolcall_cli.core.jsonio import canonical_hash, pretty
+from toolcall_cli.core.jsonio import pretty
 from toolcall_cli.errors import InputError, UsageError
 from toolcall_cli.lint.documents import read_documents
 from toolcall_cli.lint.linemap import LineMap, join
 from toolcall_cli.lint.loaders import ToolDef
-from toolcall_cli.lint.walk import types_of
+from toolcall_cli.lint.walk import safe_canonical, types_of
 
 LOCK_VERSION = 1
 DEFAULT_LOCK = Path("toolcall.lock")
@@ -31,7 +32,8 @@ DEFAULT_LOCK = Path("toolcall.lock")
 
 def fingerprint(tool: ToolDef) -> str:
     """sha256 of the tool's canonical parameters schema."""
-    return canonical_hash(tool.schema_raw if tool.schema_raw is not None else {})
+    text = safe_canonical(tool.schema_raw if tool.schema_raw is not None else {})
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def rel(path: str, root: Path) -> str:

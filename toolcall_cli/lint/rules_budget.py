@@ -26,9 +26,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from toolcall_cli.core.findings import Finding, Severity, rule
-from toolcall_cli.core.jsonio import dumps
 from toolcall_cli.lint.base import LintContext, finding, registry_groups, registry_rule, section
 from toolcall_cli.lint.loaders import ToolDef
+from toolcall_cli.lint.walk import safe_canonical
 
 SC013 = rule(
     "SC013",
@@ -42,7 +42,7 @@ CHARS_PER_TOKEN = 4
 
 def estimate_tokens(tool: ToolDef) -> int:
     """ceil(len(compact OpenAI-form JSON) / 4)."""
-    text = dumps(
+    text = safe_canonical(
         {
             "type": "function",
             "function": {

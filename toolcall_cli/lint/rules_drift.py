@@ -65,9 +65,12 @@ def check_drift(tools: Sequence[ToolDef], ctx: LintContext) -> Iterator[Finding]
             continue
         if entry.get("sha256") == fingerprint(t):
             continue
-        changes = list(
-            diff_schemas(entry.get("schema"), t.schema_raw if t.schema_raw is not None else {})
-        )
+        try:
+            changes = list(
+                diff_schemas(entry.get("schema"), t.schema_raw if t.schema_raw is not None else {})
+            )
+        except RecursionError:  # nested deeper than Python recurses: say only that it differs
+            changes = []
         breaking = [c for c in changes if c.breaking]
         shown = breaking or changes
         text = "; ".join(f"{c.kind} {c.pointer or '/'}" for c in shown[:6]) or "fingerprint differs"

@@ -76,7 +76,6 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from toolcall_cli.core.findings import Finding, Severity, rule
-from toolcall_cli.core.jsonio import canonical_hash
 from toolcall_cli.lint.base import (
     LintContext,
     finding,
@@ -87,6 +86,7 @@ from toolcall_cli.lint.base import (
 )
 from toolcall_cli.lint.linemap import join
 from toolcall_cli.lint.loaders import ToolDef
+from toolcall_cli.lint.walk import safe_canonical
 
 SC002 = rule(
     "SC002",
@@ -128,7 +128,7 @@ def check_duplicates(tools: Sequence[ToolDef], ctx: LintContext) -> Iterator[Fin
     for group in registry_groups(tools).values():
         first: dict[str, tuple[ToolDef, str]] = {}
         for t in group:
-            h = canonical_hash([t.description, t.schema_raw])
+            h = safe_canonical([t.description, t.schema_raw])
             if t.name not in first:
                 first[t.name] = (t, h)
                 continue

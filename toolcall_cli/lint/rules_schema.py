@@ -56,6 +56,7 @@ Fix
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
@@ -63,6 +64,7 @@ from typing import Any
 import jsonschema
 import orjson
 from jsonschema.exceptions import SchemaError
+from referencing.exceptions import Unresolvable
 
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.core.jsonio import canonical
@@ -70,7 +72,7 @@ from toolcall_cli.lint.base import LintContext, finding, section, tool_rule
 from toolcall_cli.lint.linemap import join
 from toolcall_cli.lint.loaders import ToolDef
 from toolcall_cli.lint.metaschema import meta_validator, schema_class
-from toolcall_cli.lint.walk import DIALECT, STANDARD_TYPES, normalise, types_of
+from toolcall_cli.lint.walk import DIALECT, MAX_SCHEMA_DEPTH, STANDARD_TYPES, normalise, types_of
 
 SC001 = rule(
     "SC001",
@@ -126,6 +128,16 @@ def _schema_errors(schema: dict[str, Any], cls: Any) -> list[tuple[str, str]]:
 @tool_rule(SC001)
 def check_metaschema(tool: ToolDef, ctx: LintContext) -> Iterator[Finding]:
     """Metaschema errors of the parameters and output schema."""
+    depth = ctx.too_deep(tool)
+    if depth:
+        yield finding(
+            SC001,
+            tool,
+            tool.schema_pointer,
+            f"schema nested {depth} levels deep (over {MAX_SCHEMA_DEPTH}); not analysed further",
+            fix="flatten the schema; providers limit nesting (OpenAI strict mode: 10 levels)",
+        )
+        return
     for value, ptr in (
         (tool.schema_raw, tool.schema_pointer),
         (tool.output_schema, tool.output_pointer),
@@ -219,11 +231,12 @@ def _value_errors(schema_text: str, values_text: str) -> tuple[tuple[int, str], 
                 err = jsonschema.exceptions.best_match(validator.iter_errors(v))
                 out.append((i, err.message[:200] if err is not None else "invalid"))
     except (
+        re.error,
         SchemaError,
         TypeError,
         ValueError,
         LookupError,
-        jsonschema.exceptions.RefResolutionError,
+        Unresolvable,
     ):
         return ()  # an invalid schema is SC001's business
     return tuple(out)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
+
+from toolcall_cli.core.jsonio import canonical
 
 STANDARD_TYPES = frozenset({"string", "number", "integer", "boolean", "object", "array", "null"})
 #: BFCL's dialect → JSON Schema (SC010 reports the originals; SC001 checks the mapped schema).
@@ -33,6 +36,8 @@ _ONE_KEYS = (
 )
 _LIST_KEYS = ("anyOf", "oneOf", "allOf", "prefixItems", "items")
 MAX_DEPTH = 64
+#: Schemas nested deeper than this (JSON levels) are reported by SC001 and not analysed further.
+MAX_SCHEMA_DEPTH = 100
 _KIND = {
     **{k: "map" for k in _MAP_KEYS},
     **{k: "one" for k in _ONE_KEYS},
@@ -152,3 +157,32 @@ def _map_types(v: str | list[Any]) -> str | list[Any] | None:
     mapped = [DIALECT.get(x, x) if isinstance(x, str) else x for x in v]
     kept = [x for x in mapped if not isinstance(x, str) or x in STANDARD_TYPES]
     return kept or None
+
+
+def json_depth(value: Any) -> int:
+    """Nesting depth of a JSON value (iterative: safe on any input orjson accepted)."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        v, d = stack.pop()
+        if isinstance(v, dict):
+            deepest = max(deepest, d)
+            stack.extend((x, d + 1) for x in v.values())
+        elif isinstance(v, list):
+            deepest = max(deepest, d)
+            stack.extend((x, d + 1) for x in v)
+    return deepest
+
+
+def safe_canonical(value: Any) -> str:
+    """Canonical JSON text, also for values nested deeper than orjson serialises (255 levels)."""
+    try:
+        return canonical(value)
+    except TypeError:
+        pass
+    try:
+        return json.dumps(
+            value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str
+        )
+    except (RecursionError, ValueError):
+        return f"<nested too deeply: {json_depth(value)} levels>"

@@ -22,27 +22,23 @@ from typing import Any, Final
 
 import pandas as pd
 
-from toolcall_cli.core.jsonio import try_loads
-from toolcall_cli.pipeline.base import RequestEvidence, ResponseEvidence, ResultEvidence, ToolCall
-from toolcall_cli.pipeline.response import to_ms
+from toolcall_cli.pipeline.base import ResultEvidence, ToolCall
+from toolcall_cli.pipeline.evidence import (
+    attrs_of,
+    integer,
+    request_of,
+    response_of,
+    split_kinds,
+    text,
+)
 
 WIRE_CALL_KINDS: Final = ("mw_received", "mw_rejected", "mw_flooded", "mw_request", "http_request")
 _SOURCE_RANK: Final = {"messages": 0, "pcap": 1, "middleware": 2, "nginx": 3}
 
 
-def _s(v: Any) -> str | None:
-    if v is None or (not isinstance(v, str) and bool(pd.isna(v))):
-        return None
-    return str(v)
-
-
-def _attrs(v: Any) -> dict[str, Any]:
-    d = try_loads(_s(v))
-    return d if isinstance(d, dict) else {}
-
-
-def _int(v: Any) -> int | None:
-    return None if _s(v) is None else int(v)
+_s = text
+_attrs = attrs_of
+_int = integer
 
 
 @dataclass(slots=True)
@@ -64,11 +60,39 @@ def extract_calls(scope: pd.DataFrame) -> list[ToolCall]:
     drafts = _drafts(ev, by_id)
     wire = bool(ev["source"].isin(["middleware", "pcap"]).any())
     results = _pair_results(ev, drafts)
+    last = _last_messages(ev)
+    ranks = _dup_ranks(drafts)
     calls = [
-        _build(d, by_id.get(_s(d.row.tool_call_id) or "", []), results.get(i), wire, ev)
+        _build(d, by_id.get(_s(d.row.tool_call_id) or "", []), results.get(i), wire, last, ranks[i])
         for i, d in enumerate(drafts)
     ]
     return _order(calls)
+
+
+def _dup_ranks(drafts: list[_Draft]) -> list[int | None]:
+    """For calls sharing an id: 0 for the first, 1, 2... for later ones; None when unshared."""
+    ids = [_s(d.row.tool_call_id) or "" for d in drafts]
+    seen: dict[str, int] = {}
+    out: list[int | None] = []
+    for cid in ids:
+        shared = bool(cid) and ids.count(cid) > 1
+        out.append(seen.get(cid, 0) if shared else None)
+        seen[cid] = seen.get(cid, 0) + 1
+    return out
+
+
+def _last_messages(ev: pd.DataFrame) -> dict[str, tuple[int, int]]:
+    """Per session: the highest message index, and the highest seq of a non-call message."""
+    out: dict[str, tuple[int, int]] = {}
+    for row in ev[ev["source"] == "messages"].itertuples(index=False):
+        idx = _int(_attrs(row.attrs).get("msg_index"))
+        seq = _int(row.seq) or 0 if row.kind != "tool_call" else -1
+        prev = out.get(_s(row.session_id) or "", (-1, -1))
+        out[_s(row.session_id) or ""] = (
+            max(prev[0], idx if idx is not None else -1),
+            max(prev[1], seq),
+        )
+    return out
 
 
 def _drafts(ev: pd.DataFrame, by_id: dict[str, list[Any]]) -> list[_Draft]:
@@ -128,21 +152,26 @@ def _pair_results(ev: pd.DataFrame, drafts: list[_Draft]) -> dict[int, ResultEvi
 
 
 def _build(
-    d: _Draft, rows: list[Any], result: ResultEvidence | None, wire: bool, ev: pd.DataFrame
+    d: _Draft,
+    rows: list[Any],
+    result: ResultEvidence | None,
+    wire: bool,
+    last: dict[str, tuple[int, int]],
+    rank: int | None,
 ) -> ToolCall:
     row = d.row
+    kinds = split_kinds({str(r.kind) for r in rows} | {str(row.kind)}, rank)
+    later_dup = rank is not None and rank > 0
+    resp, answer = (None, None) if later_dup else response_of(rows)
     times = [r.t_ for r in rows if _s(r.t_) is not None]
     if _s(row.t_) is not None:
         times.append(row.t_)
     now = min(times) if times else None
     later = False
-    if d.from_messages:
-        same = ev[(ev["source"] == "messages") & (ev["seq"] > row.seq)]
-        later = (
-            bool((same["session_id"] == row.session_id).any())
-            if _s(row.session_id)
-            else len(same) > 0
-        )
+    if d.from_messages:  # did the conversation go on after this call's assistant message?
+        max_idx, max_seq = last.get(_s(row.session_id) or "", (-1, -1))
+        idx = _int(d.attrs.get("msg_index"))
+        later = max_idx > idx if idx is not None and max_idx >= 0 else max_seq > int(row.seq)
     recorded_args = _s(row.args) is not None or row.kind == "tool_call"
     return ToolCall(
         tool_call_id=_s(row.tool_call_id) or "",
@@ -159,56 +188,13 @@ def _build(
         clock_kind="events" if now is not None else "synthetic",
         now=now,
         args_type=_s(d.attrs.get("args_type")) if recorded_args else "unrecorded",
-        request=_request(rows),
-        response=_response(rows),
-        result=result,
-        kinds=frozenset(
-            {str(r.kind) for r in rows} | ({"tool_call"} if row.kind == "tool_call" else set())
-        ),
+        request=None if later_dup else request_of(rows, answer),
+        response=resp,
+        result=None if later_dup else result,
+        kinds=frozenset(kinds),
         wire_in_scope=wire,
         later_messages=later,
     )
-
-
-def _request(rows: list[Any]) -> RequestEvidence | None:
-    for kind in ("http_request", "mw_request"):
-        for r in rows:
-            if r.kind == kind:
-                ts = r.t_ if _s(r.t_) is not None else None
-                xts = to_ms(_attrs(r.attrs).get("x_request_timestamp"))
-                return RequestEvidence(
-                    str(r.origin), float(ts.value) / 1e6 if ts is not None else None, xts
-                )
-    return None
-
-
-def _response(rows: list[Any]) -> ResponseEvidence | None:
-    dropped = next((_s(r.detail) or "dropped" for r in rows if r.kind == "mw_dropped"), None)
-    for kind, source in (("http_response", "pcap"), ("mw_response", "middleware")):
-        for r in rows:
-            if r.kind != kind:
-                continue
-            a = _attrs(r.attrs)
-            body = try_loads(_s(r.detail)) if kind == "http_response" else None
-            return ResponseEvidence(
-                origin=str(r.origin),
-                source=source,
-                status=_s(r.status) or _s(a.get("status")),
-                call_id=_s(a.get("call_id")),
-                has_call_id=source == "pcap" or "call_id" in a,
-                timestamp_ms=to_ms(a.get("timestamp")),
-                size=_int(r.size),
-                data_empty=a.get("data_empty") if isinstance(a.get("data_empty"), bool) else None,
-                http_status=_int(r.http_status),
-                dropped_reason=dropped,
-                body=body if isinstance(body, dict) else None,
-            )
-    if dropped is not None:
-        origin = next(str(r.origin) for r in rows if r.kind == "mw_dropped")
-        return ResponseEvidence(
-            origin, "middleware", None, None, False, None, None, None, None, dropped
-        )
-    return None
 
 
 def _order(calls: list[ToolCall]) -> list[ToolCall]:

@@ -158,7 +158,7 @@ def _one(
             "response",
             problems[0][0],
             problems[0][1],
-            detail="\n".join(f"{c}: {t}" for c, t in problems),
+            detail="\n".join(f"{c}: {t}" for c, t in problems) if len(problems) > 1 else "",
         )
         if problems
         else passed("response", "ok (live answer)")

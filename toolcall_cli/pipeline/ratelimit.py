@@ -8,7 +8,9 @@ clock — see `pipeline.calls`), so a replay is deterministic:
 2. the per-tool limit ``cfg.flooding.per_tool[tool]`` calls per window (``tool-limit``);
 3. the session limit ``cfg.flooding.max_calls`` per ``window_s`` (``flooding``).
 
-A limit of N admits N calls in any window of ``window_s`` seconds; the N+1th is cancelled.
+Dedupe is on unless the config says ``[flooding] dedupe = false`` (for a middleware that has
+none: replay then shows what it does, and a what-if with dedupe on shows what dedupe would
+change). A limit of N admits N calls in any window of ``window_s`` seconds; the N+1th is cancelled.
 Only admitted calls are counted (a cancelled call does not extend the ban). Every failure's
 reason is the middleware's own message, :data:`FLOOD_MESSAGE`, so it can be matched against
 logs; the detail says which limit fired.
@@ -36,6 +38,12 @@ def _window(ctx: ReplayContext, key: tuple[str, str], now: float) -> deque[float
     return win
 
 
+def dedupe_enabled(ctx: ReplayContext) -> bool:
+    """`[flooding] dedupe = false` in the config turns identical-call dedupe off."""
+    fl = ctx.cfg.raw.get("flooding", {})
+    return not (isinstance(fl, dict) and fl.get("dedupe") is False)
+
+
 def check(call: ToolCall, ctx: ReplayContext) -> Verdict:
     """Dedupe, per-tool limit, session window; admit (and count) the call when all pass."""
     fl = ctx.cfg.flooding
@@ -44,7 +52,8 @@ def check(call: ToolCall, ctx: ReplayContext) -> Verdict:
     tool = call.tool or ""
     span = f"{fl.window_s:g} s"
     # unrecorded arguments cannot be compared: no dedupe for them
-    digest = f"{tool}\x00{canonical_hash(call.arguments())}" if call.args_recorded else ""
+    dedupe = call.args_recorded and dedupe_enabled(ctx)
+    digest = f"{tool}\x00{canonical_hash(call.arguments())}" if dedupe else ""
     prev = ctx.last_seen.get((sess, digest)) if digest else None
     if prev is not None and now - prev < fl.window_s:
         return failed(

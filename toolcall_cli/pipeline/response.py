@@ -60,7 +60,8 @@ def check(call: ToolCall, ctx: ReplayContext) -> Verdict:
         return passed(name, f"ok ({resp.source} evidence)")
     code, first = problems[0]
     more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
-    return failed(name, code, first + more, detail="\n".join(f"{c}: {t}" for c, t in problems))
+    detail = "\n".join(f"{c}: {t}" for c, t in problems) if len(problems) > 1 else ""
+    return failed(name, code, first + more, detail=detail)
 
 
 def violations(call: ToolCall, resp: ResponseEvidence, ctx: ReplayContext) -> list[tuple[str, str]]:

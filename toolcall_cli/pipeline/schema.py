@@ -82,9 +82,9 @@ def check(call: ToolCall, ctx: ReplayContext) -> Verdict:
     notes: list[str] = []
     rules = list(_business_violations(tool.schema, args, "$", call.now, notes))
     if lines:
-        return failed(name, "schema-violation", _summary(lines), detail="\n".join(lines + rules))
+        return failed(name, "schema-violation", _summary(lines), detail=_detail(lines + rules))
     if rules:
-        return failed(name, "business-rule", _summary(rules), detail="\n".join(rules))
+        return failed(name, "business-rule", _summary(rules), detail=_detail(rules))
     return passed(name, "; ".join(notes) if notes else "ok")
 
 
@@ -94,6 +94,11 @@ def _error_key(e: jsonschema.ValidationError) -> tuple[str, str]:
 
 def _short(text: str) -> str:
     return text if len(text) <= MAX_SHOWN else text[: MAX_SHOWN - 1] + "…"
+
+
+def _detail(lines: list[str]) -> str:
+    """Every violation, one per line — only when the reason (the first) does not say it all."""
+    return "\n".join(lines) if len(lines) > 1 else ""
 
 
 def _summary(lines: list[str]) -> str:

@@ -5,7 +5,9 @@
 The replay then takes the *whole* sessions those events belong to — the rate limiter's window
 and the duplicate-id check need every earlier call of the session — plus every event sharing a
 `tool_call_id` with them (the middleware and the wire often use other session keys than the
-conversation). When the ID named a single call, only that call is reported.
+conversation). When the ID named a single call (a `tool_call_id`, or an aligned trace keyed
+by one), only that call is reported; a trace id reports every call of its sessions, so calls
+the middleware never logged (silent drops) show up beside the ones it did.
 """
 
 from __future__ import annotations
@@ -46,7 +48,9 @@ def select(
             if col in events.columns:
                 seed = (events[col] == trace_id).fillna(False)
                 if seed.any():
-                    only_call = trace_id if col == "tool_call_id" else None
+                    # a trace keyed by a call's own id (no trace_id anywhere) is that one call
+                    named_call = (events.loc[seed, "tool_call_id"] == trace_id).fillna(False).any()
+                    only_call = trace_id if col == "tool_call_id" or named_call else None
                     break
     seed = seed.fillna(False).astype(bool)
     if not seed.any():

@@ -98,7 +98,6 @@ def to_table(report: DiagnoseReport, out: TextIO, opts: RenderOptions) -> None:
             sev_cell = cell(sev, style=SEVERITY_STYLE.get(sev, ""))
             t.add_row(sev_cell, cell(f.code, style="bold"), body)
         con.print(t)
-    con.print(cell(summary_line(report)))
 
 
 def fenced(text: str) -> str:

@@ -32,6 +32,16 @@ def summary_line(report: LintReport) -> str:
     )
     if s.get("suppressed"):
         line += f", {s['suppressed']} suppressed by the baseline"
+    fixed = s.get("fixed")
+    if fixed:
+        line += f"; --fix made {fixed['edits']} edits in {len(fixed['files'])} files"
+        if fixed["not_fixable"]:
+            line += f" (only JSON is fixed; left alone: {', '.join(fixed['not_fixable'])})"
+    if s.get("lock_written"):
+        line += f"; wrote {s['lock_written']['path']} ({s['lock_written']['tools']} tools)"
+    if s.get("baseline_written"):
+        bw = s["baseline_written"]
+        line += f"; wrote {bw['path']} ({bw['fingerprints']} fingerprints)"
     return line
 
 

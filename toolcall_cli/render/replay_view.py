@@ -23,6 +23,7 @@ from toolcall_cli.render.safe import clean, md
 SCHEMA_VERSION = 1
 STAGES = tuple(s.name for s in PIPELINE)
 _MARK = {"pass": "pass", "fail": "FAIL", "skip": "-"}
+_SHORT = {"prescreen": "pre", "ratelimit": "rate", "response": "resp"}  # table headers
 
 
 def summary(report: ReplayReport) -> dict[str, Any]:
@@ -148,8 +149,10 @@ def to_table(report: ReplayReport, out: TextIO, opts: RenderOptions) -> None:
         )
     )
     grid = Table(title_justify="left", show_lines=False)
-    for col in ("tool_call_id", "tool", *STAGES, "replayed", "observed", "agrees"):
-        grid.add_column(col, overflow="fold")
+    grid.add_column("tool_call_id", overflow="fold")
+    grid.add_column("tool", overflow="fold")
+    for col in (*STAGES, "replayed", "observed", "agrees"):
+        grid.add_column(_SHORT.get(col, col), no_wrap=True)
     for c in report.calls:
         marks = [Text(_MARK[v.verdict], style="bold red" if v.failed else "") for v in c.stages]
         grid.add_row(

@@ -59,10 +59,10 @@ def read_json_buffer(
     schema = []
     for key in text_keys:
         val = head.get(key)
-        if isinstance(val, str):
-            schema.append((key, pa.string()))
-        elif isinstance(val, _NUMERIC) and not isinstance(val, bool):
+        if isinstance(val, _NUMERIC) and not isinstance(val, bool):
             schema.append((key, pa.float64()))
+        else:  # text, or not on the first line: never let pyarrow guess a naive timestamp
+            schema.append((key, pa.string()))
     try:
         table = pj.read_json(
             pa.BufferReader(buf),

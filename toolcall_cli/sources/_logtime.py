@@ -67,12 +67,32 @@ def epoch_to_utc(values: np.ndarray) -> pd.Series:
 
 
 def parse_times(values: pa.Array, tz: str) -> pd.Series:
-    """Parse a column of timestamps (strings or numbers) into UTC; unparseable values become NaT."""
+    """Parse a column of timestamps (strings or numbers) into UTC; unparseable values become NaT.
+
+    Access logs repeat each second many times: when a sample shows few distinct values, the
+    distinct values are parsed once and broadcast.
+    """
     n = len(values)
     if n == 0:
         return _nat(0)
     if isinstance(values, pa.ChunkedArray):
         values = values.combine_chunks()
+    is_text = pa.types.is_large_string(values.type) or pa.types.is_string(values.type)
+    if is_text and n > 4096 and len(pc.unique(values.slice(0, 2048))) < 512:
+        enc = pc.dictionary_encode(values)
+        if len(enc.dictionary) * 4 < n:
+            uniq = _ns(_parse(enc.dictionary, tz))
+            idx = enc.indices.fill_null(-1).to_numpy(zero_copy_only=False)
+            out = uniq[np.where(idx < 0, 0, idx)]
+            out[idx < 0] = np.datetime64("NaT")
+            return _from_ns(out)
+    return _parse(values, tz)
+
+
+def _parse(values: pa.Array, tz: str) -> pd.Series:
+    n = len(values)
+    if n == 0:
+        return _nat(0)
     t = values.type
     if pa.types.is_integer(t) or pa.types.is_floating(t):
         return epoch_to_utc(values.to_numpy(zero_copy_only=False))

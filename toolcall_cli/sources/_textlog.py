@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import orjson
 import pandas as pd
 import pyarrow as pa
@@ -126,7 +127,7 @@ def _json_quote(arr: pa.Array) -> pa.Array:
     """Strings as JSON string literals, vectorised; rows with control characters use orjson."""
     arr = as_string(arr)
     n = len(arr)
-    if n > 1000:
+    if n > 1000 and len(pc.unique(arr.slice(0, 1000))) < 50:
         enc = pc.dictionary_encode(arr)
         if len(enc.dictionary) * 20 < n:  # few distinct values: quote those, then broadcast
             return _json_quote(enc.dictionary).take(enc.indices)
@@ -153,12 +154,13 @@ def json_objects(fields: Sequence[tuple[str, pa.Array, str]], n: int) -> pa.Arra
     kind is "str" (quote the text), "num"/"bool" (emit as-is; the array must hold valid JSON
     numbers/booleans as text or numbers), "json" (already JSON text) or "merge" (a JSON object
     text whose members are spliced in; the key is ignored). Rows with no fields → null.
+    A field without nulls is written first (no comma to manage); the others carry a leading
+    comma, and only rows that start with one are trimmed.
     """
-    # Each member is rendered as ",key:value" (null when the value is null), nulls become "",
-    # members are concatenated and the leading comma dropped. (binary_join_element_wise with
-    # null_handling="skip" returns a short array on pyarrow 26 when leading rows are null.)
     empty = lit("")
-    pieces: list[pa.Array] = []
+    full: list[tuple[str, pa.Array]] = []  # (key prefix, body) of fields present on every row
+    sparse: list[pa.Array] = []  # ',"key":body' members, "" where the value is null
+    present = np.zeros(n, bool)
     for key, values, kind in fields:
         if len(values) != n:
             raise ValueError(f"attrs field {key!r} has {len(values)} rows, expected {n}")
@@ -167,17 +169,34 @@ def json_objects(fields: Sequence[tuple[str, pa.Array, str]], n: int) -> pa.Arra
         if kind == "merge":  # an object's members spliced in
             inner = pc.utf8_slice_codeunits(as_string(values), 1, -1)
             inner = pc.if_else(pc.equal(inner, ""), pa.scalar(None, pa.large_string()), inner)
-            member = pc.binary_join_element_wise(lit(","), inner, empty)
-        else:
-            body = _json_quote(values) if kind == "str" else as_string(values)
-            member = pc.binary_join_element_wise(lit("," + _dump(key) + ":"), body, empty)
-        pieces.append(pc.fill_null(member, empty))
-    if not pieces:
+            present |= pc.is_valid(inner).to_numpy(zero_copy_only=False)
+            sparse.append(pc.fill_null(pc.binary_join_element_wise(lit(","), inner, empty), empty))
+            continue
+        body = _json_quote(values) if kind == "str" else as_string(values)
+        if values.null_count == 0:
+            full.append((_dump(key) + ":", body))
+            present[:] = True
+            continue
+        present |= pc.is_valid(values).to_numpy(zero_copy_only=False)
+        member = pc.binary_join_element_wise(lit("," + _dump(key) + ":"), body, empty)
+        sparse.append(pc.fill_null(member, empty))
+    if not present.any():
         return pa.nulls(n, pa.large_string())
-    joined = pc.binary_join_element_wise(*pieces, empty) if len(pieces) > 1 else pieces[0]
-    inner = pc.utf8_slice_codeunits(joined, 1, 2**62)
-    obj = pc.binary_join_element_wise(lit("{"), inner, lit("}"), empty)
-    return pc.if_else(pc.equal(joined, ""), pa.scalar(None, pa.large_string()), obj)
+    args: list[pa.Array | pa.Scalar] = [lit("{")]
+    for i, (prefix, body) in enumerate(full):
+        args += [lit(prefix if i == 0 else "," + prefix), body]
+    args += [*sparse, lit("}"), empty]
+    obj = pc.binary_join_element_wise(*args)
+    if not full:  # every member carried a comma: drop the one after "{"
+        fix = np.flatnonzero(present)
+        raw = obj.take(pa.array(fix)).cast(pa.large_binary())
+        # (pyarrow 26's binary_slice without an explicit stop fails: pass the longest length)
+        trimmed = pc.binary_slice(raw, 2, int(pc.max(pc.binary_length(raw)).as_py()))
+        fixed = pc.binary_join_element_wise(lit("{"), trimmed.cast(pa.large_string()), empty)
+        obj = pc.replace_with_mask(obj, pa.array(present), fixed)
+    if present.all():
+        return obj
+    return pc.if_else(pa.array(present), obj, pa.scalar(None, pa.large_string()))
 
 
 def origins(path: Path, line_no: pa.Array) -> pa.Array:

@@ -72,19 +72,27 @@ def _tokens(text: pa.Array) -> tuple[dict[str, pa.Array], np.ndarray]:
     starts = kv.offsets.to_numpy()[:-1].astype("int64")
     keys = pc.utf8_lower(kv.values.take(pa.array(starts)))
     vals = kv.values.take(pa.array(np.where(has_eq, starts + 1, starts)))
-    quotes = pc.count_substring(vals, '"').to_numpy(zero_copy_only=False)
-    plain = (quotes == 0) | (
-        (quotes == 2)
-        & pc.and_(pc.starts_with(vals, '"'), pc.ends_with(vals, '"')).to_numpy(zero_copy_only=False)
-    )
-    known = pc.is_in(keys, value_set=pa.array(list(TRAILING_KEYS))).to_numpy(zero_copy_only=False)
-    good = known & has_eq & plain
+    if pc.any(pc.match_substring(vals, '"')).as_py():
+        quotes = pc.count_substring(vals, '"').to_numpy(zero_copy_only=False)
+        wrapped = pc.and_(pc.starts_with(vals, '"'), pc.ends_with(vals, '"'))
+        plain = (quotes == 0) | ((quotes == 2) & wrapped.to_numpy(zero_copy_only=False))
+    else:
+        plain = np.ones(len(vals), bool)
+    # key → variable code through the (small) dictionary of distinct keys
+    enc = pc.dictionary_encode(keys)
+    var_names = list(dict.fromkeys(TRAILING_KEYS.values()))
+    code_of = [
+        var_names.index(TRAILING_KEYS[k]) if k in TRAILING_KEYS else -1
+        for k in enc.dictionary.to_pylist()
+    ]
+    codes = np.asarray(code_of, dtype="int64")[enc.indices.to_numpy(zero_copy_only=False)]
+    good = (codes >= 0) & has_eq & plain
     slow = np.zeros(n, bool)
     slow[parent[~good]] = True
+    usable = good & ~slow[parent]
     out: dict[str, pa.Array] = {}
-    for var in dict.fromkeys(TRAILING_KEYS.values()):
-        names = pa.array([k for k, v in TRAILING_KEYS.items() if v == var])
-        sel = good & pc.is_in(keys, value_set=names).to_numpy(zero_copy_only=False) & ~slow[parent]
+    for i, var in enumerate(var_names):
+        sel = usable & (codes == i)
         if sel.any():
             out[var] = _first_per_row(parent, sel, vals, n)
     return out, slow
@@ -158,4 +166,4 @@ def _scatter(where: pa.Array, values: pa.Array, n: int) -> pa.Array:
     mask = np.zeros(n, bool)
     mask[where.to_numpy(zero_copy_only=False)] = True
     base = pa.nulls(n, pa.large_string())
-    return pc.replace_with_mask(base, mask, values)
+    return pc.replace_with_mask(base, pa.array(mask), values)

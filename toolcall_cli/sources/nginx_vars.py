@@ -66,6 +66,46 @@ _REQ = r"^(?P<method>[A-Za-z][A-Za-z_-]*) (?P<path>\S+)(?: (?P<protocol>[A-Za-z]
 _TOOL = r"^/tools/(?P<tool>[^/?#\s]+)"
 
 
+def _split_request(request: pa.Array) -> tuple[pa.Array, pa.Array, pa.Array]:
+    """`METHOD PATH PROTOCOL` → three columns; other shapes (junk, no protocol) via the regex."""
+    parts = pc.split_pattern(request, " ")
+    counts = pc.list_value_length(parts).fill_null(0).to_numpy(zero_copy_only=False)
+    starts = parts.offsets.to_numpy()[:-1].astype("int64")
+    three = counts == 3
+    if not three.any():
+        got = pc.extract_regex(request, _REQ).flatten()
+        return got[0], got[1], got[2]
+    vals = parts.values
+    picked = [vals.take(pa.array(np.where(three, starts + k, 0))) for k in range(3)]
+    shape_ok = pc.and_(
+        pc.match_substring_regex(picked[0], r"^[A-Za-z][A-Za-z_-]*$"),
+        pc.match_substring_regex(picked[2], r"^[A-Za-z]+/[\d.]+$"),
+    ).to_numpy(zero_copy_only=False)
+    good = three & shape_ok
+    nothing = pa.scalar(None, pa.large_string())
+    cols = [pc.if_else(pa.array(good), p.cast(pa.large_string()), nothing) for p in picked]
+    rest = ~good & pc.is_valid(request).to_numpy(zero_copy_only=False)
+    if rest.any():
+        idx = np.flatnonzero(rest)
+        got = pc.extract_regex(request.take(pa.array(idx)), _REQ).flatten()
+        mask = pa.array(rest)
+        cols = [
+            pc.replace_with_mask(c, mask, g.cast(pa.large_string()))
+            for c, g in zip(cols, got, strict=True)
+        ]
+    return cols[0], cols[1], cols[2]
+
+
+def _tools(path: pa.Array, n: int) -> pa.Array:
+    """NAME of `/tools/NAME...` paths (null elsewhere); only those rows see the regex."""
+    hit = pc.starts_with(path, "/tools/").fill_null(False).to_numpy(zero_copy_only=False)
+    if not hit.any():
+        return pa.nulls(n, pa.large_string())
+    idx = np.flatnonzero(hit)
+    names = pc.extract_regex(path.take(pa.array(idx)), _TOOL).flatten()[0].cast(pa.large_string())
+    return pc.replace_with_mask(pa.nulls(n, pa.large_string()), pa.array(hit), names)
+
+
 def _coalesce(arrays: list[pa.Array], n: int) -> pa.Array:
     arrays = [a for a in arrays if a is not None]
     if not arrays:
@@ -105,15 +145,14 @@ def build_events(
     request = v.get("request")
     raw_request = as_string(variables["request"]) if "request" in variables else None
     if request is not None:
-        parts = pc.extract_regex(request, _REQ).flatten()
-        method, rpath, protocol = parts[0], parts[1], parts[2]
+        method, rpath, protocol = _split_request(request)
     else:
         method = v.get("request_method", pa.nulls(n, pa.large_string()))
         rpath = _coalesce([v.get("request_uri"), v.get("uri")], n)
         protocol = v.get("server_protocol", pa.nulls(n, pa.large_string()))
         request = _join_request(method, rpath, protocol, n)
         raw_request = request
-    tool = pc.extract_regex(rpath.cast(pa.large_string()), _TOOL).flatten()[0]
+    tool = _tools(rpath.cast(pa.large_string()), n)
 
     status = _numeric(v["status"]) if "status" in v else pa.nulls(n, pa.float64())
     size_src = _coalesce([v.get("body_bytes_sent"), v.get("bytes_sent")], n)

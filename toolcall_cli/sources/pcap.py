@@ -36,8 +36,14 @@ MAGICS: Final = (
     b"\xa1\xb2\x3c\x4d",
     b"\x34\xcd\xb2\xa1",
     b"\xa1\xb2\xcd\x34",
-    b"\x0a\x0d\x0d\x0a",
 )
+PCAPNG_MAGIC: Final = b"\x0a\x0d\x0d\x0a"  # section header block type ...
+PCAPNG_BOM: Final = (b"\x4d\x3c\x2b\x1a", b"\x1a\x2b\x3c\x4d")  # ... and its byte-order magic
+
+
+def is_capture(head: bytes) -> bool:
+    """True when *head* starts like a classic pcap or a pcapng file."""
+    return head[:4] in MAGICS or (head[:4] == PCAPNG_MAGIC and head[8:12] in PCAPNG_BOM)
 
 
 class PcapAdapter:
@@ -55,10 +61,10 @@ class PcapAdapter:
 
     def sniff(self, head: bytes, path: Path) -> int:
         """100 for pcap/pcapng magic (also inside gzip, even a truncated one), else 0."""
-        if head[:4] in MAGICS:
+        if is_capture(head):
             return 100
         if (not head or head[:2] == GZIP_MAGIC) and is_gzip(path):
-            return 100 if _gzip_head(path, 4) in MAGICS else 0
+            return 100 if is_capture(_gzip_head(path, 12)) else 0
         return 0
 
     def parse(self, path: Path, opts: ParseOptions) -> pd.DataFrame:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from toolcall_cli.core.jsonio import dumps
+from toolcall_cli.core.jsonio import dumps, try_loads
 
 Event = dict[str, Any]
 
@@ -121,16 +121,22 @@ def llm_response_events(obj: Mapping[str, Any], http_status: int | None) -> list
             out.extend(
                 _assistant_calls(
                     choice["message"],
-                    msg_index=int(choice.get("index") or 0),
+                    msg_index=choice["index"] if isinstance(choice.get("index"), int) else 0,
                     turn=1,
                     finish_reason=choice.get("finish_reason"),
+                    protocol="sse" if obj.get("_sse") else None,
                 )
             )
     return out
 
 
 def _assistant_calls(
-    m: Mapping[str, Any], *, msg_index: int, turn: int, finish_reason: Any
+    m: Mapping[str, Any],
+    *,
+    msg_index: int,
+    turn: int,
+    finish_reason: Any,
+    protocol: str | None = None,
 ) -> list[Event]:
     out: list[Event] = []
     base = {"msg_index": msg_index, "turn": turn, "finish_reason": finish_reason}
@@ -143,7 +149,12 @@ def _assistant_calls(
             args, kind = raw_args(fn.get("arguments"))
             out.append(
                 _call(
-                    c.get("id", ""), fn.get("name"), args, kind, {**base, "call_index": k}, "openai"
+                    c.get("id", ""),
+                    fn.get("name"),
+                    args,
+                    kind,
+                    {**base, "call_index": k},
+                    protocol or "openai",
                 )
             )
     fc = m.get("function_call")
@@ -208,3 +219,50 @@ def _content_text(content: Any) -> str:
         parts = [p.get("text", "") if isinstance(p, Mapping) else str(p) for p in content]
         return "".join(str(p) for p in parts)
     return dumps(content)
+
+
+def sse_completion(body: bytes) -> dict[str, Any] | None:
+    """A streamed chat completion (``text/event-stream``) folded into one completion object.
+
+    ``choices[].delta.tool_calls`` fragments are joined per choice and call index (the
+    arguments text concatenated exactly as streamed); the result is marked ``_sse``.
+    """
+    choices: dict[int, dict[str, Any]] = {}
+    calls: dict[int, dict[int, dict[str, Any]]] = {}
+    seen = False
+    for line in body.decode("utf-8", "replace").splitlines():
+        data = line[5:].strip() if line.startswith("data:") else ""
+        chunk = try_loads(data) if data and data != "[DONE]" else None
+        if not isinstance(chunk, dict):
+            continue
+        seen = True
+        for ch in chunk.get("choices") or ():
+            if not isinstance(ch, dict):
+                continue
+            idx = ch["index"] if isinstance(ch.get("index"), int) else 0
+            acc = choices.setdefault(idx, {"index": idx, "finish_reason": None})
+            acc["finish_reason"] = ch.get("finish_reason") or acc["finish_reason"]
+            delta = ch.get("delta") if isinstance(ch.get("delta"), dict) else {}
+            for tc in delta.get("tool_calls") or ():
+                if isinstance(tc, dict):
+                    _fold_call(calls.setdefault(idx, {}), tc)
+    if not seen:
+        return None
+    for idx, acc in choices.items():
+        folded = calls.get(idx, {})
+        acc["message"] = {"role": "assistant", "tool_calls": [folded[k] for k in sorted(folded)]}
+    return {"choices": [choices[k] for k in sorted(choices)], "_sse": True}
+
+
+def _fold_call(acc: dict[int, dict[str, Any]], tc: dict[str, Any]) -> None:
+    k = tc["index"] if isinstance(tc.get("index"), int) else len(acc)
+    call = acc.setdefault(
+        k, {"id": "", "type": "function", "function": {"name": None, "arguments": ""}}
+    )
+    if isinstance(tc.get("id"), str) and tc["id"]:
+        call["id"] = tc["id"]
+    fn = tc.get("function") if isinstance(tc.get("function"), dict) else {}
+    if isinstance(fn.get("name"), str) and fn["name"]:
+        call["function"]["name"] = fn["name"]
+    if isinstance(fn.get("arguments"), str):
+        call["function"]["arguments"] += fn["arguments"]

@@ -20,6 +20,7 @@ from toolcall_cli.sources.pcap_body import (
     is_llm,
     llm_request_events,
     llm_response_events,
+    sse_completion,
     tool_request,
     tool_response,
 )
@@ -83,6 +84,9 @@ def events(msgs: pd.DataFrame, path: str, *, cap: int) -> pd.DataFrame:
     for i, f in pflags.items():
         flags[i][f] = True
     objs = [_json(b, ct) for b, ct in zip(bodies, h["content_type"], strict=True)]
+    for i, ct in enumerate(h["content_type"]):
+        if not is_req[i] and bodies[i] and "event-stream" in (ct or "").lower():
+            objs[i] = sse_completion(bodies[i])
     llm = [isinstance(o, dict) and is_llm(u, o) for o, u in zip(objs, uris, strict=True)]
 
     # Pass 1: request-side facts that responses inherit.

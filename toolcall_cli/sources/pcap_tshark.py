@@ -282,6 +282,10 @@ def check_readable(result: RunResult, capture: Path, *, rows: int) -> None:
     if result.returncode == 0 or rows:
         return
     msg = "; ".join(result.notes) or f"tshark exited with {result.returncode}"
+    if "aren't valid" in msg or "isn't a valid" in msg:  # an older tshark lacks one of FIELDS
+        raise MissingDependencyError(
+            f"this tshark cannot give the fields toolcall needs: {msg[:300]}", hint=HINT
+        )
     raise InputError(
         f"cannot read capture '{capture}': {msg[:500]}",
         hint="the file starts like a pcap/pcapng but tshark could not read any packet",

@@ -38,9 +38,6 @@ class ProfileName(str, Enum):  # noqa: UP042 (house style: str enums for typer c
     generic = "generic"
 
 
-FileOpt = Annotated[Path | None, typer.Option(dir_okay=False, show_default=False)]
-
-
 def run(
     paths: Annotated[
         list[Path],

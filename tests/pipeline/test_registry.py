@@ -1,0 +1,87 @@
+"""ToolRegistry: loading, BFCL dialect normalisation, duplicates, did-you-mean."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from replay_helpers import QUERY_DB, SEND_EMAIL, frame, registry
+
+from toolcall_cli.errors import UsageError
+from toolcall_cli.pipeline.registry import (
+    normalise_schema,
+    registry_from_paths,
+    registry_from_session,
+)
+
+
+def test_normalise_bfcl_types() -> None:
+    raw = {
+        "type": "dict",
+        "properties": {
+            "a": {"type": "float"},
+            "b": {"type": "tuple", "items": {"type": "dict"}},
+            "c": {"type": "any"},
+            "d": {"type": "String"},
+            "e": {"type": ["integer", "float"]},
+            "f": {"type": "HashMap"},
+        },
+    }
+    out = normalise_schema(raw)
+    assert out["type"] == "object"
+    p = out["properties"]
+    assert p["a"] == {"type": "number"}
+    assert p["b"] == {"type": "array", "items": {"type": "object"}}
+    assert p["c"] == {}
+    assert p["d"] == {"type": "string"} and p["e"] == {"type": ["integer", "number"]}
+    assert p["f"] == {"type": "object"}
+    assert raw["type"] == "dict"  # the input is not mutated
+
+
+def test_duplicate_names_across_files_name_both(tmp_path: Path) -> None:
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    a.write_text(json.dumps([QUERY_DB]))
+    b.write_text(json.dumps([SEND_EMAIL, QUERY_DB]))
+    with pytest.raises(UsageError) as e:
+        registry_from_paths([a, b])
+    assert "a.json" in e.value.message and "b.json" in e.value.message
+    assert e.value.exit_code == 2
+
+
+def test_registry_from_files(tmp_path: Path) -> None:
+    f = tmp_path / "tools.json"
+    f.write_text(json.dumps({"tools": [QUERY_DB, SEND_EMAIL]}))
+    reg = registry_from_paths([f])
+    assert reg.names() == ["query_db", "send_email"]
+    assert "tools.json" in reg.tools["query_db"].location
+
+
+def test_suggestions() -> None:
+    reg = registry()
+    assert reg.case_match("QUERY_DB") == "query_db"
+    assert reg.suggest("query_dbx") == ["query_db"]
+    assert reg.suggest("Send_Email")[0] == "send_email"
+    assert reg.suggest("zzz") == []
+
+
+def test_session_tools_merge_identical_repeats_and_refuse_conflicts() -> None:
+    sysev = {"source": "messages", "kind": "system", "session_id": "s1", "detail": "tools declared"}
+    same = frame(
+        [
+            {**sysev, "attrs": {"tools": [QUERY_DB]}},
+            {**sysev, "attrs": {"tools": [QUERY_DB, SEND_EMAIL]}},
+        ]
+    )
+    reg = registry_from_session(same)
+    assert reg is not None and reg.names() == ["query_db", "send_email"] and reg.source == "session"
+    changed = {
+        "type": "function",
+        "function": {"name": "query_db", "parameters": {"type": "object"}},
+    }
+    conflict = frame(
+        [{**sysev, "attrs": {"tools": [QUERY_DB]}}, {**sysev, "attrs": {"tools": [changed]}}]
+    )
+    with pytest.raises(UsageError):
+        registry_from_session(conflict)
+    assert registry_from_session(frame([{**sysev, "attrs": {}}])) is None
