@@ -69,7 +69,7 @@ def events(draw: st.DrawFn) -> pd.DataFrame:
     return build_frame({c: [r[c] for r in rows] for c in cols}, n=n)
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(events(), st.booleans())
 def test_align_invariants(ev: pd.DataFrame, correct: bool) -> None:
     tl = align(ev, skew_correction=correct)

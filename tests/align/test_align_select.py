@@ -56,7 +56,9 @@ def test_unknown_id_is_a_usage_error_with_known_ids(tl, kw: dict[str, str], list
 def test_parse_time() -> None:
     assert parse_time(None) is None
     assert parse_time("2025-03-01T12:00:00Z") == pd.Timestamp("2025-03-01T12:00:00Z")
-    assert parse_time("2025-03-01 13:00:00", tz="Europe/Paris") == pd.Timestamp("2025-03-01T12:00:00Z")
+    assert parse_time("2025-03-01 13:00:00", tz="Europe/Paris") == pd.Timestamp(
+        "2025-03-01T12:00:00Z"
+    )
     with pytest.raises(UsageError):
         parse_time("not a time")
     with pytest.raises(UsageError):

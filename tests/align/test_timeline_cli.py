@@ -126,3 +126,11 @@ def test_store_selection_pushdown(store: Path) -> None:
     res = run_cli(["timeline", "--store", str(store), "--trace-id", "nope"])
     assert res.exit_code == 2
     assert "trace-skew" in res.stderr
+
+
+def test_empty_store_is_an_input_error(update_goldens: bool) -> None:
+    assert_golden(
+        "timeline/empty_store",
+        ["timeline", "--store", "fixtures/align/no-store"],
+        update=update_goldens,
+    )

@@ -1,26 +1,41 @@
 """`make bench`: ingest, diagnose and timeline figures as ratios against reference programs.
 
-Each figure is the median of N alternating pairs (reference, toolcall) timed in this process on
-this machine, so the ratio is comparable across machines. Peak memory is measured in a fresh
-child process per size (ru_maxrss). Inputs are generated from fixed seeds and cached in .bench/.
+Each ratio is the median of N alternating pairs (reference, toolcall) timed in this process on
+this machine, so it carries across machines and survives a loaded box better than seconds do.
+Inputs are generated from fixed seeds and cached in .bench/ (gitignored):
 
-    python tests/bench/run_bench.py [--quick] [--pairs N] [--no-readme]
+- pcap: `toolcall`'s pcap adapter vs the bare `tshark -T fields` pass over the same fields,
+  preferences and display filter (written to /dev/null) on a 20,000-exchange capture;
+- nginx: 1 M combined+trailing-keys lines vs `awk` splitting the combined fields;
+- middleware: 1 M JSON lines vs an orjson `loads` loop;
+- diagnose: a store of ~1 M events (nginx 500 k + middleware 500 k lines + the capture) read
+  and diagnosed, vs ingesting (parsing + writing) those same files into the store;
+- timeline: one trace from that store (`load_selected` + `align` + `select`, as the command
+  does); the figure is CPU seconds of work (wall seconds are printed beside it);
+- memory: peak RSS of a fresh child that ingests ~100 k and ~1 M events (each from its own
+  input of that size) into a throwaway store, minus an imports-only child; linear growth
+  means the 1 M run costs ~10× the 100 k run, not ~100×.
+
+    python tests/bench/run_bench.py [--quick] [--pairs N] [--no-readme] [--only NAME,...]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import resource
 import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -30,11 +45,8 @@ sys.path.insert(0, str(ROOT))
 from fixtures.gen import bench_inputs  # noqa: E402
 
 CACHE = ROOT / ".bench"
-TSHARK_FIELDS = [
-    "frame.number", "frame.time_epoch", "tcp.stream", "ip.src", "tcp.srcport", "http.request.method",
-    "http.request.uri", "http.response.code", "http.request_in", "http.request.line", "http.response.line",
-    "http.file_data",
-]
+TRACE = "trace_42"
+Row = dict[str, Any]
 
 
 def timed(fn: Callable[[], object]) -> float:
@@ -43,42 +55,77 @@ def timed(fn: Callable[[], object]) -> float:
     return time.perf_counter() - t
 
 
-def pairs(ref: Callable[[], object], ours: Callable[[], object], n: int) -> tuple[float, float]:
-    """Median seconds of *n* alternating runs of the reference and of toolcall."""
+def pairs(ref: Callable[[], object], ours: Callable[[], object], n: int) -> tuple[float, float, float]:
+    """Median seconds of the reference and of toolcall, and the median of per-pair ratios,
+    over *n* alternating runs."""
     r, o = [], []
     for _ in range(n):
         r.append(timed(ref))
         o.append(timed(ours))
-    return statistics.median(r), statistics.median(o)
+    return statistics.median(r), statistics.median(o), statistics.median(b / a for a, b in zip(r, o, strict=True))
 
 
-def inputs(quick: bool) -> dict[str, Path]:
+# ---------------------------------------------------------------- inputs
+
+
+def _cached(name: str, make: Callable[[Path], object]) -> Path:
     CACHE.mkdir(exist_ok=True)
-    size = {"nginx": 100_000, "mw": 100_000, "pcap": 2_000} if quick else {"nginx": 1_000_000, "mw": 1_000_000, "pcap": 20_000}
-    out = {}
-    for name, gen, n, suffix in (
-        ("nginx", bench_inputs.nginx, size["nginx"], "log"),
-        ("mw", bench_inputs.middleware, size["mw"], "jsonl"),
-        ("pcap", bench_inputs.pcap, size["pcap"], "pcap"),
-    ):
-        path = CACHE / f"{name}-{n}.{suffix}"
-        if not path.exists():
-            print(f"generating {path.name} …", file=sys.stderr)
-            tmp = path.with_suffix(".tmp")
-            gen(tmp, n)
-            tmp.replace(path)
-        out[name] = path
-    return out
+    path = CACHE / name
+    if not path.exists():
+        print(f"bench: generating {path.name} …", file=sys.stderr, flush=True)
+        tmp = path.with_name(path.name + ".tmp")
+        make(tmp)
+        tmp.replace(path)
+    return path
+
+
+def _head(src: Path, lines: int) -> Callable[[Path], object]:
+    """The first *lines* lines of *src* (the line generators are prefix-stable per seed)."""
+
+    def make(dst: Path) -> None:
+        with src.open("rb") as f, dst.open("wb") as out:
+            for i, line in enumerate(f):
+                if i >= lines:
+                    break
+                out.write(line)
+
+    return make
+
+
+def inputs(n: int) -> dict[str, Path]:
+    """Files for scale *n*: nginx/middleware of *n* lines, halves of them, a capture of n/50."""
+    nginx = _cached(f"nginx-{n}.log", lambda p: bench_inputs.nginx(p, n))
+    mw = _cached(f"mw-{n}.jsonl", lambda p: bench_inputs.middleware(p, n))
+    return {
+        "nginx": nginx,
+        "mw": mw,
+        "pcap": _cached(f"pcap-{n // 50}.pcap", lambda p: bench_inputs.pcap(p, n // 50)),
+        "nginx_half": _cached(f"nginx-{n // 2}.log", _head(nginx, n // 2)),
+        "mw_half": _cached(f"mw-{n // 2}.jsonl", _head(mw, n // 2)),
+    }
+
+
+def store_inputs(files: dict[str, Path]) -> list[tuple[Path, str]]:
+    """The ~n-event mix a store (and the memory child) is built from."""
+    return [(files["nginx_half"], "nginx"), (files["mw_half"], "middleware"), (files["pcap"], "pcap")]
+
+
+# ---------------------------------------------------------------- references
 
 
 def ref_tshark(path: Path) -> None:
-    cmd = ["tshark", "-r", str(path), "-n", "-Y", "http", "-T", "fields", "-E", "separator=/t", "-E", "occurrence=a"]
-    for f in TSHARK_FIELDS:
+    """The adapter's own tshark pass (same fields, prefs, filter), output discarded."""
+    from toolcall_cli.sources.pcap_tshark import AGGREGATOR, DISPLAY_FILTER, FIELDS, PREFS
+
+    cmd = ["tshark", "-r", str(path), "-n", *PREFS, "-Y", DISPLAY_FILTER, "-T", "fields",
+           "-E", "separator=/t", "-E", "occurrence=a", "-E", f"aggregator={AGGREGATOR}"]
+    for f in FIELDS:
         cmd += ["-e", f]
     subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
 
 
 def ref_awk(path: Path) -> None:
+    """Split the combined part: client, time, method, path, status, bytes."""
     subprocess.run(["awk", "{print $1, $4, $6, $7, $9, $10}", str(path)], stdout=subprocess.DEVNULL, check=True)
 
 
@@ -88,13 +135,61 @@ def ref_orjson(path: Path) -> None:
             orjson.loads(line)
 
 
-def peak_rss_child(code: str) -> int:
-    """Peak RSS in bytes of a child Python running *code*."""
-    child = subprocess.run(
-        [sys.executable, "-c", code + "\nimport resource;print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"],
-        capture_output=True, text=True, check=True, cwd=ROOT,
-    )
-    return int(child.stdout.strip().splitlines()[-1]) * 1024
+# ---------------------------------------------------------------- toolcall side
+
+
+def ingest(parts: list[tuple[Path, str]], store: Path | None) -> int:
+    """Parse *parts* (and write them to *store*), as `toolcall ingest` does; the event count."""
+    from toolcall_cli.core.store import write_files
+    from toolcall_cli.sources import parse_file
+
+    done = [(p, s, parse_file(p, source=s)) for p, s in parts]
+    if store is not None:
+        shutil.rmtree(store, ignore_errors=True)
+        write_files(store, done)
+    return sum(len(df) for _, _, df in done)
+
+
+def diagnose_store(store: Path) -> int:
+    from toolcall_cli.diagnose.run import DiagnoseRequest, diagnose
+
+    return len(diagnose(DiagnoseRequest(store=store)).findings)
+
+
+def timeline_one(store: Path, trace: str) -> int:
+    from toolcall_cli.align import align
+    from toolcall_cli.align.load import load_selected
+    from toolcall_cli.align.select import select
+
+    events = load_selected(store, trace_id=trace)
+    report = select(align(events), trace_id=trace, session_id=None, tool_call_id=None,
+                    since=None, until=None, limit=10)
+    return len(events) if report.traces else 0
+
+
+_CHILD = """
+import sys, resource
+sys.path.insert(0, {root!r})
+sys.path.insert(0, {here!r})
+import run_bench
+from pathlib import Path
+parts = {parts!r}
+n = run_bench.ingest([(Path(p), s) for p, s in parts], Path({store!r})) if parts else 0
+print(n, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
+"""
+
+
+def peak_rss_child(parts: list[tuple[Path, str]]) -> tuple[int, int]:
+    """(events, peak RSS bytes) of a fresh child ingesting *parts* into a throwaway store."""
+    with tempfile.TemporaryDirectory(dir=CACHE) as tmp:
+        code = _CHILD.format(root=str(ROOT), here=str(Path(__file__).parent), store=str(Path(tmp) / "store"),
+                             parts=[(str(p), s) for p, s in parts])
+        child = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    n, rss = child.stdout.split()[-2:]
+    return int(n), int(rss)
+
+
+# ---------------------------------------------------------------- main
 
 
 def main() -> int:
@@ -102,96 +197,100 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true", help="10× smaller inputs (smoke run)")
     ap.add_argument("--pairs", type=int, default=3)
     ap.add_argument("--no-readme", action="store_true")
+    ap.add_argument("--only", default="", help="comma-separated: pcap,nginx,mw,diagnose,timeline,memory")
     a = ap.parse_args()
     if not shutil.which("tshark"):
         print("bench: tshark is required (make setup installs it)", file=sys.stderr)
         return 4
+    only = set(filter(None, a.only.split(",")))
+    want = (lambda k: not only or k in only)  # noqa: E731
+    n = 100_000 if a.quick else 1_000_000
+    files = inputs(n)
+    small = inputs(n // 10) if want("memory") else {}
+    rows: list[Row] = []
 
-    from toolcall_cli.align import align
-    from toolcall_cli.core.events import concat_frames
-    from toolcall_cli.core.store import load_events, write_files
-    from toolcall_cli.diagnose import diagnose_events
-    from toolcall_cli.sources import parse_file
-
-    files = inputs(a.quick)
-    rows: list[dict[str, object]] = []
-
-    def figure(name: str, ref_name: str, ref: Callable[[], object], ours: Callable[[], object], target: float) -> float:
-        r, o = pairs(ref, ours, a.pairs)
-        ratio = o / r
+    def figure(name: str, ref_name: str, ref: Callable[[], object], ours: Callable[[], object], target: float) -> None:
+        r, o, ratio = pairs(ref, ours, a.pairs)
         rows.append({"figure": name, "reference": ref_name, "ref_s": r, "toolcall_s": o, "ratio": ratio,
                      "target": f"≤ {target}×", "ok": ratio <= target})
-        print(f"{name:<34} ref {r:7.2f}s  toolcall {o:7.2f}s  ratio {ratio:5.2f}× (target ≤ {target}×)", file=sys.stderr)
-        return o
+        print(f"{name:<34} ref {r:7.2f}s  toolcall {o:7.2f}s  ratio {ratio:5.2f}× (target ≤ {target}×)",
+              file=sys.stderr, flush=True)
 
-    frames = {}
-    t_pcap = figure("pcap ingest", "tshark -T fields", lambda: ref_tshark(files["pcap"]),
-                    lambda: frames.__setitem__("pcap", parse_file(files["pcap"], source="pcap")), 1.5)
-    t_ngx = figure("nginx ingest", "awk field split", lambda: ref_awk(files["nginx"]),
-                   lambda: frames.__setitem__("nginx", parse_file(files["nginx"], source="nginx")), 4.0)
-    t_mw = figure("middleware ingest", "orjson loads loop", lambda: ref_orjson(files["mw"]),
-                  lambda: frames.__setitem__("mw", parse_file(files["mw"], source="middleware")), 2.0)
+    k = f"{n // 50:,}"
+    if want("pcap"):
+        figure(f"pcap ingest, {k} exchanges", "tshark -T fields (same fields)", lambda: ref_tshark(files["pcap"]),
+               lambda: ingest([(files["pcap"], "pcap")], None), 1.5)
+    if want("nginx"):
+        figure(f"nginx ingest, {n:,} lines", "awk field split", lambda: ref_awk(files["nginx"]),
+               lambda: ingest([(files["nginx"], "nginx")], None), 4.0)
+    if want("mw"):
+        figure(f"middleware ingest, {n:,} lines", "orjson loads loop", lambda: ref_orjson(files["mw"]),
+               lambda: ingest([(files["mw"], "middleware")], None), 2.0)
 
-    # A store of ~1 M events built from the three inputs (half the nginx and middleware lines).
-    half = {k: v.iloc[: len(v) // 2] if k != "pcap" else v for k, v in frames.items()}
-    store = CACHE / "store"
-    shutil.rmtree(store, ignore_errors=True)
-    write_files(store, [(files[k], {"mw": "middleware"}.get(k, k), f) for k, f in half.items()])
-    n_events = sum(len(f) for f in half.values())
-    t_ingest = t_pcap + (t_ngx + t_mw) / 2
-    events = load_events(store)
-    t_diag = timed(lambda: diagnose_events(events))
-    ratio = t_diag / t_ingest
-    rows.append({"figure": f"diagnose over {n_events:,} events", "reference": "ingest of the same", "ref_s": t_ingest,
-                 "toolcall_s": t_diag, "ratio": ratio, "target": "≤ 1.5×", "ok": ratio <= 1.5})
-    print(f"diagnose {n_events} events: {t_diag:.2f}s vs ingest {t_ingest:.2f}s = {ratio:.2f}×", file=sys.stderr)
+    store = CACHE / f"store-{n}"
+    parts = store_inputs(files)
+    if want("diagnose") or want("timeline"):
+        n_events = ingest(parts, store)
+    if want("diagnose"):
+        figure(f"diagnose, store of {n_events:,} events", "ingest of the same", lambda: ingest(parts, store),
+               lambda: diagnose_store(store), 1.5)
+    if want("timeline"):
+        cpu, wall = [], []
+        for _ in range(max(a.pairs, 3)):
+            c0, w0 = time.process_time(), time.perf_counter()
+            got = timeline_one(store, TRACE)
+            cpu.append(time.process_time() - c0)
+            wall.append(time.perf_counter() - w0)
+        t = statistics.median(cpu)
+        rows.append({"figure": f"timeline of one trace ({got} events)", "reference": "CPU s of work", "ref_s": None,
+                     "toolcall_s": t, "ratio": None, "target": "< 1 s", "ok": t < 1.0 and got > 0})
+        print(f"timeline one trace: {t:.3f} CPU s ({statistics.median(wall):.3f} wall s), {got} events",
+              file=sys.stderr, flush=True)
+    if want("memory"):
+        _, base = peak_rss_child([])
+        n_small, rss_small = peak_rss_child(store_inputs(small))
+        n_big, rss_big = peak_rss_child(parts)
+        growth = (rss_big - base) / max(rss_small - base, 1)
+        scale = n_big / n_small
+        mib = 2**20
+        rows.append({"figure": f"peak memory, ingest of {n_big:,} events", "reference": f"imports only {base / mib:.0f} MiB",
+                     "ref_s": None, "toolcall_s": rss_big / mib, "ratio": None, "target": "≤ 1024 MiB",
+                     "ok": rss_big <= 2**30, "unit": "MiB"})
+        rows.append({"figure": f"memory growth, {n_small:,} → {n_big:,} events", "reference": f"{scale:.1f}× the events",
+                     "ref_s": None, "toolcall_s": growth, "ratio": None, "target": f"≤ {scale * 1.5:.0f}× (linear)",
+                     "ok": growth <= scale * 1.5, "unit": "×"})
+        print(f"peak RSS: imports {base / mib:.0f} MiB, {n_small} events {rss_small / mib:.0f} MiB, "
+              f"{n_big} events {rss_big / mib:.0f} MiB; growth {growth:.1f}× for {scale:.1f}× the events",
+              file=sys.stderr, flush=True)
 
-    def one_trace() -> None:
-        ev = load_events(store, filters=[("trace_id", "==", "trace_42")])
-        align(concat_frames([ev]))
-
-    t_tl = statistics.median(timed(one_trace) for _ in range(a.pairs))
-    rows.append({"figure": "timeline of one trace (store)", "reference": "absolute", "ref_s": None,
-                 "toolcall_s": t_tl, "ratio": None, "target": "< 1 s", "ok": t_tl < 1.0})
-    print(f"timeline one trace: {t_tl:.3f}s", file=sys.stderr)
-
-    mem = {}
-    for label, frac in (("100k", 10), ("1M", 1)):
-        code = (
-            "import sys; sys.path.insert(0, '.')\n"
-            "from toolcall_cli.sources import parse_file\n"
-            f"df = parse_file(__import__('pathlib').Path({str(files['mw'])!r}), source='middleware')\n"
-            f"df = df.iloc[: len(df) // {frac}].copy()\n"
-        )
-        mem[label] = peak_rss_child(code)
-    rows.append({"figure": "peak memory, 1 M middleware events", "reference": "absolute", "ref_s": None,
-                 "toolcall_s": mem["1M"] / 2**20, "ratio": None, "target": "≤ 1024 MiB", "ok": mem["1M"] <= 2**30})
-    print(f"peak RSS: 100k-run {mem['100k'] / 2**20:.0f} MiB, 1M {mem['1M'] / 2**20:.0f} MiB", file=sys.stderr)
-
-    table = render(rows, quick=a.quick)
+    table = render(rows, quick=a.quick, pairs_n=a.pairs)
     print(table)
-    (CACHE / "results.json").write_text(json.dumps(rows, indent=2, default=str))
-    if not a.no_readme and not a.quick:
+    (CACHE / ("results-quick.json" if a.quick else "results.json")).write_text(json.dumps(rows, indent=2, default=str))
+    if not a.no_readme and not a.quick and not only:
         update_readme(table)
     return 0 if all(r["ok"] for r in rows) else 1
 
 
-def render(rows: list[dict[str, object]], *, quick: bool) -> str:
-    head = (f"Measured {datetime.now(UTC):%Y-%m-%d} on {platform.machine()} · {platform.python_implementation()} "
-            f"{platform.python_version()} · {_cpus()} cores{' (quick run)' if quick else ''}; rerun with `make bench`.\n\n")
-    lines = ["| figure | reference | reference s | toolcall s | ratio | target | ok |", "|---|---|---:|---:|---:|---|---|"]
+def render(rows: list[Row], *, quick: bool, pairs_n: int) -> str:
+    load = os.getloadavg()[0]
+    head = (f"Measured {datetime.now(UTC):%Y-%m-%d %H:%M} UTC on {platform.machine()}, {_cpus()} cores, "
+            f"{platform.python_implementation()} {platform.python_version()}, load average {load:.1f}"
+            f"{' (quick run)' if quick else ''}. Ratios are the median of {pairs_n} alternating "
+            "(reference, toolcall) pairs. Rerun with `make bench` (`--quick` for a smoke run).\n\n")
+    lines = ["| figure | reference | reference s | toolcall | ratio | target | met |",
+             "|---|---|---:|---:|---:|---|---|"]
     for r in rows:
         ref_s = f"{r['ref_s']:.2f}" if r["ref_s"] is not None else "–"
         ratio = f"{r['ratio']:.2f}×" if r["ratio"] is not None else "–"
-        unit = " MiB" if "memory" in str(r["figure"]) else ""
-        lines.append(f"| {r['figure']} | {r['reference']} | {ref_s} | {r['toolcall_s']:.2f}{unit} | {ratio} | "
-                     f"{r['target']} | {'yes' if r['ok'] else 'NO'} |")
+        unit = r.get("unit", "s")
+        val = f"{r['toolcall_s']:.0f} MiB" if unit == "MiB" else f"{r['toolcall_s']:.1f}×" if unit == "×" \
+            else f"{r['toolcall_s']:.2f} s"
+        lines.append(f"| {r['figure']} | {r['reference']} | {ref_s} | {val} | {ratio} | {r['target']} | "
+                     f"{'yes' if r['ok'] else '**no**'} |")
     return head + "\n".join(lines) + "\n"
 
 
 def _cpus() -> int:
-    import os
-
     return os.cpu_count() or 0
 
 

@@ -1,7 +1,11 @@
-"""Run one rule over its fixtures/rules/<CODE>/{positive,negative}.* bundle (real adapters, real align)."""
+"""Run one rule over its fixtures/rules/<CODE>/{positive,negative}.* bundle.
+
+Real adapters, real align, the real classifier registry: the fixture files diagnose together.
+"""
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 
 from toolcall_cli.core.findings import Finding
@@ -25,6 +29,11 @@ def needs_tshark(code: str) -> bool:
 
 def run_rule(code: str, kind: str) -> list[Finding]:
     """The findings of rule *code* on its positive or negative fixture."""
+    return list(_run_rule(code, kind))
+
+
+@lru_cache(maxsize=64)
+def _run_rule(code: str, kind: str) -> tuple[Finding, ...]:
     events = ingest_paths(bundle(code, kind)).events
     report = diagnose_events(events, select=[code])
-    return [f for f in report.findings if f.code == code]
+    return tuple(f for f in report.findings if f.code == code)

@@ -65,7 +65,7 @@ def test_suggestions() -> None:
     assert reg.suggest("zzz") == []
 
 
-def test_session_tools_merge_identical_repeats_and_refuse_conflicts() -> None:
+def test_session_tools_merge_repeats_and_note_conflicts() -> None:
     sysev = {"source": "messages", "kind": "system", "session_id": "s1", "detail": "tools declared"}
     same = frame(
         [
@@ -75,13 +75,16 @@ def test_session_tools_merge_identical_repeats_and_refuse_conflicts() -> None:
     )
     reg = registry_from_session(same)
     assert reg is not None and reg.names() == ["query_db", "send_email"] and reg.source == "session"
+    assert reg.notes == ()
     changed = {
         "type": "function",
         "function": {"name": "query_db", "parameters": {"type": "object"}},
     }
-    conflict = frame(
-        [{**sysev, "attrs": {"tools": [QUERY_DB]}}, {**sysev, "attrs": {"tools": [changed]}}]
+    later = registry_from_session(
+        frame([{**sysev, "attrs": {"tools": [QUERY_DB]}}, {**sysev, "attrs": {"tools": [changed]}}])
     )
-    with pytest.raises(UsageError):
-        registry_from_session(conflict)
+    assert later is not None and "required" in later.tools["query_db"].schema  # the first one
+    assert len(later.notes) == 1 and "declared again with another schema" in later.notes[0]
+    with pytest.raises(UsageError):  # twice in one declaration
+        registry_from_session(frame([{**sysev, "attrs": {"tools": [QUERY_DB, changed]}}]))
     assert registry_from_session(frame([{**sysev, "attrs": {}}])) is None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from replay_helpers import QUERY_DB, call, frame, mw, result, text
 
-from toolcall_cli.core.config import Config, Flooding
+from toolcall_cli.core.config import Config, Flooding, config_from_dict
 from toolcall_cli.errors import UsageError
 from toolcall_cli.pipeline import PIPELINE, replay
 from toolcall_cli.pipeline.ratelimit import FLOOD_MESSAGE
@@ -187,3 +187,66 @@ def test_unknown_trace_is_a_usage_error_with_known_ids() -> None:
     assert "t1" in (e.value.hint or "")
     with pytest.raises(UsageError):
         replay(frame([mw("mw_received", "m1", T0.format(0))]))
+
+
+def test_dedupe_can_be_turned_off_in_config() -> None:
+    rows = [
+        call("a", "query_db", '{"user_id": "1"}'),
+        call("b", "query_db", '{"user_id": "1"}', turn=2),
+    ]
+    on = replay(frame(rows), session_id="s1")
+    off = replay(
+        frame(rows), session_id="s1", cfg=config_from_dict({"flooding": {"dedupe": False}})
+    )
+    assert [c.replayed for c in on.calls] == ["dispatched", "rejected@ratelimit"]
+    assert [c.replayed for c in off.calls] == ["dispatched", "dispatched"]
+
+
+def test_shared_id_evidence_is_split_between_the_calls() -> None:
+    rows = [
+        call("c0", "query_db", '{"user_id": "1"}'),
+        call("c0", "query_db", '{"user_id": "2"}', turn=2),
+        mw("mw_received", "c0", T0.format(0)),
+        mw("mw_rejected", "c0", T0.format(0), detail="duplicate tool_call_id c0"),
+        mw("mw_request", "c0", T0.format(1)),
+    ]
+    rep = replay(frame(rows), session_id="s1")
+    assert sorted((c.replayed, c.observed, c.agrees) for c in rep.calls) == [
+        ("dispatched", "dispatched", True),
+        ("rejected@prescreen", "rejected", True),
+    ]
+
+
+def test_retry_response_is_judged_against_the_retry() -> None:
+    def pcap(kind: str, ts: str, frame_no: int, **attrs: object) -> dict[str, object]:
+        return {
+            "source": "pcap",
+            "kind": kind,
+            "ts": ts,
+            "tool_call_id": "r1",
+            "session_id": "s1",
+            "tool": "query_db",
+            "attrs": {"frame": frame_no, **attrs},
+        }
+
+    rows = [
+        call("r1", "query_db", '{"user_id": "1"}'),
+        pcap("http_request", "2025-03-01T12:00:00.000Z", 4, x_request_timestamp="1740830400000"),
+        pcap("http_request", "2025-03-01T12:00:05.000Z", 9, x_request_timestamp="1740830405000"),
+        {
+            **pcap(
+                "http_response",
+                "2025-03-01T12:00:05.300Z",
+                14,
+                request_frame=9,
+                call_id="r1",
+                timestamp=1740830405300,
+                data_empty=False,
+            ),
+            "status": "success",
+            "size": 50,
+        },
+    ]
+    rep = replay(frame(rows), session_id="s1")
+    resp = rep.calls[0].stages[3]
+    assert (resp.stage, resp.verdict) == ("response", "pass"), resp.reason

@@ -50,11 +50,8 @@ def test_json_lines_aliases_kinds_and_times() -> None:
         "mw_rejected", "mw_flooded", "mw_dropped", "mw_timeout",
     ]  # fmt: skip
     # ts|time|timestamp|@timestamp, epoch millis, naive (UTC by default), +01:00
-    assert list(df["ts"]) == [
-        utc("2025-03-01T12:00:00.100"), utc("2025-03-01T12:00:00.140"), utc("2025-03-01T12:00:00.910"),
-        utc("2025-03-01T12:00:00.930"), utc("2025-03-01T12:00:01"), utc("2025-03-01T12:00:02"),
-        utc("2025-03-01T12:00:03"), utc("2025-03-01T12:00:04"),
-    ]  # fmt: skip
+    stamps = ["00.100", "00.140", "00.910", "00.930", "01", "02", "03", "04"]
+    assert list(df["ts"]) == [utc(f"2025-03-01T12:00:{s}") for s in stamps]
     assert col(df, "trace_id")[:4] == ["tr-1"] * 4  # trace_id|traceId|trace
     assert col(df, "session_id")[:4] == ["s1"] * 4  # session_id|sessionId|session
     assert col(df, "tool_call_id")[:4] == ["call_1"] * 4  # tool_call_id|call_id|toolCallId
@@ -66,9 +63,17 @@ def test_json_lines_aliases_kinds_and_times() -> None:
     assert df["detail"][5] == "tool call cancelled because tool-call flooding was detected"
     rejected, flooded, dropped = (attrs(df["attrs"][i]) for i in (4, 5, 6))
     assert rejected["event"] == "tool_call.rejected"
-    assert (rejected["reason"], rejected["rule"], rejected["field"]) == ("schema_violation", "schema", "check_in")
+    assert (rejected["reason"], rejected["rule"], rejected["field"]) == (
+        "schema_violation",
+        "schema",
+        "check_in",
+    )
     assert (flooded["count"], flooded["window_s"]) == (6, 60)
-    assert (dropped["expected"], dropped["got"], dropped["call_id"]) == ("call_4", "call_x", "call_x")
+    assert (dropped["expected"], dropped["got"], dropped["call_id"]) == (
+        "call_4",
+        "call_x",
+        "call_x",
+    )
     assert df["tool_call_id"][6] == "call_4"
 
 
@@ -80,7 +85,13 @@ def test_naive_times_take_the_zone() -> None:
 
 def test_logfmt() -> None:
     df = parse("logfmt.log")
-    assert col(df, "kind") == ["mw_received", "mw_request", "mw_response", "mw_rejected", "mw_rejected"]
+    assert col(df, "kind") == [
+        "mw_received",
+        "mw_request",
+        "mw_response",
+        "mw_rejected",
+        "mw_rejected",
+    ]
     assert col(df, "tool_call_id") == ["call_10", "call_10", "call_10", "call_11", "call_12"]
     resp = df.iloc[2]
     assert resp["tool"] == "get_weather"  # from "Received response from get_weather"
@@ -95,9 +106,8 @@ def test_logfmt() -> None:
 
 def test_plain_text_phrases() -> None:
     df = parse("plain.log")
-    assert col(df, "kind") == [
-        "mw_flooded", "mw_request", "mw_response", "mw_rejected", "mw_dropped", "mw_timeout", "mw_other",
-    ]  # fmt: skip
+    kinds = "flooded request response rejected dropped timeout other"
+    assert col(df, "kind") == [f"mw_{k}" for k in kinds.split()]
     first = df.iloc[0]
     assert first["ts"] == utc("2025-03-01T12:00:00.123")
     assert (first["session_id"], first["tool_call_id"], first["tool"], first["instance"]) == (
@@ -107,7 +117,11 @@ def test_plain_text_phrases() -> None:
     assert (df["tool"][1], df["trace_id"][1]) == ("get_weather", "tr-8")  # POST /tools/NAME
     assert attrs(df["attrs"][3])["field"] == "city"
     mismatch = attrs(df["attrs"][4])
-    assert (mismatch["expected"], mismatch["got"], mismatch["call_id"]) == ("call_6", "call_606", "call_606")
+    assert (mismatch["expected"], mismatch["got"], mismatch["call_id"]) == (
+        "call_6",
+        "call_606",
+        "call_606",
+    )
     assert df["tool_call_id"][4] == "call_6"
     assert df["detail"][6] == "health check ok"
 
@@ -152,7 +166,11 @@ def test_cli_user_format_through_config() -> None:
     res = run_cli(args)
     assert res.exit_code == 0, res.stderr
     summary = json.loads(res.stdout)["summary"]
-    assert summary["by_source"]["middleware"] == {"mw_flooded": 1, "mw_received": 1, "mw_rejected": 1}
+    assert summary["by_source"]["middleware"] == {
+        "mw_flooded": 1,
+        "mw_received": 1,
+        "mw_rejected": 1,
+    }
 
 
 def test_event_name_variants(tmp_path: Path) -> None:
@@ -163,7 +181,8 @@ def test_event_name_variants(tmp_path: Path) -> None:
         "tool_call.request": "mw_request", "tool_call.dispatched": "mw_request",
         "tool_call.response": "mw_response", "tool_call.response_received": "mw_response",
         "tool_call.dropped": "mw_dropped", "tool_call.injected": "mw_injected",
-        "tool_call.timeout": "mw_timeout", "tool_call.timed_out": "mw_timeout", "heartbeat": "mw_other",
+        "tool_call.timeout": "mw_timeout", "tool_call.timed_out": "mw_timeout",
+        "heartbeat": "mw_other",
     }  # fmt: skip
     p = tmp_path / "ev.log"
     p.write_text("".join(json.dumps({"event": k, "tool_call_id": "c"}) + "\n" for k in names))
@@ -175,13 +194,16 @@ def test_json_lines_with_changing_types_fall_back_per_line(tmp_path: Path) -> No
     p = tmp_path / "mixed.log"
     p.write_text(
         '{"ts": 1740830400, "event": "tool_call.received", "status": 200, "call_id": "a"}\n'
-        '{"ts": "2025-03-01T12:00:01Z", "event": "tool_call.response", "status": "ok", "call_id": "a",'
-        ' "result": {"data": [1, 2]}}\n',
+        '{"ts": "2025-03-01T12:00:01Z", "event": "tool_call.response", "status": "ok",'
+        ' "call_id": "a", "result": {"data": [1, 2]}}\n'
+        '{"ts": "2025-03-01T12:00:02Z", "event": "tool_call.received", "call_id": "b",'
+        ' "function": {"name": "get_weather", "arguments": "{}"}}\n',
         encoding="utf-8",
     )
     df = ADAPTER.parse(p, ParseOptions())
-    assert list(df["ts"]) == [utc("2025-03-01T12:00:00"), utc("2025-03-01T12:00:01")]
-    assert col(df, "status") == ["200", "ok"]
+    assert list(df["ts"]) == [utc(f"2025-03-01T12:00:0{s}") for s in (0, 1, 2)]
+    assert col(df, "status") == ["200", "ok", None]
+    assert df["tool"][2] == "get_weather"  # {"function": {"name": ...}} read line by line too
     assert attrs(df["attrs"][1])["result"] == {"data": [1, 2]}
 
 
@@ -225,3 +247,13 @@ def test_progress_is_reported() -> None:
     ADAPTER.parse(FX / "plain.log", ParseOptions(progress=lambda d, t: seen.append((d, t))))
     size = (FX / "plain.log").stat().st_size
     assert seen[0] == (0, size) and seen[-1] == (size, size)
+
+
+def test_no_corpus_document_is_taken_for_a_line_log(corpus: Path) -> None:
+    """Conversations, schemas, BFCL files and captures: neither log adapter claims any of them."""
+    for path in sorted(corpus.rglob("*")):
+        if not path.is_file() or "nginx_logs" in path.parts:
+            continue
+        head = read_head(path, 65536)
+        assert ADAPTER.sniff(head, path) == 0, path
+        assert NGINX.sniff(head, path) == 0, path

@@ -1,4 +1,4 @@
-"""nginx adapter: fixtures → http_access events with keys, UTC times, attrs; bad lines → unparsed."""
+"""nginx adapter: fixtures → http_access events (keys, UTC times, attrs); bad lines → unparsed."""
 
 from __future__ import annotations
 
@@ -168,7 +168,9 @@ def test_negative_heads_score_zero(head: bytes) -> None:
     assert MIDDLEWARE.sniff(head, Path("x")) == 0
 
 
-@pytest.mark.parametrize("name", ["combined.log", "combined_trailing.log", "json_escape.log", "tz.log"])
+@pytest.mark.parametrize(
+    "name", ["combined.log", "combined_trailing.log", "json_escape.log", "tz.log"]
+)
 def test_cli_ingest(name: str) -> None:
     res = run_cli(["ingest", "--no-store", "--format", "json", str(FX / name)])
     assert res.exit_code == 0, res.stderr
@@ -179,7 +181,15 @@ def test_cli_ingest(name: str) -> None:
 
 def test_cli_nginx_format_end_to_end() -> None:
     fmt = (FX / "custom_format.format.txt").read_text()
-    args = ["ingest", "--no-store", "--format", "jsonl", "--nginx-format", fmt, str(FX / "custom_format.log")]
+    args = [
+        "ingest",
+        "--no-store",
+        "--format",
+        "jsonl",
+        "--nginx-format",
+        fmt,
+        str(FX / "custom_format.log"),
+    ]
     res = run_cli(args)
     assert res.exit_code == 0, res.stderr
     rows = [json.loads(line) for line in res.stdout.splitlines() if line.strip()]
@@ -188,6 +198,8 @@ def test_cli_nginx_format_end_to_end() -> None:
 
 
 def test_cli_bad_nginx_format_is_a_usage_error() -> None:
-    res = run_cli(["ingest", "--no-store", "--nginx-format", "no variables here", str(FX / "combined.log")])
+    res = run_cli(
+        ["ingest", "--no-store", "--nginx-format", "no variables here", str(FX / "combined.log")]
+    )
     assert res.exit_code == 2
     assert "log_format" in res.stderr

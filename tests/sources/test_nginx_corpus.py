@@ -56,11 +56,16 @@ def test_apache_logs_all_parse_with_times(corpus: Path) -> None:
 
 @pytest.mark.corpus
 def test_malformed_request_lines_keep_their_text(corpus: Path) -> None:
-    path = corpus / "nginx_logs" / "crowdsec_hub_tests" / "nginx-http-malformed__nginx_http-logs.log"
+    path = (
+        corpus / "nginx_logs" / "crowdsec_hub_tests" / "nginx-http-malformed__nginx_http-logs.log"
+    )
     df = parse_file(path, source="nginx", opts=ParseOptions())
     access = df[df["kind"] == "http_access"]
     assert (access["http_status"] == 400).all()
-    assert access["detail"].str.startswith("\\x16\\x03").any() or access["detail"].str.contains("Gh0st").any()
+    assert (
+        access["detail"].str.startswith("\\x16\\x03").any()
+        or access["detail"].str.contains("Gh0st").any()
+    )
     assert len(access) == len(df) == 12  # binary junk in the request is still an access line
     assert "batman" in set(access["detail"])
 

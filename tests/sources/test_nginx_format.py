@@ -59,7 +59,11 @@ def test_realistic_config_end_to_end(tmp_path: Path) -> None:
     df = ADAPTER.parse(p, ParseOptions(nginx_format=NGINX_CONF))
     assert list(df["kind"]) == ["http_access", "unparsed"]
     row = df.iloc[0]
-    assert (row["trace_id"], row["request_id"], row["tool"]) == ("tr-9", "5d41402abc4b2a76", "get_weather")
+    assert (row["trace_id"], row["request_id"], row["tool"]) == (
+        "tr-9",
+        "5d41402abc4b2a76",
+        "get_weather",
+    )
     assert row["duration_ms"] == pytest.approx(81.0)
 
 
@@ -85,15 +89,22 @@ def test_iso_time_msec_and_braced_variables(tmp_path: Path) -> None:
 
 def test_escape_json_directive_maps_custom_keys(tmp_path: Path) -> None:
     spec = (
-        "log_format jlog escape=json '{\"t\":\"$msec\",\"ip\":\"$remote_addr\",' "
-        "'\"req\":\"$request\",\"code\":\"$status\",\"tid\":\"$http_x_trace_id\"}';"
+        'log_format jlog escape=json \'{"t":"$msec","ip":"$remote_addr",\' '
+        '\'"req":"$request","code":"$status","tid":"$http_x_trace_id"}\';'
     )
     fmt = compile_format(spec)
     assert fmt.is_json
-    assert fmt.json_keys == {"t": "msec", "ip": "remote_addr", "req": "request", "code": "status", "tid": "http_x_trace_id"}
+    assert fmt.json_keys == {
+        "t": "msec",
+        "ip": "remote_addr",
+        "req": "request",
+        "code": "status",
+        "tid": "http_x_trace_id",
+    }
     p = tmp_path / "j.log"
     p.write_text(
-        '{"t":"1740830400.500","ip":"10.0.0.1","req":"POST /tools/get_weather HTTP/1.1","code":"201","tid":"tr-1"}\n'
+        '{"t":"1740830400.500","ip":"10.0.0.1","req":"POST /tools/get_weather HTTP/1.1",'
+        '"code":"201","tid":"tr-1"}\n'
         "{broken\n",
         encoding="utf-8",
     )

@@ -158,3 +158,14 @@ def test_llm_api_bodies_give_tool_events(tshark: str) -> None:
     assert tools[0]["function"]["name"] == "get_weather"
     # The history resent in the second request does not duplicate the call.
     assert (df["kind"] == "tool_call").sum() == 1
+
+
+def test_streamed_completion_tool_call_is_reassembled(tshark: str) -> None:
+    df = _parse("llm_sse.pcap")
+    assert df["kind"].tolist() == ["http_request", "http_response", "tool_call"]
+    call = _rows(df, "tool_call").iloc[0]
+    assert (call["tool_call_id"], call["tool"]) == ("call_sse_1", "book_flight")
+    assert call["args"] == '{"flight": "AF12", "seat": "12A"}'  # fragments joined verbatim
+    attrs = json.loads(call["attrs"])
+    assert attrs["protocol"] == "sse" and attrs["finish_reason"] == "tool_calls"
+    assert call["session_id"] == "sess-sse"

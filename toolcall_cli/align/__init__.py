@@ -85,8 +85,10 @@ def align(events: pd.DataFrame, *, cfg: Config = DEFAULT, skew_correction: bool 
 
 def _sessions(ev: pd.DataFrame) -> dict[str, tuple[str, ...]]:
     both = ev[ev["session_id"].notna() & ev["trace"].notna() & (ev["session_id"] != "")]
-    pairs = both[["session_id", "trace"]].drop_duplicates()
-    out: dict[str, tuple[str, ...]] = {}
-    for sid, grp in pairs.groupby("session_id", observed=True, sort=True):
-        out[str(sid)] = tuple(sorted(str(t) for t in grp["trace"]))
-    return out
+    pairs = both[["session_id", "trace"]].astype(str).drop_duplicates()
+    out: dict[str, list[str]] = {}
+    for sid, trace in sorted(
+        zip(pairs["session_id"].tolist(), pairs["trace"].tolist(), strict=True)
+    ):
+        out.setdefault(sid, []).append(trace)
+    return {sid: tuple(traces) for sid, traces in out.items()}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import re
 from pathlib import Path
 from typing import Annotated
 
@@ -12,12 +14,32 @@ from toolcall_cli.cli import _settings
 from toolcall_cli.cli._console import progress_bar, say
 from toolcall_cli.core.redact import Redactor
 from toolcall_cli.core.store import load_events
+from toolcall_cli.errors import UsageError
 from toolcall_cli.sources import IngestResult, ingest_paths
 from toolcall_cli.sources.base import ParseOptions
 
 NoRedactOpt = Annotated[
     bool, typer.Option("--no-redact", help="Do not redact secrets (tokens, keys, credential headers).")
 ]
+
+
+#: Environment override of `[limits] max_decompressed` (bytes; K/M/G suffixes allowed).
+MAX_DECOMPRESSED_ENV = "TOOLCALL_MAX_DECOMPRESSED"
+_SIZE = re.compile(r"^\s*(\d+)\s*([kmg]?)i?b?\s*$", re.IGNORECASE)
+
+
+def max_decompressed(default: int) -> int:
+    """The decompression cap: $TOOLCALL_MAX_DECOMPRESSED when set, else *default* (config)."""
+    raw = os.environ.get(MAX_DECOMPRESSED_ENV, "")
+    if not raw.strip():
+        return default
+    m = _SIZE.match(raw)
+    if not m or int(m[1]) == 0:
+        raise UsageError(
+            f"{MAX_DECOMPRESSED_ENV}={raw!r} is not a size",
+            hint="give bytes, e.g. 268435456 or 256M",
+        )
+    return int(m[1]) << {"": 0, "k": 10, "m": 20, "g": 30}[m[2].lower()]
 
 
 def parse_options(*, tz: str | None, nginx_format: str | None, no_redact: bool) -> ParseOptions:
@@ -29,6 +51,7 @@ def parse_options(*, tz: str | None, nginx_format: str | None, no_redact: bool) 
         tz=tz or cfg.tz,
         nginx_format=nginx_format,
         formats=cfg.formats,
+        max_decompressed=max_decompressed(cfg.max_decompressed),
         redactor=Redactor.from_config(cfg.redact, enabled=False if no_redact else None),
     )
 

@@ -21,6 +21,8 @@ Example `toolcall.toml`::
     [budgets]
     result_chars = 1000               # default tool-result budget (TR002); per tool below
     per_tool = { search = 4000 }
+    [limits]
+    max_decompressed = 1073741824     # bytes a gzip input or body may inflate to (bombs)
     [redact]
     patterns = ["ACME-[0-9]{8}"]
     json_paths = ["/card/number"]
@@ -39,6 +41,9 @@ from pathlib import Path
 from typing import Any
 
 from toolcall_cli.errors import UsageError
+
+#: Default cap on what a gzip input or HTTP body may inflate to (decompression bombs).
+MAX_DECOMPRESSED = 1 << 30
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +117,7 @@ class Config:
     budgets: Budgets = field(default_factory=Budgets)
     redact: Redact = field(default_factory=Redact)
     formats: tuple[LogFormat, ...] = ()
+    max_decompressed: int = MAX_DECOMPRESSED
     raw: dict[str, Any] = field(default_factory=dict)
 
 
@@ -180,6 +186,7 @@ def config_from_dict(data: dict[str, Any], *, path: Path | None = None) -> Confi
         return {str(k): int(v) for k, v in val.items()}
 
     fl, tol, sla, msg, bud, red = (section(n) for n in ("flooding", "tolerance", "sla", "messages", "budgets", "redact"))
+    limits = section("limits")
     tools = data.get("tools", [])
     if isinstance(tools, str):
         tools = [tools]
@@ -218,6 +225,7 @@ def config_from_dict(data: dict[str, Any], *, path: Path | None = None) -> Confi
             json_paths=tuple(red.get("json_paths", ())),
         ),
         formats=_formats(data.get("formats", []), where),
+        max_decompressed=int(num(limits, "max_decompressed", MAX_DECOMPRESSED, "limits")),
         raw=data,
     )
 

@@ -12,6 +12,9 @@ when configured.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 import orjson
@@ -44,6 +47,11 @@ BUILTIN: tuple[tuple[str, str, str], ...] = (
     ("slack-token", r"\bxox[abposr]-[A-Za-z0-9-]{10,}", MARK),
 )
 
+#: One cheap match that every built-in rule implies (a row without it needs no rewriting).
+PREFILTER = (
+    r"(?i)authorization|cookie|api[-_]key|bearer|sk-|akia|asia|gh[pousr]_|github_pat_|xox[abposr]-"
+)
+
 #: Columns that may carry input text.
 TEXT_COLUMNS = ("args", "detail", "attrs", "client", "tool", "status")
 
@@ -72,9 +80,25 @@ class Redactor:
         return out if out is not None else value
 
     def _array(self, arr: pa.Array) -> pa.Array:
+        # Almost no row holds a secret: find candidates with one cheap match, rewrite only those.
+        hits = pc.fill_null(pc.match_substring_regex(arr, pattern=self._prefilter()), False)
+        n_hits = pc.sum(hits).as_py() or 0
+        if n_hits == 0:
+            return arr
+        idx = pc.indices_nonzero(hits)
+        sub = pc.take(arr, idx)
         for _, pattern, repl in self.rules:
-            arr = pc.replace_substring_regex(arr, pattern=pattern, replacement=repl)
-        return arr
+            sub = pc.replace_substring_regex(sub, pattern=pattern, replacement=repl)
+        if n_hits == len(arr):
+            return sub
+        positions = pc.cumulative_sum(pc.cast(hits, pa.int64()))
+        # Row i takes sub[positions[i] - 1] where hits[i], else its own value.
+        gather = pc.if_else(hits, pc.subtract(positions, 1), pa.scalar(0, pa.int64()))
+        return pc.if_else(hits, pc.take(sub, gather), arr)
+
+    def _prefilter(self) -> str:
+        user = [p for name, p, _ in self.rules if name.startswith("user-")]
+        return "|".join([PREFILTER, *(f"(?:{p})" for p in user)])
 
     def frame(self, df: pd.DataFrame) -> pd.DataFrame:
         """A copy of the event table with secrets replaced in every text column."""
@@ -106,3 +130,20 @@ class Redactor:
 
 
 DEFAULT_REDACTOR = Redactor()
+
+_ACTIVE: ContextVar[Redactor] = ContextVar("toolcall_redactor", default=DEFAULT_REDACTOR)
+
+
+def active_redactor() -> Redactor:
+    """The redactor in force for text read outside the event table (e.g. evidence quotes)."""
+    return _ACTIVE.get()
+
+
+@contextmanager
+def redacting(redactor: Redactor) -> Iterator[Redactor]:
+    """Make *redactor* the active one for the duration of the block."""
+    token = _ACTIVE.set(redactor)
+    try:
+        yield redactor
+    finally:
+        _ACTIVE.reset(token)

@@ -6,8 +6,13 @@ Layout::
     .toolcall/events/<key>.parquet   events of one input file
 
 The key is a hash of the input's absolute path, so re-ingesting a file replaces its events.
-Every write goes to a temporary name first and is renamed into place, so an interrupted
-ingest leaves the previous store readable.
+
+Crash safety: every file is written under a temporary name and renamed. An ingest first
+stages each input's events as `<key>.parquet.new`, then commits by renaming a manifest that
+lists them under `"pending"` into place, then renames the staged files over the old ones.
+A crash before the commit leaves the previous store as it was (the staged files are swept
+by the next ingest); a crash after it is rolled forward by the next reader, so a reader never
+sees one input's new events beside another's old ones.
 """
 
 from __future__ import annotations
@@ -30,6 +35,8 @@ from toolcall_cli.errors import InputError
 
 DEFAULT_STORE = Path(".toolcall")
 MANIFEST = "manifest.json"
+_STAGED = ".new"  # suffix of events staged by an ingest that has not committed yet
+_ENTRY_KEYS = {"path": str, "source": str, "events": int, "unparsed": int}
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +77,9 @@ def read_manifest(store: Path) -> dict[str, Any]:
     try:
         data = orjson.loads(mf.read_bytes())
     except (OSError, orjson.JSONDecodeError) as e:
-        raise InputError(f"store manifest {mf} is unreadable: {e}", hint="delete the store and re-ingest") from None
+        raise InputError(
+            f"store manifest {mf} is unreadable: {e}", hint="delete the store and re-ingest"
+        ) from None
     version = data.get("schema_version") if isinstance(data, dict) else None
     if version != EVENTS_SCHEMA_VERSION:
         raise InputError(
@@ -78,12 +87,58 @@ def read_manifest(store: Path) -> dict[str, Any]:
             f"this toolcall reads version {EVENTS_SCHEMA_VERSION}",
             hint=f"re-ingest the evidence (rm -r {store} && toolcall ingest ...)",
         )
+    _check_entries(mf, data)
+    if data.get("pending"):
+        data = _roll_forward(store, data)
     return data
+
+
+def _check_entries(mf: Path, data: dict[str, Any]) -> None:
+    """A manifest of the right version but the wrong shape is refused, not half-read."""
+    files = data.get("files")
+    ok = isinstance(files, dict) and isinstance(data.get("pending", []), list)
+    for entry in files.values() if isinstance(files, dict) else ():
+        ok = ok and isinstance(entry, dict) and all(
+            isinstance(entry.get(k), t) for k, t in _ENTRY_KEYS.items()
+        )
+    if not ok:
+        raise InputError(f"store manifest {mf} is malformed", hint="delete the store and re-ingest")
+
+
+def _roll_forward(store: Path, manifest: dict[str, Any]) -> dict[str, Any]:
+    """Finish a committed ingest: move its staged event files into place."""
+    try:
+        for key in manifest["pending"]:
+            staged = store / "events" / f"{key}.parquet{_STAGED}"
+            if staged.exists():
+                os.replace(staged, store / "events" / f"{key}.parquet")
+        done = {k: v for k, v in manifest.items() if k != "pending"}
+        _atomic_write(store / MANIFEST, _manifest_bytes(done))
+    except OSError as e:
+        raise InputError(
+            f"store {store} holds an unfinished ingest that cannot be completed: {e}",
+            hint="make the store writable, or delete it and re-ingest",
+        ) from None
+    return done
+
+
+def _manifest_bytes(manifest: dict[str, Any]) -> bytes:
+    return orjson.dumps(manifest, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
+
+
+def _sweep(store: Path) -> None:
+    """Remove leftovers of interrupted ingests (uncommitted staged files, temp files)."""
+    events = store / "events"
+    if not events.is_dir():
+        return
+    for leftover in (*events.glob(f"*.parquet{_STAGED}"), *events.glob(".*.tmp")):
+        leftover.unlink(missing_ok=True)
 
 
 def write_files(store: Path, parts: Iterable[tuple[Path, str, pd.DataFrame]]) -> list[StoredFile]:
     """Write each (input path, source, events) part, replacing earlier events of that input."""
     manifest = read_manifest(store)
+    _sweep(store)
     written: list[StoredFile] = []
     schema = pa.Schema.from_pandas(empty_frame(), preserve_index=False)
     for path, source, df in parts:
@@ -91,13 +146,17 @@ def write_files(store: Path, parts: Iterable[tuple[Path, str, pd.DataFrame]]) ->
         table = pa.Table.from_pandas(df.astype(COLUMNS), schema=schema, preserve_index=False)
         sink = pa.BufferOutputStream()
         pq.write_table(table, sink, compression="zstd")
-        _atomic_write(store / "events" / f"{key}.parquet", sink.getvalue().to_pybytes())
+        staged = store / "events" / f"{key}.parquet{_STAGED}"
+        _atomic_write(staged, sink.getvalue().to_pybytes())
         n_bad = int((df["kind"] == "unparsed").sum())
         entry = {"path": str(path), "source": source, "events": len(df) - n_bad, "unparsed": n_bad}
         manifest["files"][key] = entry
-        written.append(StoredFile(key=key, **entry))
+        written.append(StoredFile(key=key, path=str(path), source=source, events=len(df) - n_bad,
+                                  unparsed=n_bad))
     manifest["schema_version"] = EVENTS_SCHEMA_VERSION
-    _atomic_write(store / MANIFEST, orjson.dumps(manifest, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS))
+    manifest["pending"] = [w.key for w in written]
+    _atomic_write(store / MANIFEST, _manifest_bytes(manifest))  # the commit point
+    _roll_forward(store, manifest)
     return written
 
 
@@ -114,7 +173,9 @@ def load_events(store: Path, *, filters: list[tuple[str, str, Any]] | None = Non
         try:
             table = pq.read_table(pf, filters=filters) if filters else pq.read_table(pf)
         except (OSError, pa.ArrowInvalid) as e:
-            raise InputError(f"store file {pf} is unreadable: {e}", hint="re-ingest its input") from None
+            raise InputError(
+                f"store file {pf} is unreadable: {e}", hint="re-ingest its input"
+            ) from None
         frames.append(table.to_pandas().astype(COLUMNS))
     return concat_frames(frames)
 

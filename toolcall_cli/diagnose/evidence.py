@@ -9,13 +9,13 @@ Origins (DESIGN §3):
 
 Files are re-read lazily and only for the few lines findings cite, with a small cache. When an
 origin cannot be quoted (file gone, pointer stale) the event's own text stands in, so a finding
-never loses its evidence.
+never loses its evidence. Quoted text goes through the active redactor
+(`core.redact.active_redactor`, set by `diagnose.run.diagnose`).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from functools import lru_cache
 from itertools import islice
 from pathlib import Path
@@ -25,6 +25,7 @@ import pandas as pd
 
 from toolcall_cli.core.findings import Evidence
 from toolcall_cli.core.jsonio import dumps, try_loads
+from toolcall_cli.core.redact import active_redactor
 from toolcall_cli.errors import InputError
 from toolcall_cli.sources._io import decode_text, is_gzip, read_bytes
 
@@ -39,7 +40,9 @@ _FRAME = re.compile(r"^(?P<path>.+)#frame=(?P<frame>\d+)$")
 
 
 def _short(text: str, limit: int = QUOTE_LIMIT) -> str:
-    text = text.rstrip("\r\n")
+    # Quotes are re-read from the raw input, so secrets are redacted here (before the cut,
+    # which could otherwise leave a secret's head too short for a rule to recognise).
+    text = active_redactor().text(text.rstrip("\r\n"))
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -171,24 +174,32 @@ def evidence_of(row: Any) -> Evidence:
     return Evidence(origin=origin, text=text)
 
 
-def _rows(rows: pd.DataFrame) -> Iterator[Any]:
-    for _, row in rows.iterrows():
-        yield row
+_ROW_COLUMNS = ("origin", "kind", "tool", "tool_call_id", "http_status", "detail", "args")
 
 
 def evidence(rows: pd.DataFrame, limit: int = 5) -> tuple[Evidence, ...]:
     """Evidence for the first *limit* rows (in their order), one entry per distinct origin."""
+    if rows is None or not len(rows):
+        return ()
+    head = rows.head(limit * 10)  # enough to find *limit* distinct origins in practice
+    cols = [c for c in _ROW_COLUMNS if c in head.columns]
+    values = {c: head[c].tolist() for c in cols}
     out: list[Evidence] = []
     seen: set[str] = set()
-    for row in _rows(rows):
-        origin = str(row["origin"])
+    for k in range(len(head)):
+        rec = {c: (None if _missing(values[c][k]) else values[c][k]) for c in cols}
+        origin = str(rec["origin"])
         if origin in seen:
             continue
         seen.add(origin)
-        out.append(evidence_of(row))
+        out.append(evidence_of(rec))
         if len(out) >= limit:
             break
     return tuple(out)
+
+
+def _missing(v: Any) -> bool:
+    return v is None or (not isinstance(v, str) and bool(pd.isna(v)))
 
 
 def clear_cache() -> None:

@@ -14,7 +14,7 @@ import pandas as pd
 
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.diagnose import CLASSIFIERS
-from toolcall_cli.diagnose._common import canonical_args, cite_floods, make, of_kind, text
+from toolcall_cli.diagnose._common import attr, canonical_args, cite_floods, make, of_kind, text
 from toolcall_cli.diagnose.base import DiagnoseContext
 
 #: A loop is this many calls of one tool with equal arguments and different ids.
@@ -60,7 +60,9 @@ What it does
   Fires when one tool_call_id is carried by two or more different calls (different tool or
   different arguments) in one session, across turns or inside one turn, and when calls have
   an empty id (""). The same call repeated in a replayed history (same id, tool and
-  arguments) is not a duplicate.
+  arguments) is not a duplicate. It is an error when the calls share one turn (or the
+  middleware rejected the repeat), a warning when an id is reused in a later turn after the
+  first call was answered: pairing still works there, but only by luck.
 
 Why it matters
   Results are paired with calls by id. Two calls with one id make one of them unanswerable,
@@ -107,6 +109,9 @@ def model_loop(ctx: DiagnoseContext) -> Iterator[Finding]:
     calls = calls[calls["_canon"].notna()]
     if not len(calls):
         return
+    # only groups that can reach the threshold (cheap pre-filter before the per-group work)
+    size = calls.groupby(["_scope", "tool", "_canon"], sort=False)["_ident"].transform("nunique")
+    calls = calls[size >= LOOP_MIN]
     for (scope, tool, canon), grp in calls.groupby(["_scope", "tool", "_canon"], sort=True):
         idents = list(dict.fromkeys(grp["_ident"]))
         if len(idents) < LOOP_MIN:
@@ -137,36 +142,56 @@ def duplicate_call_id(ctx: DiagnoseContext) -> Iterator[Finding]:
     if not len(calls):
         return
     calls = calls.assign(_what=calls["tool"].astype(str) + "|" + calls["_canon"].fillna("{}"))
-    for (scope, cid), grp in calls.groupby(["_scope", "tool_call_id"], sort=True):
-        variants = grp.drop_duplicates("_what")
+    distinct = calls.drop_duplicates(["_scope", "tool_call_id", "_what"])
+    counts = distinct.groupby(["_scope", "tool_call_id"], sort=False).size()
+    suspects = {k for k, n in counts.items() if n > 1 or k[1] == ""}
+    if not suspects:
+        return
+    keys = pd.Series(list(zip(distinct["_scope"], distinct["tool_call_id"], strict=True)), index=distinct.index)
+    distinct = distinct[keys.isin(suspects)]
+    rejected = _rejected_as_duplicate(ctx)
+    for (scope, cid), variants in distinct.groupby(["_scope", "tool_call_id"], sort=True):
         if cid == "":
-            n = len(variants)
-            sev = Severity.error if n > 1 else Severity.warning
-            what = (
-                f"{n} different calls have"
-                if n > 1
-                else f"a call of {variants['tool'].iloc[0]} has"
-            )
-            yield make(
-                FL003,
-                ctx,
-                f"{what} an empty tool_call_id; results cannot be paired with them",
-                cite_floods(ctx, variants, session_ids=[str(scope)]),
-                call_ids=[],
-                session_id=str(scope),
-                severity=sev,
-                extra={"calls": n, "empty_id": True},
-            )
-            continue
-        if len(variants) < 2:
+            yield _empty_id(ctx, str(scope), variants)
             continue
         tools = ", ".join(dict.fromkeys(str(t) for t in variants["tool"]))
+        turns = attr(variants, "msg_index").fillna(attr(variants, "turn"))
+        one_turn = bool(turns.notna().all() and turns.duplicated().any()) or turns.isna().all()
+        noticed = str(cid) in rejected
+        where = "in one turn" if one_turn else "in different turns"
+        sev = Severity.error if (one_turn or noticed) else Severity.warning
         yield make(
             FL003,
             ctx,
-            f"tool_call_id {cid} is carried by {len(variants)} different calls ({tools})",
+            f"tool_call_id {cid} is carried by {len(variants)} different calls {where} ({tools})"
+            + ("; the middleware rejected the repeat" if noticed else ""),
             cite_floods(ctx, variants, session_ids=[str(scope)]),
             call_ids=[str(cid)],
             session_id=str(scope),
-            extra={"calls": len(variants)},
+            severity=sev,
+            extra={"calls": len(variants), "same_turn": one_turn},
         )
+
+
+def _empty_id(ctx: DiagnoseContext, scope: str, variants: pd.DataFrame) -> Finding:
+    n = len(variants)
+    what = f"{n} different calls have" if n > 1 else f"a call of {variants['tool'].iloc[0]} has"
+    return make(
+        FL003,
+        ctx,
+        f"{what} an empty tool_call_id; results cannot be paired with them by id",
+        cite_floods(ctx, variants, session_ids=[scope]),
+        call_ids=[],
+        session_id=scope,
+        severity=Severity.error if n > 1 else Severity.warning,
+        extra={"calls": n, "empty_id": True},
+    )
+
+
+def _rejected_as_duplicate(ctx: DiagnoseContext) -> set[str]:
+    """Ids the middleware rejected or cancelled as duplicates."""
+    mw = of_kind(ctx, "mw_rejected", "mw_flooded", "mw_dropped", "mw_other")
+    said = mw["detail"].fillna("").str.contains("duplicate", case=False) | attr(mw, "reason").fillna(
+        ""
+    ).astype(str).str.contains("duplicate", case=False)
+    return {str(c) for c in mw.loc[said, "tool_call_id"].dropna()}

@@ -7,8 +7,9 @@ with an empty id, which results answer them by position.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import pandas as pd
 
@@ -32,7 +33,9 @@ Why it matters
   Providers reject a tool message that answers nothing ("messages with role 'tool' must be
   a response to a preceeding message with 'tool_calls'", Anthropic "unexpected tool_use_id
   found in tool_result blocks"). It usually means history was trimmed between a call and
-  its result, or the middleware rewrote the id.
+  its result, or the middleware rewrote the id. Results that carry no id at all (text
+  transcripts such as "tool: ..." lines or ReAct "Observation:") cannot be paired by id and
+  are not reported.
 
 Example
   messages[5] role=tool tool_call_id=call_9, but no assistant message before it has a
@@ -107,7 +110,7 @@ class ConversationIndex:
     injected_keys: frozenset[tuple[str, str]] = field(default_factory=frozenset)
     trailing: frozenset[int] = field(default_factory=frozenset)
 
-    def has_result(self, row: pd.Series) -> bool:
+    def has_result(self, row: Mapping[str, Any]) -> bool:
         """True when the call in *row* has a result in its session or trace.
 
         A call from a conversation needs a tool result there; a call only the middleware saw
@@ -166,6 +169,10 @@ def conversation_index(ctx: DiagnoseContext) -> ConversationIndex:
 
 
 def _conversation_rows(ctx: DiagnoseContext) -> pd.DataFrame:
+    return ctx.memo("conversation_rows", lambda: _build_conversation_rows(ctx))
+
+
+def _build_conversation_rows(ctx: DiagnoseContext) -> pd.DataFrame:
     ev = of_kind(ctx, "user", "system", "assistant_text", "tool_call", "tool_result")
     ev = ev.assign(_msg=_msg_index(ev), _file=ev["origin"].astype(str).str.split("#", n=1).str[0])
     return ev.sort_values("seq", kind="stable")
@@ -206,6 +213,9 @@ def positional_results(ctx: DiagnoseContext) -> Positional:
         conv = _conversation_rows(ctx)
         paired_calls: set[int] = set()
         paired_results: set[int] = set()
+        empty_id = (conv["kind"] == "tool_call") & (conv["tool_call_id"].fillna("") == "")
+        files = set(conv.loc[empty_id, "_file"])
+        conv = conv[conv["_file"].isin(list(files))]
         for _, grp in conv.groupby([conv["session_id"].fillna(""), conv["_file"]], sort=False):
             empty = grp[(grp["kind"] == "tool_call") & (grp["tool_call_id"].fillna("") == "")]
             for i in empty.index:
@@ -226,17 +236,40 @@ def positional_results(ctx: DiagnoseContext) -> Positional:
     return ctx.memo("positional_pairs", build)
 
 
-def _earlier_call(calls: pd.DataFrame, row: pd.Series) -> tuple[bool, bool]:
-    """(a call with this id comes earlier in the same conversation, one exists anywhere)."""
-    cid = row["tool_call_id"]
-    same = calls[calls["tool_call_id"] == cid]
-    if not len(same):
-        return False, False
-    local = same[
-        (same["source"] == row["source"])
-        & (same["session_id"].fillna("") == (text(row["session_id"]) or ""))
-    ]
-    return bool((local["seq"] < row["seq"]).any()), True
+@dataclass(frozen=True)
+class CallLookup:
+    """Where calls are, by id: earliest position per conversation, and per source."""
+
+    first_seq: dict[tuple[str, str, str], int]  # (source, session, id) -> earliest call seq
+    by_source: dict[tuple[str, str], int]  # (source, id) -> row index of a call
+    ids: frozenset[str]
+
+    def earlier(self, row: pd.Series) -> bool:
+        """A call with the result's id comes before it in the same conversation."""
+        key = (str(row["source"]), text(row["session_id"]) or "", text(row["tool_call_id"]) or "")
+        first = self.first_seq.get(key)
+        return first is not None and first < int(row["seq"])
+
+
+def call_lookup(ctx: DiagnoseContext) -> CallLookup:
+    """Vectorised call positions (computed once per context)."""
+
+    def build() -> CallLookup:
+        calls = conversation_index(ctx).calls
+        src = calls["source"].astype(str).tolist()
+        sid = calls["session_id"].astype(object).fillna("").astype(str).tolist()
+        cid = calls["tool_call_id"].astype(object).fillna("").astype(str).tolist()
+        seq = calls["seq"].astype(int).tolist()
+        first: dict[tuple[str, str, str], int] = {}
+        where: dict[tuple[str, str], int] = {}
+        for i, a, b, c, q in zip(calls.index, src, sid, cid, seq, strict=True):
+            k = (a, b, c)
+            if k not in first or q < first[k]:
+                first[k] = q
+            where.setdefault((a, c), int(i))
+        return CallLookup(first, where, frozenset(cid))
+
+    return ctx.memo("call_lookup", build)
 
 
 @CLASSIFIERS.register("OR002")
@@ -246,26 +279,26 @@ def result_without_call(ctx: DiagnoseContext) -> Iterator[Finding]:
     consumed = positional_results(ctx).results
     seen: set[tuple[str, str]] = set()
     for i, row in idx.results.iterrows():
+        if text(row["tool_call_id"]) is None:
+            continue  # transcript formats carry no id at all: nothing to pair by
         cid = text(row["tool_call_id"]) or ""
         sid = text(row["session_id"]) or ""
         if i in consumed or (sid, cid) in seen:
             continue
-        earlier, anywhere = _earlier_call(idx.calls, row)
-        if earlier:
+        look = call_lookup(ctx)
+        if look.earlier(row):
             continue
-        local = idx.calls[
-            (idx.calls["tool_call_id"] == cid) & (idx.calls["source"] == row["source"])
-        ]
-        if anywhere and not len(local):
+        local = look.by_source.get((str(row["source"]), cid))
+        if cid in look.ids and local is None:
             continue  # the call is only in another source: nothing to say about this conversation
         seen.add((sid, cid))
-        why = "its call only comes later" if len(local) else "no call has this id"
+        why = "its call only comes later" if local is not None else "no call has this id"
         shown = cid or "(empty id)"
         yield make(
             OR002,
             ctx,
             f"tool result for {shown} answers no earlier call: {why}",
-            pd.concat([idx.results.loc[[i]], local.head(1)]),
+            pd.concat([idx.results.loc[[i]], idx.calls.loc[[local]] if local is not None else None]),
             call_ids=[cid] if cid else [],
         )
 
@@ -314,13 +347,12 @@ def result_out_of_order(ctx: DiagnoseContext) -> Iterator[Finding]:
         sid = text(row["session_id"]) or ""
         if i in consumed or (sid, cid) in seen or not cid:
             continue
-        earlier, _ = _earlier_call(idx.calls, row)
-        if not earlier:
+        look = call_lookup(ctx)
+        if not look.earlier(row):
             continue  # OR002's case
         seen.add((sid, cid))
-        call = idx.calls[
-            (idx.calls["tool_call_id"] == cid) & (idx.calls["source"] == row["source"])
-        ].head(1)
+        at_call = look.by_source.get((str(row["source"]), cid))
+        call = idx.calls.loc[[at_call]] if at_call is not None else None
         where = row["_attrs"].get("msg_index")
         at = f" (message {where})" if where is not None else ""
         yield make(

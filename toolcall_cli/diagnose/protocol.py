@@ -159,6 +159,11 @@ def _calls(ctx: DiagnoseContext) -> pd.DataFrame:
     return ev[ev["kind"].isin(_CALL_KINDS)]
 
 
+def _mask(rows: pd.DataFrame, flags: list[bool]) -> pd.Series:
+    """A boolean row mask (a bare empty list would select columns, not rows)."""
+    return pd.Series(flags, index=rows.index, dtype=bool)
+
+
 def _dedupe(rows: pd.DataFrame) -> Iterator[tuple[str | None, list[Any]]]:
     """(tool_call_id, row labels) per call, first row first: rows sharing a non-empty id are
     one call (the conversation and a capture of the same completion)."""
@@ -181,12 +186,16 @@ def check_arguments_not_json(ctx: DiagnoseContext) -> Iterator[Finding]:
     """PR001: one finding per call whose string arguments are not a JSON object."""
     calls = _calls(ctx)
     calls = calls[calls["args"].notna()]
+    code_tools = set(BUILTIN_TOOLS.values())
     keep = [
         a.get("args_type", "string") == "string"
         and not (a.get("protocol") == "react" and not looks_json(args))
-        for a, args in zip(calls["_attrs"], calls["args"].astype(str), strict=True)
+        and not (tool in code_tools and not looks_json(args))  # raw code, by design
+        for a, args, tool in zip(
+            calls["_attrs"], calls["args"].astype(str), calls["tool"], strict=True
+        )
     ]
-    kept = calls[keep]
+    kept = calls[_mask(calls, keep)]
     for cid, labels in _dedupe(kept):
         hurt = damage(str(kept.at[labels[0], "args"]))
         if hurt is None:
@@ -215,11 +224,19 @@ def check_arguments_not_json(ctx: DiagnoseContext) -> Iterator[Finding]:
         )
 
 
+#: Built-in tools declared by type only, and the name calls to them carry (functionary and
+#: the Assistants API call the code interpreter `python`, with raw code as arguments).
+BUILTIN_TOOLS = {"code_interpreter": "python"}
+
+
 def tool_names(defs: Iterable[Any]) -> set[str]:
     """Names in raw tool definitions (OpenAI, legacy functions, Anthropic, MCP, Bedrock)."""
     out: set[str] = set()
     for d in defs:
         if not isinstance(d, dict):
+            continue
+        if d.get("type") in BUILTIN_TOOLS and "name" not in d:
+            out.add(BUILTIN_TOOLS[str(d["type"])])
             continue
         inner = d.get("function") if isinstance(d.get("function"), dict) else d.get("toolSpec", d)
         name = inner.get("name") if isinstance(inner, dict) else None
@@ -285,7 +302,7 @@ def check_unknown_tool(ctx: DiagnoseContext) -> Iterator[Finding]:
     for code, sid, name, hint, rows in _name_checks(ctx):
         if code != "PR002":
             continue
-        ids = [c for c in rows["tool_call_id"].tolist() if c]
+        ids = [t for c in rows["tool_call_id"] if (t := text(c))]
         mean = f"; did you mean {hint!r}?" if hint else ""
         yield make(
             PR002,
@@ -305,7 +322,7 @@ def check_name_case(ctx: DiagnoseContext) -> Iterator[Finding]:
     for code, sid, name, hint, rows in _name_checks(ctx):
         if code != "PR003":
             continue
-        ids = [c for c in rows["tool_call_id"].tolist() if c]
+        ids = [t for c in rows["tool_call_id"] if (t := text(c))]
         yield make(
             PR003,
             ctx,
@@ -362,7 +379,7 @@ def check_arguments_not_string(ctx: DiagnoseContext) -> Iterator[Finding]:
     """PR007: calls whose arguments were sent as an object (attrs.args_type != "string")."""
     calls = _calls(ctx)
     kinds = [a.get("args_type") for a in calls["_attrs"]]
-    flagged = calls[[k is not None and k != "string" for k in kinds]]
+    flagged = calls[_mask(calls, [k is not None and k != "string" for k in kinds])]
     for cid, labels in _dedupe(flagged):
         rows = flagged.loc[labels]
         row = rows.iloc[0]

@@ -156,7 +156,8 @@ def _request_for(ev: pd.DataFrame, resp: Any) -> Any | None:
     reqs = ev[ev["kind"].isin(["http_request", "mw_request"])]
     stream = resp["_attrs"].get("stream")
     if stream is not None and resp["kind"] == "http_response":
-        same = reqs[[a.get("stream") == stream for a in reqs["_attrs"]]]
+        hit = [a.get("stream") == stream for a in reqs["_attrs"]]
+        same = reqs[pd.Series(hit, index=reqs.index, dtype=bool)]
         same = same[same["seq"] <= resp["seq"]] if len(same) else same
         if len(same):
             return same.iloc[-1]

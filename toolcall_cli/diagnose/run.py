@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from toolcall_cli.core.config import DEFAULT, Config
+from toolcall_cli.core.redact import redacting
 from toolcall_cli.core.store import DEFAULT_STORE, load_events
 from toolcall_cli.diagnose import diagnose_events
 from toolcall_cli.diagnose.base import DiagnoseReport
@@ -52,15 +53,19 @@ def gather(req: DiagnoseRequest) -> tuple[pd.DataFrame, tuple[str, ...]]:
 
 
 def diagnose(req: DiagnoseRequest, *, cfg: Config = DEFAULT) -> DiagnoseReport:
-    """Gather the evidence and classify it with the effective config."""
+    """Gather the evidence and classify it with the effective config.
+
+    Evidence quotes re-read input files, so the request's redactor stays active meanwhile.
+    """
     events, inputs = gather(req)
     registry = load_registry(req.tools or cfg.tools)
-    return diagnose_events(
-        events,
-        cfg=cfg,
-        registry=registry,
-        skew_correction=req.skew_correction,
-        select=req.select,
-        ignore=req.ignore,
-        inputs=inputs,
-    )
+    with redacting(req.opts.redactor):
+        return diagnose_events(
+            events,
+            cfg=cfg,
+            registry=registry,
+            skew_correction=req.skew_correction,
+            select=req.select,
+            ignore=req.ignore,
+            inputs=inputs,
+        )

@@ -202,11 +202,15 @@ def check_result_truncated(ctx: DiagnoseContext) -> Iterator[Finding]:
         if cid:
             on_wire = ev[ev["kind"].isin(_WIRE_KINDS) & (ev["tool_call_id"] == cid)]
             rows = pd.concat([rows, on_wire.head(2)])
-        who = _call(cid, tool) if cid else "a tool result"
+        who = (
+            f"the result of {_call(cid, tool)}"
+            if cid
+            else f"a result{f' of {tool}' if tool else ''}"
+        )
         yield make(
             TR002,
             ctx,
-            f"the result of {who} looks cut short: {'; '.join(signals)}",
+            f"{who} looks cut short: {'; '.join(signals)}",
             rows,
             call_ids=[cid or None],
             extra={

@@ -116,7 +116,10 @@ def tools_from_objects(objs: Any, file: str = "<session>", *, line: int = 1) -> 
     *objs* is a list of tool objects or any wrapper the file loaders accept; every tool gets
     *line* (the objects carry no positions of their own).
     """
-    return list(_extract(objs, LineMap({}, default=line), file, Path(file).stem))
+    lines = LineMap({}, default=line)
+    if isinstance(objs, list):  # a declared tool list: name-only entries count as tools too
+        return list(_items(objs, "", lines, file, None, listed=True))
+    return list(_extract(objs, lines, file, Path(file).stem))
 
 
 def _expand(paths: Sequence[Path]) -> Iterator[tuple[Path, bool]]:
@@ -156,7 +159,7 @@ def _walk(d: Path) -> list[Path]:
 def _extract(doc: Any, lines: LineMap, file: str, stem: str) -> Iterator[ToolDef]:
     """Every tool in one document, by container shape."""
     if isinstance(doc, list):
-        yield from _items(doc, "", lines, file, None)
+        yield from _items(doc, "", lines, file, None, listed=False)
         return
     if not isinstance(doc, dict):
         return
@@ -180,17 +183,30 @@ def _extract(doc: Any, lines: LineMap, file: str, stem: str) -> Iterator[ToolDef
 
 
 def _items(
-    items: list[Any], base: str, lines: LineMap, file: str, hint: str | None
+    items: list[Any],
+    base: str,
+    lines: LineMap,
+    file: str,
+    hint: str | None,
+    *,
+    listed: bool = True,
 ) -> Iterator[ToolDef]:
+    """Tools of a list; *listed* when the list is a declared tool list (`tools`, `functions`)."""
     for i, it in enumerate(items):
         if isinstance(it, dict):
-            tool = _item(it, f"{base}/{i}", lines, file, hint)
+            tool = _item(it, f"{base}/{i}", lines, file, hint, listed=listed)
             if tool is not None:
                 yield tool
 
 
 def _item(
-    it: dict[str, Any], ptr: str, lines: LineMap, file: str, hint: str | None
+    it: dict[str, Any],
+    ptr: str,
+    lines: LineMap,
+    file: str,
+    hint: str | None,
+    *,
+    listed: bool = False,
 ) -> ToolDef | None:
     """One tool object, or None when *it* is not a (user-defined) tool."""
     fn = it.get("function")
@@ -235,8 +251,8 @@ def _item(
         else:
             shape = hint or "openai-legacy"
         return _tool(it, name, desc, params, ptr, join(ptr, "parameters"), lines, file, shape)
-    if it.get("type") not in (None, "function") or not ("description" in it or hint):
-        return None  # provider built-in tool, or an object that merely has a name
+    if it.get("type") not in (None, "function") or not listed:
+        return None  # a provider built-in tool, or an object that merely has a name
     shape = "openai" if it.get("type") == "function" else (hint or "openai-legacy")
     return _tool(it, name, desc, None, ptr, join(ptr, "parameters"), lines, file, shape)
 

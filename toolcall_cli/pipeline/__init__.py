@@ -145,9 +145,19 @@ def replay(
         )
     ordered = sorted(range(len(rows)), key=lambda i: (rows[i].agrees, i))
     sessions = scope.session_ids
+    synthetic = sum(r.clock_kind == "synthetic" for r in rows)
+    notes = (registry.notes if registry is not None else ()) + (
+        (
+            f"{synthetic} call(s) have no event time: their clock is synthetic (one assistant "
+            "turn = 1 s), so their ratelimit verdicts are indicative only",
+        )
+        if synthetic
+        else ()
+    )
     return ReplayReport(
         trace_id=scope.trace_id,
         session_id=sessions[0] if len(sessions) == 1 else (session_id or None),
         calls=tuple(rows[i] for i in ordered),
         registry=registry.source if registry is not None else "none",
+        notes=notes,
     )

@@ -110,6 +110,7 @@ class ToolCall:
     clock: float = 0.0  # seconds: event time, or the synthetic message clock
     clock_kind: ClockKind = "synthetic"
     now: pd.Timestamp | None = None  # real event time (business rules); None if unknown
+    protocol: str | None = None  # attrs.protocol of a messages call ("openai", "react", ...)
     args_type: str | None = None  # attrs.args_type when not a string; "unrecorded": no evidence
     request: RequestEvidence | None = None
     response: ResponseEvidence | None = None

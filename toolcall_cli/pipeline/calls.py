@@ -187,6 +187,7 @@ def _build(
         clock=float(now.value) / 1e9 if now is not None else 0.0,
         clock_kind="events" if now is not None else "synthetic",
         now=now,
+        protocol=_s(d.attrs.get("protocol")),
         args_type=_s(d.attrs.get("args_type")) if recorded_args else "unrecorded",
         request=None if later_dup else request_of(rows, answer),
         response=resp,

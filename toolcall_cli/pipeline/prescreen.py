@@ -1,5 +1,8 @@
 """Stage 1, `prescreen`: the id is unique, the name is registered, the arguments are JSON.
 
+Protocols without call ids (legacy ``function_call``, ReAct text, tagged blocks) skip the id
+checks: their middleware pairs calls and results by position, not by id.
+
 Codes: ``empty-id``, ``duplicate-id`` (FL003), ``unknown-tool`` (PR002), ``tool-name-case``
 (PR003), ``arguments-not-json`` (PR001; the reason says whether json-repair can fix it and
 what kind of damage it is), ``arguments-not-object`` (a JSON value that is not an object,
@@ -16,6 +19,9 @@ from toolcall_cli.pipeline.repair import Repair, classify, double_encoded
 
 name: Final = "prescreen"
 
+#: `attrs.protocol` values whose calls carry no id by design.
+ID_LESS: Final = frozenset({"legacy_function", "react", "tagged"})
+
 _KIND_TEXT: Final = {
     "empty": "the arguments are empty",
     "double-encoded": "the arguments are a JSON object encoded twice (escaped into a string)",
@@ -28,19 +34,21 @@ _KIND_TEXT: Final = {
 
 def check(call: ToolCall, ctx: ReplayContext) -> Verdict:
     """Id unique in the session (and not empty), name registered, arguments a JSON object."""
+    verdict = None if call.protocol in ID_LESS else _check_id(call, ctx)
+    return verdict or _check_name(call, ctx) or _check_args(call)
+
+
+def _check_id(call: ToolCall, ctx: ReplayContext) -> Verdict | None:
     seen = ctx.seen_ids.setdefault(session_key(call), {})
     cid = call.tool_call_id
-    first = seen.get(cid) if cid else None
-    if cid and first is None:
-        seen[cid] = call.origin
     if not cid:
         return failed(name, "empty-id", "the tool call has an empty tool_call_id")
-    if first is not None:
+    first = seen.setdefault(cid, call.origin)
+    if first != call.origin:
         return failed(
             name, "duplicate-id", f"duplicate tool_call_id {cid!r} (first used at {first})"
         )
-    verdict = _check_name(call, ctx)
-    return verdict if verdict is not None else _check_args(call)
+    return None
 
 
 def _check_name(call: ToolCall, ctx: ReplayContext) -> Verdict | None:

@@ -165,27 +165,44 @@ def registry_from_paths(paths: Sequence[Path]) -> ToolRegistry:
     return registry_from_defs(load_tools(list(paths)), source=", ".join(str(p) for p in paths))
 
 
-def declared_tools(events: pd.DataFrame) -> list[Any]:
-    """Raw tool definitions the sessions in *events* declared (identical repeats merged)."""
+def declared_tools(events: pd.DataFrame) -> list[tuple[str, list[Any]]]:
+    """(origin, raw tool definitions) of every `system` event in *events* that declares tools."""
     rows = events[(events["kind"] == "system") & events["attrs"].fillna("").str.contains('"tools"')]
-    seen: set[str] = set()
-    out: list[Any] = []
-    for text in rows["attrs"]:
+    out: list[tuple[str, list[Any]]] = []
+    for origin, text in zip(rows["origin"], rows["attrs"], strict=True):
         attrs = try_loads(text)
         tools = attrs.get("tools") if isinstance(attrs, dict) else None
-        for t in tools if isinstance(tools, list) else ():
-            key = canonical(t)
-            if key not in seen:  # each round trip re-sends the same tools: merge equal ones
-                seen.add(key)
-                out.append(t)
+        if isinstance(tools, list) and tools:
+            out.append((str(origin), tools))
     return out
 
 
 def registry_from_session(events: pd.DataFrame) -> ToolRegistry | None:
-    """The registry the recorded session declared, or None when it declared no tools."""
-    objs = declared_tools(events)
-    if not objs:
+    """The registry the recorded session declared, or None when it declared no tools.
+
+    Every round trip re-sends the tools, sometimes in another provider's shape: a tool declared
+    again with the same (normalised) schema is the same tool. A later round trip that declares
+    a tool with another schema (e.g. strict for one provider, loose for the next) does not
+    replace it: the first declaration is used and the registry's notes say so. A name twice in
+    one declaration is a UsageError naming both.
+    """
+    declared = declared_tools(events)
+    if not declared:
         return None
     from toolcall_cli.lint.loaders import tools_from_objects
 
-    return registry_from_defs(tools_from_objects(objs, file="<session>"), source="session")
+    unique: dict[str, Any] = {}
+    notes: list[str] = []
+    for origin, objs in declared:
+        defs = tools_from_objects(objs, file=origin)
+        registry_from_defs(defs)  # a name twice in one declaration: UsageError
+        for d in defs:
+            key = canonical(normalise_schema(d.parameters))
+            prev = unique.setdefault(d.name, (key, d))
+            if prev[0] != key:
+                notes.append(
+                    f"tool {d.name!r} is declared again with another schema at {_location(d)}; "
+                    f"replay uses the first declaration ({_location(prev[1])})"
+                )
+    reg = registry_from_defs([d for _, d in unique.values()], source="session")
+    return ToolRegistry(tools=reg.tools, source=reg.source, notes=tuple(dict.fromkeys(notes)))

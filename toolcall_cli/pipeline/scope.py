@@ -60,10 +60,14 @@ def select(
         )
     ids = _ids(events.loc[seed, "tool_call_id"])
     linked = seed | events["tool_call_id"].isin(ids).fillna(False)
-    sessions = _ids(events.loc[linked, "session_id"])
+    wire = (events["source"] != "messages").fillna(True)
+    # a named session pulls in the middleware's session for its calls, never another
+    # conversation that happens to reuse an id; a trace pulls in its calls' conversations
+    link = linked & wire if session_id is not None else linked
+    sessions = _ids(events.loc[seed | link, "session_id"])
     in_sess = events["session_id"].isin(sessions).fillna(False)
     ids |= _ids(events.loc[in_sess, "tool_call_id"])
-    mask = seed | in_sess | events["tool_call_id"].isin(ids).fillna(False)
+    mask = seed | in_sess | (events["tool_call_id"].isin(ids).fillna(False) & wire)
     scope = events[mask.astype(bool)]
     traces = _ids(scope["trace_id"])
     return Scope(

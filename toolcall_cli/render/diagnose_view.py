@@ -5,18 +5,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any, TextIO
 
 from rich.table import Table
 from rich.text import Text
 
 from toolcall_cli import __version__
-from toolcall_cli.core.findings import Finding
+from toolcall_cli.core.findings import RULES, Finding
 from toolcall_cli.core.jsonio import pretty
 from toolcall_cli.diagnose.base import DiagnoseReport
 from toolcall_cli.render import RenderOptions, renders
 from toolcall_cli.render._rich import SEVERITY_STYLE, cell, console
 from toolcall_cli.render.safe import clean, md
+from toolcall_cli.render.sarif import sarif_log
 
 SCHEMA_VERSION = 1
 NO_TRACE = "(inputs)"
@@ -135,3 +137,13 @@ def to_markdown(report: DiagnoseReport, out: TextIO, opts: RenderOptions) -> Non
             out.write(fenced(lines))
         if f.fix:
             out.write(f"\n**Fix:** {md(f.fix)}\n")
+
+
+@renders("sarif", DiagnoseReport)
+def to_sarif(report: DiagnoseReport, out: TextIO, opts: RenderOptions) -> None:
+    """SARIF 2.1.0: the diagnose rules in the driver, one result per finding at its evidence."""
+    from toolcall_cli.diagnose import CLASSIFIERS
+
+    rules = [r for code, r in RULES.items() if code in CLASSIFIERS]
+    log = sarif_log(report.findings, rules, tool_name="toolcall", version=__version__, root=Path.cwd())
+    out.write(pretty(log) + "\n")

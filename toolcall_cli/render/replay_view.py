@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, TextIO
 
+from rich import box
 from rich.table import Table
 from rich.text import Text
 
@@ -148,7 +149,7 @@ def to_table(report: ReplayReport, out: TextIO, opts: RenderOptions) -> None:
             limit=None,
         )
     )
-    grid = Table(title_justify="left", show_lines=False)
+    grid = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1, 0, 0))
     grid.add_column("tool_call_id", overflow="fold")
     grid.add_column("tool", overflow="fold")
     for col in (*STAGES, "replayed", "observed", "agrees"):
@@ -235,9 +236,8 @@ def to_markdown(report: ReplayReport, out: TextIO, opts: RenderOptions) -> None:
     if fails:
         out.write("\n**Why**\n\n")
         for c, (stage, code, text) in fails:
-            out.write(
-                f"- {md(c.tool_call_id, limit=60)} · {stage} · {md(code)}: {md(text, limit=600)}\n"
-            )
+            why = md(text.replace("\n", "; "), limit=600)
+            out.write(f"- {md(c.tool_call_id, limit=60)} · {stage} · {md(code)}: {why}\n")
     if report.changes is not None:
         out.write(f"\n**What-if changes**: {len(report.changes)}\n\n")
         if report.changes:

@@ -20,6 +20,8 @@ from toolcall_cli.render.safe import md
 SCHEMA_VERSION = 1
 BREACH = "✗"
 CORRECTED = "†"
+#: Event rows drawn per trace in the table and markdown views (json has them all).
+MAX_ROWS = 500
 _PHASE_LABEL = {
     "initiation_ms": "initiation",
     "service_ms": "service",
@@ -175,11 +177,13 @@ def _trace_table(con: Any, b: TraceBlock, present: list[str], shifted: set[str])
     ev.add_column("call", overflow="fold")
     for s in present:
         ev.add_column(s, overflow="fold")
-    for row in b.events.itertuples(index=False):
+    for row in b.events.head(MAX_ROWS).itertuples(index=False):
         mark = CORRECTED if row.source in shifted and _s(row.ts) else ""
         cells = [cell(describe(row), limit=48) if s == row.source else Text("") for s in present]
         ev.add_row(cell(_time(row.ts_corrected) + mark), cell(_s(row.call), limit=40), *cells)
     con.print(ev)
+    if len(b.events) > MAX_ROWS:
+        con.print(cell(f"… {len(b.events) - MAX_ROWS} more events (--format json shows all)"))
     if not b.calls:
         return
     calls = Table(title=cell(f"calls of {b.trace}", limit=None), title_justify="left")
@@ -204,11 +208,13 @@ def to_markdown(report: TimelineReport, out: TextIO, opts: RenderOptions) -> Non
         out.write(f"{md(line)}\n\n")
     for b in report.traces:
         out.write(f"### {md(_title(b))}\n\n| time | call | source | event |\n|---|---|---|---|\n")
-        for row in b.events.itertuples(index=False):
+        for row in b.events.head(MAX_ROWS).itertuples(index=False):
             out.write(
                 f"| {_time(row.ts_corrected)} | {md(_s(row.call))} | {md(row.source)} | "
                 f"{md(describe(row), limit=120)} |\n"
             )
+        if len(b.events) > MAX_ROWS:
+            out.write(f"\n… {len(b.events) - MAX_ROWS} more events (--format json shows all)\n")
         if b.calls:
             out.write(
                 "\n| call | tool | outcome | "

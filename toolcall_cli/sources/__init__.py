@@ -15,7 +15,7 @@ import pandas as pd
 from toolcall_cli.core.events import UNPARSED, concat_frames, validate_frame
 from toolcall_cli.core.registry import Registry
 from toolcall_cli.errors import InputError, UnknownSourceError, UsageError
-from toolcall_cli.sources._io import read_head
+from toolcall_cli.sources._io import read_head, regular_file_problem, require_regular
 from toolcall_cli.sources.base import HEAD_BYTES, Adapter, ParseOptions
 
 SOURCES: Registry[Adapter] = Registry("source")
@@ -86,7 +86,8 @@ def walk(paths: Iterable[Path]) -> Iterator[Path]:
     """Files named, and files under directories named (sorted, hidden entries skipped)."""
     for p in paths:
         if not p.exists():
-            raise InputError(f"no such file or directory: '{p}'")
+            problem = "dangling symlink" if p.is_symlink() else "no such file or directory"
+            raise InputError(f"{problem}: '{p}'")
         if p.is_dir():
             found: list[Path] = []
             for root, dirs, files in os.walk(p, onerror=None):
@@ -100,6 +101,7 @@ def walk(paths: Iterable[Path]) -> Iterator[Path]:
 def parse_file(path: Path, *, source: str | None = None, opts: ParseOptions | None = None) -> pd.DataFrame:
     """Parse one file with the named or detected adapter."""
     opts = opts or ParseOptions()
+    require_regular(path)  # a FIFO or device would block the adapter's open()
     name = source or detect(path)
     if name not in SOURCES:
         raise UsageError(f"unknown source {name!r}", hint=f"choose one of: {', '.join(SOURCES.names())}")
@@ -125,6 +127,10 @@ def ingest_paths(
     explicit = {p for p in paths if not p.is_dir()}
     for path in walk(paths):
         inside_dir = path not in explicit
+        problem = regular_file_problem(path) if inside_dir else None
+        if problem:  # FIFOs, sockets, dangling symlinks inside a directory: never opened
+            skipped.append((path, problem))
+            continue
         try:
             name = source or detect(path)
             df = parse_file(path, source=name, opts=opts)

@@ -105,9 +105,13 @@ def _parse(values: pa.Array, tz: str) -> pd.Series:
         return _nat(n)
     s = pc.utf8_trim_whitespace(values)
     if pc.all(pc.match_substring_regex(s, _ISO_ZONED)).as_py() and s.null_count == 0:
-        # the common case: every value is ISO 8601 with a zone; one vectorised parse
-        ser = pd.Series(pd.arrays.ArrowStringArray(s.cast(pa.large_string())))
-        return _from_ns(_ns(pd.to_datetime(ser, format="ISO8601", utc=True, errors="coerce")))
+        # the common case: every value is ISO 8601 with a zone; Arrow's own cast parses it
+        try:
+            cast = pc.cast(s, pa.timestamp("ns", "UTC"))
+            return _from_ns(cast.to_numpy(zero_copy_only=False).astype("datetime64[ns]"))
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            ser = pd.Series(pd.arrays.ArrowStringArray(s.cast(pa.large_string())))
+            return _from_ns(_ns(pd.to_datetime(ser, format="ISO8601", utc=True, errors="coerce")))
     out = np.full(n, np.datetime64("NaT"), dtype="datetime64[ns]")
     remaining = pc.is_valid(s).to_numpy(zero_copy_only=False)
     if not remaining.any():

@@ -9,7 +9,7 @@ from typing import Protocol
 
 import pandas as pd
 
-from toolcall_cli.core.config import LogFormat
+from toolcall_cli.core.config import MAX_DECOMPRESSED, LogFormat
 from toolcall_cli.core.redact import DEFAULT_REDACTOR, Redactor
 
 #: Bytes given to `sniff`.
@@ -26,7 +26,7 @@ class ParseOptions:
     nginx_format: str | None = None  # an nginx `log_format` string
     formats: tuple[LogFormat, ...] = ()  # user middleware formats from config
     progress: ProgressFn | None = field(default=None, compare=False)
-    max_decompressed: int = 1 << 30  # cap for gzip inputs and bodies (decompression bombs)
+    max_decompressed: int = MAX_DECOMPRESSED  # cap for gzip inputs and bodies (decompression bombs)
     redactor: Redactor = field(default=DEFAULT_REDACTOR, compare=False)  # applied after parsing
 
 

@@ -81,7 +81,8 @@ def _line_hit(line: str) -> bool:
     m = _TEXT.match(s)
     if m and (_TEXT_KEYS & pairs(m.group("msg")).keys()):
         return True
-    return bool(_SNIFF_PHRASES.search(s))
+    # a phrase on an otherwise unknown line (a custom format); not inside JSON fragments
+    return not s.startswith(('"', "}", "]")) and bool(_SNIFF_PHRASES.search(s))
 
 
 def _all_json(data: bytes, path: Path, tz: str) -> pd.DataFrame | None:
@@ -115,7 +116,8 @@ class MiddlewareAdapter:
     def sniff(self, head: bytes, path: Path) -> int:
         """High for JSON/logfmt lines with tool-call keys and for lines with middleware phrases."""
         lines = head_lines(head, full=HEAD_BYTES)
-        if not lines or lines[0].lstrip().startswith("["):
+        # a JSON document (array, or an object pretty-printed over lines) is not a line log
+        if not lines or lines[0].lstrip().startswith("[") or lines[0].strip() == "{":
             return 0
         hits = sum(1 for line in lines if _line_hit(line))
         return round(30 + 60 * hits / len(lines)) if hits else 0

@@ -50,6 +50,9 @@ MARKER_KEYS = frozenset(
 )
 
 
+_NAME_IN_JSON = r'^\{.*?"name"\s*:\s*"(?P<x>(?:[^"\\]|\\.)*)"'
+
+
 @dataclass(slots=True)
 class Fields:
     """Resolved canonical columns (text or numbers) plus the leftover keys for attrs."""
@@ -82,16 +85,19 @@ def resolve(
         picked: list[pa.Array] = []
         for key in keys:
             arr = columns.get(key)
-            if arr is None or key in json_valued:
+            if arr is None:
                 continue
+            if key in json_valued:  # JSON text of an object: only {"function": {"name": ...}}
+                if canon == "tool":
+                    name = pc.extract_regex(arr, _NAME_IN_JSON).flatten()[0]
+                    name = pc.if_else(pc.equal(name, ""), None, name)
+                    picked.append(name.cast(pa.large_string()))
+                continue  # the object itself stays in attrs
             if canon == "tool" and pa.types.is_struct(arr.type):  # {"function": {"name": ...}}
                 names = [f.name for f in arr.type]
                 if "name" in names:
                     picked.append(as_string(pc.struct_field(arr, "name")))
-                    used.add(key)
-                continue
-            if canon == "args" and key in json_valued:
-                continue
+                continue  # the object itself stays in attrs
             text = _scalar_text(arr) if canon not in ("duration_ms",) else arr
             if text is None:
                 continue

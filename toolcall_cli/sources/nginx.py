@@ -59,6 +59,7 @@ class NginxAdapter:
     samples: tuple[str, ...] = (
         "fixtures/nginx/combined.log",
         "fixtures/nginx/combined_trailing.log",
+        "fixtures/nginx/custom_format.log",  # parse it with custom_format.format.txt
         "fixtures/nginx/json_escape.log",
         "fixtures/nginx/tz.log",
     )

@@ -57,6 +57,7 @@ class PcapAdapter:
         "fixtures/pcap/chunked_gzip.pcap",
         "fixtures/pcap/pipelined.pcap",
         "fixtures/pcap/llm_api.pcap",
+        "fixtures/pcap/llm_sse.pcap",
     )
 
     def sniff(self, head: bytes, path: Path) -> int:

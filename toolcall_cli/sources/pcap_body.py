@@ -242,7 +242,7 @@ def sse_completion(body: bytes) -> dict[str, Any] | None:
             idx = ch["index"] if isinstance(ch.get("index"), int) else 0
             acc = choices.setdefault(idx, {"index": idx, "finish_reason": None})
             acc["finish_reason"] = ch.get("finish_reason") or acc["finish_reason"]
-            delta = ch.get("delta") if isinstance(ch.get("delta"), dict) else {}
+            delta: dict[str, Any] = ch["delta"] if isinstance(ch.get("delta"), dict) else {}
             for tc in delta.get("tool_calls") or ():
                 if isinstance(tc, dict):
                     _fold_call(calls.setdefault(idx, {}), tc)
@@ -261,7 +261,7 @@ def _fold_call(acc: dict[int, dict[str, Any]], tc: dict[str, Any]) -> None:
     )
     if isinstance(tc.get("id"), str) and tc["id"]:
         call["id"] = tc["id"]
-    fn = tc.get("function") if isinstance(tc.get("function"), dict) else {}
+    fn: dict[str, Any] = tc["function"] if isinstance(tc.get("function"), dict) else {}
     if isinstance(fn.get("name"), str) and fn["name"]:
         call["function"]["name"] = fn["name"]
     if isinstance(fn.get("arguments"), str):

@@ -288,5 +288,5 @@ def check_readable(result: RunResult, capture: Path, *, rows: int) -> None:
         )
     raise InputError(
         f"cannot read capture '{capture}': {msg[:500]}",
-        hint="the file starts like a pcap/pcapng but tshark could not read any packet",
+        hint="tshark could not read a single packet: is it an intact pcap/pcapng capture?",
     )

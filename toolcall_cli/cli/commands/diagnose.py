@@ -9,6 +9,7 @@ import typer
 
 from toolcall_cli.cli import _settings
 from toolcall_cli.cli._console import say
+from toolcall_cli.cli._inputs import NoRedactOpt, parse_options
 from toolcall_cli.cli._options import (
     FailOnOpt,
     Format,
@@ -28,7 +29,6 @@ from toolcall_cli.core.findings import FailOn
 from toolcall_cli.core.store import DEFAULT_STORE
 from toolcall_cli.diagnose.run import DiagnoseRequest, diagnose
 from toolcall_cli.render.diagnose_view import summary_line
-from toolcall_cli.sources.base import ParseOptions
 
 PathsArg = Annotated[
     list[Path] | None,
@@ -55,11 +55,12 @@ def run(
     nginx_format: NginxFormatOpt = None,
     store: StoreOpt = DEFAULT_STORE,
     no_skew: NoSkewOpt = False,
+    no_redact: NoRedactOpt = False,
 ) -> None:
     """Diagnose root causes; exit 1 if any finding is at or above --fail-on."""
     check_format(fmt, ("table", "json", "markdown", "sarif"), "diagnose")
     cfg = _settings.config()
-    opts = ParseOptions(tz=tz or cfg.tz, nginx_format=nginx_format, formats=cfg.formats)
+    opts = parse_options(tz=tz, nginx_format=nginx_format, no_redact=no_redact)
     req = DiagnoseRequest(
         paths=tuple(paths or ()),
         source=source.value if source else None,

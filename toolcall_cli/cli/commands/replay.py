@@ -13,7 +13,7 @@ import typer
 
 from toolcall_cli.cli import _settings
 from toolcall_cli.cli._console import say
-from toolcall_cli.cli._inputs import events_for, parse_options
+from toolcall_cli.cli._inputs import NoRedactOpt, events_for, parse_options
 from toolcall_cli.cli._options import Format, FormatOpt, OutputOpt, StoreOpt, check_format, emit
 from toolcall_cli.core.config import load_config
 from toolcall_cli.core.store import DEFAULT_STORE
@@ -61,6 +61,7 @@ def run(
     fmt: FormatOpt = Format.table,
     output: OutputOpt = None,
     store: StoreOpt = DEFAULT_STORE,
+    no_redact: NoRedactOpt = False,
 ) -> None:
     """Replay a trace through the validation pipeline and compare with what was observed."""
     check_format(fmt, ("table", "json", "markdown"), "replay")
@@ -71,7 +72,7 @@ def run(
     if target:
         check_target(target, allow_remote=allow_remote)  # refuse before reading any evidence
     cfg = _settings.config()
-    opts = parse_options(tz=None, nginx_format=None, no_redact=False)
+    opts = parse_options(tz=None, nginx_format=None, no_redact=no_redact)
     events = events_for(paths, store=store, source=None, opts=opts)
     new_cfg = load_config(config) if config else None
     report = replay_compare(

@@ -11,7 +11,8 @@ from toolcall_cli.align import align
 from toolcall_cli.align.load import load_selected
 from toolcall_cli.align.select import parse_time, select
 from toolcall_cli.cli import _settings
-from toolcall_cli.cli._console import progress_bar, say
+from toolcall_cli.cli._console import say
+from toolcall_cli.cli._inputs import NoRedactOpt, ingest, parse_options
 from toolcall_cli.cli._options import (
     Format,
     FormatOpt,
@@ -24,8 +25,6 @@ from toolcall_cli.cli._options import (
     emit,
 )
 from toolcall_cli.core.store import DEFAULT_STORE
-from toolcall_cli.sources import ingest_paths
-from toolcall_cli.sources.base import ParseOptions
 
 TraceIdOpt = Annotated[str | None, typer.Option("--trace-id", help="Show this trace.")]
 SessionIdOpt = Annotated[
@@ -65,6 +64,7 @@ def run(
     store: StoreOpt = DEFAULT_STORE,
     fmt: FormatOpt = Format.table,
     output: OutputOpt = None,
+    no_redact: NoRedactOpt = False,
 ) -> None:
     """Show the aligned timeline of traces, with per-phase latencies against the SLA."""
     check_format(fmt, ("table", "json", "markdown"), "timeline")
@@ -76,11 +76,8 @@ def run(
     )
     ids = {"trace_id": trace_id, "session_id": session_id, "tool_call_id": tool_call_id}
     if paths:
-        with progress_bar("reading", enabled=not _settings.current().quiet) as prog:
-            opts = ParseOptions(
-                tz=zone, nginx_format=nginx_format, formats=cfg.formats, progress=prog
-            )
-            events = ingest_paths(paths, source=source.value if source else None, opts=opts).events
+        opts = parse_options(tz=zone, nginx_format=nginx_format, no_redact=no_redact)
+        events = ingest(paths, source=source.value if source else None, opts=opts).events
     else:
         events = load_selected(store, **ids)
     timeline = align(events, cfg=cfg, skew_correction=not no_skew)
