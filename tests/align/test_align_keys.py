@@ -157,3 +157,51 @@ def test_align_is_column_wise_fast_enough() -> None:
     tl = align(ev)
     assert time.perf_counter() - start < 20
     assert tl.events["trace"].nunique() == rows // 50
+
+
+def test_reused_request_ids_do_not_glue_traces() -> None:
+    ev = _rows(
+        [
+            _ev(
+                source="nginx",
+                kind="http_access",
+                trace_id="TA",
+                request_id="req-1",
+                session_id="sa",
+            ),
+            _ev(
+                source="nginx",
+                kind="http_access",
+                trace_id="TB",
+                request_id="req-1",
+                session_id="sb",
+            ),
+            _ev(kind="mw_received", tool_call_id="ca", trace_id="TA"),
+            _ev(source="pcap", kind="http_request", request_id="req-2", origin="p.pcap#frame=1"),
+            _ev(source="nginx", kind="http_access", trace_id="TC", request_id="req-2"),
+        ]
+    )
+    tl = align(ev)
+    by_origin = dict(zip(tl.events["origin"], tl.events["trace"], strict=True))
+    assert by_origin["mw.log:1"] == "TA" and by_origin["mw.log:2"] == "TB"
+    assert by_origin["p.pcap#frame=1"] == "TC"  # a request id naming one trace still links
+
+
+def test_reused_call_id_across_sessions_is_two_calls() -> None:
+    ev = _rows(
+        [
+            _ev(kind="mw_received", tool_call_id="call_0", trace_id="TA", session_id="sa"),
+            _ev(kind="mw_rejected", tool_call_id="call_0", trace_id="TA", session_id="sa"),
+            _ev(kind="mw_received", tool_call_id="call_0", trace_id="TB", session_id="sb"),
+            # same session, other trace id: the call id links them (DESIGN §3)
+            _ev(kind="mw_received", tool_call_id="call_7", trace_id="TC", session_id="sc"),
+            _ev(kind="mw_injected", tool_call_id="call_7", trace_id="TD", session_id="sc"),
+        ]
+    )
+    tl = align(ev)
+    views = sorted((c.tool_call_id, c.trace, c.outcome) for c in tl.calls)
+    assert views == [
+        ("call_0", "TA", "rejected"),
+        ("call_0", "TB", "missing"),
+        ("call_7", "TC", "result"),
+    ]

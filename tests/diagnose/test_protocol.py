@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -11,11 +12,12 @@ import pytest
 
 from tests.conftest import FIXTURES, need_tshark
 from tests.diagnose.rule_fixture_helpers import needs_tshark, run_rule
-from toolcall_cli.diagnose import CLASSIFIERS, DiagnoseContext
+from toolcall_cli.diagnose import CLASSIFIERS, DiagnoseContext, diagnose_events
 from toolcall_cli.diagnose._jsontext import damage
 from toolcall_cli.diagnose.response_contract import parse_instant
 from toolcall_cli.lint.loaders import load_tools
 from toolcall_cli.pipeline.registry import registry_from_defs
+from toolcall_cli.sources import parse_file
 
 CODES = ("PR001", "PR002", "PR003", "PR004", "PR005", "PR006", "PR007")
 
@@ -269,3 +271,50 @@ def test_tool_lists_frame_is_unmodified(make_ctx: Callable[..., DiagnoseContext]
     for code in CODES:
         _run(ctx, code)
     pd.testing.assert_frame_equal(ctx.events(), before)
+
+
+@pytest.mark.parametrize("code", CODES)
+def test_quiet_on_tables_without_calls(code: str, make_ctx: Callable[..., DiagnoseContext]) -> None:
+    assert _run(make_ctx([]), code) == []
+    access = {
+        "source": "nginx",
+        "kind": "http_access",
+        "ts": "2025-03-01T12:00:00Z",
+        "http_status": 200,
+        "detail": "GET / HTTP/1.1",
+    }
+    assert _run(make_ctx([access]), code) == []
+
+
+def test_pr004_middleware_responses(tmp_path: Path) -> None:
+    log = tmp_path / "middleware.log"
+    base = {"event": "tool_call.response", "tool": "check_seats", "session_id": "s"}
+    lines = [
+        {
+            **base,
+            "ts": "2025-03-01T12:00:00.5Z",
+            "msg": "Received response from check_seats",
+            "tool_call_id": "c1",
+            "status": "error",
+            "data": {"seats": 3},
+        },
+        {
+            **base,
+            "ts": "2025-03-01T12:00:00.6Z",
+            "msg": "Received response from check_seats without status",
+            "tool_call_id": "c2",
+        },
+        {
+            **base,
+            "ts": "2025-03-01T12:00:00.7Z",
+            "msg": "Received response from check_seats",
+            "tool_call_id": "c3",
+            "status": "ok",
+            "data": {"seats": 3},
+        },
+    ]
+    log.write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
+    rep = diagnose_events(parse_file(log, source="middleware"), select=["PR004"])
+    got = {f.tool_call_ids: f.message for f in rep.findings}
+    assert set(got) == {("c1",), ("c2",)}
+    assert "'error'" in got[("c1",)] and "no `status`" in got[("c2",)]

@@ -237,3 +237,7 @@ def test_successful_provider_fixtures_are_quiet() -> None:
         "groq__groq-tool-call.json",
     ):
         assert _pr008((VERCEL, name)) == [], name
+
+
+def test_quiet_on_tables_without_calls(make_ctx: Callable[..., DiagnoseContext]) -> None:
+    assert list(CLASSIFIERS.get("PR008")(make_ctx([]))) == []

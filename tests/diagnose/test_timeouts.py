@@ -170,3 +170,16 @@ def test_tm002_one_finding_per_call_listing_phases(
         == "call c1 (search): initiation 250 ms (SLA 100 ms), service 2,140 ms (SLA 800 ms)"
     )
     assert set(dict(f.extra)["breaches"]) == {"initiation_ms", "service_ms"}
+
+
+@pytest.mark.parametrize("code", CODES)
+def test_quiet_on_tables_without_calls(code: str, make_ctx: Callable[..., DiagnoseContext]) -> None:
+    assert _run(make_ctx([]), code) == []
+    access = {
+        "source": "nginx",
+        "kind": "http_access",
+        "ts": "2025-03-01T12:00:00Z",
+        "http_status": 200,
+        "detail": "GET / HTTP/1.1",
+    }
+    assert _run(make_ctx([access]), code) == []

@@ -289,3 +289,16 @@ def test_tau_bench_airline_reviewed_counts() -> None:
     assert [f.severity for f in rep.findings if f.severity is Severity.warning] == [
         Severity.warning
     ]
+
+
+@pytest.mark.parametrize("code", CODES)
+def test_quiet_on_tables_without_calls(code: str, make_ctx: Callable[..., DiagnoseContext]) -> None:
+    assert _run(make_ctx([]), code) == []
+    access = {
+        "source": "nginx",
+        "kind": "http_access",
+        "ts": "2025-03-01T12:00:00Z",
+        "http_status": 200,
+        "detail": "GET / HTTP/1.1",
+    }
+    assert _run(make_ctx([access]), code) == []

@@ -124,3 +124,29 @@ def test_pre_commit_hook_entry() -> None:
     assert run_cli([*argv[1:], *good], cwd=ROOT).exit_code == 0
     res = run_cli([*argv[1:], *good, BAD], cwd=ROOT)
     assert res.exit_code == 1 and "weather_bad.json" in res.stdout
+
+
+HOSTILE = "\x1b[31mRED\x1b[0m \x1b]0;pwned\x07 [bold red]LOUD[/]"
+
+
+def test_hostile_text_is_neutralised(tmp_path: Path) -> None:
+    params = {
+        "type": "object",
+        "properties": {HOSTILE: {"type": "string"}},
+        "required": [HOSTILE, "x" + HOSTILE],
+    }
+    tool = {
+        "type": "function",
+        "function": {"name": "get" + HOSTILE, "description": HOSTILE, "parameters": params},
+    }
+    (tmp_path / f"t{HOSTILE[:5]}.json").write_text(json.dumps({"tools": [tool]}))
+    for fmt in ("table", "json", "markdown", "sarif", "github"):
+        res = run_cli(
+            ["--color", "always", "lint", str(tmp_path), "--profile", "openai", "-f", fmt],
+            env={"NO_COLOR": ""},
+        )
+        assert res.exit_code == 1, (fmt, res.stderr)
+        for raw in ("\x1b[31m", "\x1b]0;", "\x07"):
+            assert raw not in res.stdout and raw not in res.stderr, (fmt, raw)
+        if fmt == "table":
+            assert "[bold red]LOUD[/]" in res.stdout  # markup shown literally, never applied

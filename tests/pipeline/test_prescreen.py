@@ -85,3 +85,10 @@ def test_double_encoded_string_value_is_not_an_object() -> None:
 def test_json_array_is_not_an_object() -> None:
     v = prescreen.check(tc(args="[1, 2]"), ctx())
     assert v.code == "arguments-not-object"
+
+
+def test_protocols_without_ids_skip_the_id_checks() -> None:
+    c = ctx(reg=registry())
+    assert prescreen.check(tc(cid="", protocol="react"), c).verdict == "pass"
+    assert prescreen.check(tc(cid="", protocol="legacy_function"), c).verdict == "pass"
+    assert prescreen.check(tc(cid="", protocol="openai"), c).code == "empty-id"

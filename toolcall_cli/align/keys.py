@@ -71,6 +71,10 @@ def pcap_pairs(events: pd.DataFrame) -> pd.Series:
     return out
 
 
+#: Positions in :func:`key_columns`.
+_TC, _TR, _TP, _RQ, _PX = (0, 1), 2, 3, (4,), 5
+
+
 def key_columns(events: pd.DataFrame) -> list[pd.Series]:
     """The namespaced linking keys of every event (one Series per key kind, null = none)."""
     tc = _nonempty(events["tool_call_id"])
@@ -104,11 +108,58 @@ def call_keys(events: pd.DataFrame, pairs: pd.Series) -> pd.Series:
 
 
 def components(events: pd.DataFrame, cols: list[pd.Series] | None = None) -> np.ndarray:
-    """Connected-group label per event (-1 for an event with no linking key)."""
+    """Connected-group label per event (-1 for an event with no linking key).
+
+    Trace ids, traceparent and the pcap pairing link first. A call id (or X-Original-ID) then
+    joins those groups unless they differ in both trace and session: such an id was reused by
+    another conversation, it is not the same call. A request id joins groups only while they
+    name at most one trace id between them (request ids such as `req-1` get reused).
+    """
     n = len(events)
     cols = key_columns(events) if cols is None else cols
     if n == 0:
         return np.full(0, -1, dtype=np.int64)
+    traces = [cols[_TR], cols[_TP]]
+    sessions = ["s:" + _nonempty(events["session_id"])]
+    labels = _label(n, [cols[_TR], cols[_TP], cols[_PX]])
+    for idx, need_session_clash in ((_TC, True), (_RQ, False)):
+        keys = [cols[i] for i in idx]
+        bad = _clashes(labels, keys, traces)
+        if need_session_clash:
+            bad &= _clashes(labels, keys, sessions)
+        ok = [k.where(~k.isin(sorted(bad))) if bad else k for k in keys]
+        group = pd.Series(labels, index=events.index).astype(str).radd("g:").where(labels >= 0)
+        labels = _label(n, [group, *ok])
+    return labels
+
+
+def _clashes(labels: np.ndarray, keys: list[pd.Series], attrs: list[pd.Series]) -> set[str]:
+    """Key values whose rows (with the groups they are in) carry more than one attr value."""
+    n = len(labels)
+    rows = np.arange(n)
+    own = pd.concat(
+        [pd.DataFrame({"g": labels, "row": rows, "a": a.to_numpy(dtype=object)}) for a in attrs]
+    )
+    own = own[own["a"].notna()]
+    by_group = own[own["g"] >= 0][["g", "a"]].drop_duplicates()
+    key_rows = pd.concat(
+        [pd.DataFrame({"k": k.to_numpy(dtype=object), "g": labels, "row": rows}) for k in keys]
+    )
+    key_rows = key_rows[key_rows["k"].notna()]
+    if key_rows.empty:
+        return set()
+    named = pd.concat(
+        [
+            key_rows[key_rows["g"] >= 0][["k", "g"]].merge(by_group, on="g")[["k", "a"]],
+            key_rows[["k", "row"]].merge(own[["row", "a"]], on="row")[["k", "a"]],
+        ]
+    )
+    counts = named.drop_duplicates().groupby("k")["a"].size()
+    return {str(k) for k in counts[counts > 1].index}
+
+
+def _label(n: int, cols: list[pd.Series]) -> np.ndarray:
+    """Union-find over the distinct values of *cols*: rows sharing any value share a label."""
     long = pd.concat(
         [pd.DataFrame({"row": np.arange(n), "key": c.to_numpy(dtype=object)}) for c in cols],
         ignore_index=True,

@@ -40,6 +40,7 @@ _OUTCOME_KINDS = (
     ("result", "mw_injected"),
 )
 _SLACK = pd.Timedelta(seconds=1)
+_SEP = "\x1f"
 _CHAT = r"/chat/completions|/v1/messages|/v1/responses|/api/chat|/generateContent"
 
 #: Each phase boundary: the kinds that mark it, best first.
@@ -170,6 +171,8 @@ def call_views(events: pd.DataFrame, pairs: pd.Series, sla: Sla) -> tuple[CallVi
     """One CallView per call: every non-empty tool_call_id that a call-side event carries,
     and every `tool_call` whose id is empty."""
     ev = events[events["call"].notna()]
+    # One id in two traces (reused by another conversation) is two calls.
+    ev = ev.assign(call=ev["call"] + _SEP + ev["trace"].fillna(""))
     call_side = ev["kind"].isin(list(CALL_KINDS))
     ev = ev[call_side.groupby(ev["call"], observed=True).transform("any").astype(bool)]
     ids = pd.Index(ev["call"].unique())
@@ -196,7 +199,7 @@ def call_views(events: pd.DataFrame, pairs: pd.Series, sla: Sla) -> tuple[CallVi
         for k, cid in enumerate(table.index.tolist()):
             views.append(
                 CallView(
-                    tool_call_id=str(cid),
+                    tool_call_id=str(cid).split(_SEP, 1)[0],
                     tool=strs["tool"][k],
                     trace=strs["trace"][k],
                     session_id=strs["session_id"][k],

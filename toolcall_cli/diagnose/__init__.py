@@ -8,7 +8,6 @@ an event table to a report.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -35,20 +34,18 @@ __all__ = [
 CLASSIFIERS: Registry[Classifier] = Registry("classifier")
 
 # Rule modules register their classifiers on import (explicit list, no scanning).
+from toolcall_cli.diagnose import context_window as _context_window  # noqa: E402,F401
 from toolcall_cli.diagnose import flooding as _flooding  # noqa: E402,F401
 from toolcall_cli.diagnose import flooding_infra as _flooding_infra  # noqa: E402,F401
 from toolcall_cli.diagnose import flooding_unexplained as _flooding_unexplained  # noqa: E402,F401
 from toolcall_cli.diagnose import ingest_checks as _ingest_checks  # noqa: E402,F401
 from toolcall_cli.diagnose import orphans as _orphans  # noqa: E402,F401
 from toolcall_cli.diagnose import orphans_pairing as _orphans_pairing  # noqa: E402,F401
-
-# TODO(#5): plain imports once the truncation/protocol/provider/timeout families land.
-for _family in ("truncation", "protocol", "provider_errors", "timeouts"):
-    try:
-        importlib.import_module(f"toolcall_cli.diagnose.{_family}")
-    except ModuleNotFoundError as _e:  # only "not written yet" is tolerated
-        if _e.name != f"toolcall_cli.diagnose.{_family}":
-            raise
+from toolcall_cli.diagnose import protocol as _protocol  # noqa: E402,F401
+from toolcall_cli.diagnose import provider_errors as _provider_errors  # noqa: E402,F401
+from toolcall_cli.diagnose import response_contract as _response_contract  # noqa: E402,F401
+from toolcall_cli.diagnose import timeouts as _timeouts  # noqa: E402,F401
+from toolcall_cli.diagnose import truncation as _truncation  # noqa: E402,F401
 
 
 def classify(
@@ -103,5 +100,9 @@ def diagnose_events(
     ctx = DiagnoseContext(timeline=timeline, cfg=cfg, registry=registry)
     rep = classify(ctx, select=select, ignore=ignore)
     return DiagnoseReport(
-        command=rep.command, findings=rep.findings, summary=rep.summary, inputs=inputs
+        command=rep.command,
+        findings=rep.findings,
+        summary=rep.summary,
+        inputs=inputs,
+        timeline=timeline,
     )

@@ -11,7 +11,7 @@ import pandas as pd
 from toolcall_cli.core.findings import Finding, Rule
 from toolcall_cli.core.jsonio import canonical, try_loads
 from toolcall_cli.diagnose.base import DiagnoseContext
-from toolcall_cli.diagnose.evidence import evidence
+from toolcall_cli.diagnose.evidence import evidence, locate
 
 #: How a flooding cancellation reads in any source (middleware text, a tool result, a proxy).
 _FLOOD_PHRASE = r"tool[- ]call flooding|flooding (?:was )?detected|cancelled because .*flood"
@@ -110,13 +110,16 @@ def make(
         trace_id = ctx.trace_of(ids[0])
     if tool is None and len(rows):
         tool = _first(rows["tool"])
+    proof = evidence(rows, limit=limit)
+    if "location" not in kw and proof:
+        kw["location"] = locate(proof[0].origin)
     return Finding.of(
         rule,
         message,
         trace_id=trace_id,
         session_id=session_id,
         tool_call_ids=ids,
-        evidence=evidence(rows, limit=limit),
+        evidence=proof,
         explanation=explanation or doc_section(rule, "Why it matters"),
         fix=fix or doc_section(rule, "Fix"),
         tool=tool,

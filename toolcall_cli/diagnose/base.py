@@ -124,3 +124,6 @@ Classifier = Callable[[DiagnoseContext], Iterable[Finding]]
 @dataclass(frozen=True, slots=True)
 class DiagnoseReport(Report):
     """A `Report` of command "diagnose" (its own type so its views never clash with lint's)."""
+
+    #: The aligned `Timeline` the findings were drawn from (for views that draw it, e.g. html).
+    timeline: Any = field(default=None, compare=False, repr=False)

@@ -23,10 +23,11 @@ from typing import Any
 
 import pandas as pd
 
-from toolcall_cli.core.findings import Evidence
+from toolcall_cli.core.findings import Evidence, Location
 from toolcall_cli.core.jsonio import dumps, try_loads
 from toolcall_cli.core.redact import active_redactor
 from toolcall_cli.errors import InputError
+from toolcall_cli.lint.linemap import LineMap, json_lines, yaml_load
 from toolcall_cli.sources._io import decode_text, is_gzip, read_bytes
 
 #: Longest quote kept (characters); evidence is for proving, not for dumping payloads.
@@ -92,6 +93,36 @@ def _document(path: str) -> Any:
         except Exception:  # any YAML problem just means "cannot quote"
             return None
     return doc
+
+
+@lru_cache(maxsize=8)
+def _line_map(path: str) -> LineMap | None:
+    text = _file_text(path)
+    if text is None:
+        return None
+    try:
+        if path.endswith((".yaml", ".yml")):
+            return LineMap(yaml_load(text)[1])
+        if try_loads(text) is None:
+            return None
+        return LineMap(json_lines(text))
+    except Exception:  # a document we cannot map just has no line
+        return None
+
+
+def locate(origin: str) -> Location:
+    """The file, 1-based line and JSON pointer an origin points at (line from the document)."""
+    if not origin:
+        return Location()
+    m = _FRAME.match(origin)
+    if m:
+        return Location(path=m["path"], line=None, pointer=None)
+    path, _, pointer = origin.partition("#")
+    line_m = _LINE.match(path)
+    if line_m:
+        return Location(path=line_m["path"], line=int(line_m["line"]), pointer=pointer or None)
+    lines = _line_map(path) if pointer else None
+    return Location(path=path, line=lines.line(pointer) if lines else None, pointer=pointer or None)
 
 
 def _unescape(token: str) -> str:
@@ -207,3 +238,4 @@ def clear_cache() -> None:
     _file_text.cache_clear()
     _file_lines.cache_clear()
     _document.cache_clear()
+    _line_map.cache_clear()

@@ -104,7 +104,12 @@ def _contract_problem(row: Any) -> str | None:
         a.get("status_missing") or _NO_STATUS.search(str(row["detail"] or ""))
     ):
         return "the response has no `status`"
-    has_data = a.get("data_empty") is False or a.get("has_data") is True
+    data = a.get("data")
+    has_data = (
+        a.get("data_empty") is False
+        or a.get("has_data") is True
+        or (data is not None and data not in ({}, [], ""))
+    )
     if status is not None and status.lower() in _ERROR and has_data:
         return f"status is {status!r} but the body also carries `data`"
     return None
@@ -151,22 +156,30 @@ def parse_instant(value: Any) -> pd.Timestamp | None:
     return None
 
 
-def _request_for(ev: pd.DataFrame, resp: Any) -> Any | None:
-    """The request a response answers: same capture stream, else same tool_call_id."""
-    reqs = ev[ev["kind"].isin(["http_request", "mw_request"])]
-    stream = resp["_attrs"].get("stream")
-    if stream is not None and resp["kind"] == "http_response":
-        hit = [a.get("stream") == stream for a in reqs["_attrs"]]
-        same = reqs[pd.Series(hit, index=reqs.index, dtype=bool)]
-        same = same[same["seq"] <= resp["seq"]] if len(same) else same
-        if len(same):
-            return same.iloc[-1]
-    cid = text(resp["tool_call_id"])
-    if cid:
-        same = reqs[reqs["tool_call_id"] == cid]
-        if len(same):
-            return same.iloc[0]
-    return None
+class _Requests:
+    """Index of requests: by capture stream (in order) and by tool_call_id (first one)."""
+
+    def __init__(self, ev: pd.DataFrame) -> None:
+        reqs = ev[ev["kind"].isin(["http_request", "mw_request"])]
+        self.by_stream: dict[Any, list[tuple[int, Any]]] = {}
+        self.by_id: dict[str, Any] = {}
+        for label, seq, cid, a in zip(
+            reqs.index, reqs["seq"], reqs["tool_call_id"], reqs["_attrs"], strict=True
+        ):
+            if a.get("stream") is not None:
+                self.by_stream.setdefault(a["stream"], []).append((int(seq), label))
+            key = text(cid)
+            if key and key not in self.by_id:
+                self.by_id[key] = label
+
+    def find(self, resp: Any) -> Any | None:
+        """The label of the request *resp* answers: same stream, else same tool_call_id."""
+        stream = resp["_attrs"].get("stream")
+        if stream is not None and resp["kind"] == "http_response":
+            before = [lab for seq, lab in self.by_stream.get(stream, []) if seq <= resp["seq"]]
+            if before:
+                return before[-1]
+        return self.by_id.get(text(resp["tool_call_id"]) or "")
 
 
 @CLASSIFIERS.register(PR005.code)
@@ -175,11 +188,14 @@ def check_timestamp_skew(ctx: DiagnoseContext) -> Iterator[Finding]:
     ev = with_attrs(ctx)
     resp = _responses(ev)
     tol = ctx.cfg.tolerance.timestamp_ms
+    requests: _Requests | None = None
     for idx, row in resp.iterrows():
         said = parse_instant(row["_attrs"].get("timestamp"))
         if said is None:
             continue
-        req = _request_for(ev, row)
+        requests = requests or _Requests(ev)
+        label = requests.find(row)
+        req = ev.loc[label] if label is not None else None
         stamp = row["_attrs"].get("x_request_timestamp")
         if req is not None:
             stamp = req["_attrs"].get("x_request_timestamp", stamp)

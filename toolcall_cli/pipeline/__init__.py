@@ -145,11 +145,15 @@ def replay(
         )
     ordered = sorted(range(len(rows)), key=lambda i: (rows[i].agrees, i))
     sessions = scope.session_ids
-    synthetic = sum(r.clock_kind == "synthetic" for r in rows)
+    synthetic = sum(  # only calls the rate limiter judged: the clock matters nowhere else
+        r.clock_kind == "synthetic"
+        and any(v.stage == ratelimit.name and v.verdict != "skip" for v in r.stages)
+        for r in rows
+    )
     notes = (registry.notes if registry is not None else ()) + (
         (
-            f"{synthetic} call(s) have no event time: their clock is synthetic (one assistant "
-            "turn = 1 s), so their ratelimit verdicts are indicative only",
+            f"{synthetic} call(s) reached the rate limiter without an event time: their clock "
+            "is synthetic (one assistant turn = 1 s), so those ratelimit verdicts are indicative",
         )
         if synthetic
         else ()

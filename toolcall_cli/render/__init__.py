@@ -85,3 +85,4 @@ from toolcall_cli.render import diagnose_view as _diagnose_view  # noqa: E402,F4
 from toolcall_cli.render import timeline_view as _timeline_view  # noqa: E402,F401
 from toolcall_cli.render import replay_view as _replay_view  # noqa: E402,F401
 from toolcall_cli.render import lint_view as _lint_view  # noqa: E402,F401
+from toolcall_cli.render import html_view as _html_view  # noqa: E402,F401

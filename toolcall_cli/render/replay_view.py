@@ -27,6 +27,10 @@ _MARK = {"pass": "pass", "fail": "FAIL", "skip": "-"}
 _SHORT = {"prescreen": "pre", "ratelimit": "rate", "response": "resp"}  # table headers
 
 
+def _id(tool_call_id: str) -> str:
+    return tool_call_id or '""'  # an empty id must stay visible
+
+
 def summary(report: ReplayReport) -> dict[str, Any]:
     """Counts: calls, dispatched, rejected per stage, disagreements, changes."""
     rejected: dict[str, int] = {}
@@ -157,7 +161,7 @@ def to_table(report: ReplayReport, out: TextIO, opts: RenderOptions) -> None:
     for c in report.calls:
         marks = [Text(_MARK[v.verdict], style="bold red" if v.failed else "") for v in c.stages]
         grid.add_row(
-            cell(c.tool_call_id or '""', limit=40),
+            cell(_id(c.tool_call_id), limit=40),
             cell(c.tool, limit=40),
             *marks,
             cell(c.replayed),
@@ -172,7 +176,7 @@ def to_table(report: ReplayReport, out: TextIO, opts: RenderOptions) -> None:
             reasons.add_column(col, overflow="fold")
         for c, (stage, code, text) in fails:
             reasons.add_row(
-                cell(c.tool_call_id or '""', limit=40),
+                cell(_id(c.tool_call_id), limit=40),
                 stage,
                 cell(code),
                 cell(text, one_line=False, limit=1200),
@@ -186,7 +190,7 @@ def to_table(report: ReplayReport, out: TextIO, opts: RenderOptions) -> None:
                 ch.add_column(col, overflow="fold")
             for x in report.changes:
                 ch.add_row(
-                    cell(x.tool_call_id or '""', limit=40),
+                    cell(_id(x.tool_call_id), limit=40),
                     cell(x.tool),
                     cell(x.before),
                     cell(x.after),
@@ -229,7 +233,7 @@ def to_markdown(report: ReplayReport, out: TextIO, opts: RenderOptions) -> None:
     for c in report.calls:
         marks = " | ".join(_MARK[v.verdict] for v in c.stages)
         out.write(
-            f"| {md(c.tool_call_id, limit=60)} | {md(c.tool, limit=60)} | {marks} | "
+            f"| {md(_id(c.tool_call_id), limit=60)} | {md(c.tool, limit=60)} | {marks} | "
             f"{md(c.replayed)} | {md(c.observed)} | {'yes' if c.agrees else '**no**'} |\n"
         )
     fails = [(c, f) for c in report.calls for f in _failures(c)]
@@ -237,15 +241,15 @@ def to_markdown(report: ReplayReport, out: TextIO, opts: RenderOptions) -> None:
         out.write("\n**Why**\n\n")
         for c, (stage, code, text) in fails:
             why = md(text.replace("\n", "; "), limit=600)
-            out.write(f"- {md(c.tool_call_id, limit=60)} · {stage} · {md(code)}: {why}\n")
+            out.write(f"- {md(_id(c.tool_call_id), limit=60)} · {stage} · {md(code)}: {why}\n")
     if report.changes is not None:
         out.write(f"\n**What-if changes**: {len(report.changes)}\n\n")
         if report.changes:
             out.write("| tool_call_id | tool | before | after |\n|---|---|---|---|\n")
             for x in report.changes:
                 out.write(
-                    f"| {md(x.tool_call_id, limit=60)} | {md(x.tool, limit=60)} | {md(x.before)} | "
-                    f"{md(x.after)} |\n"
+                    f"| {md(_id(x.tool_call_id), limit=60)} | {md(x.tool, limit=60)} | "
+                    f"{md(x.before)} | {md(x.after)} |\n"
                 )
     if report.live is not None:
         out.write(
@@ -257,7 +261,7 @@ def to_markdown(report: ReplayReport, out: TextIO, opts: RenderOptions) -> None:
                 f"{d.path}: {d.recorded or '(absent)'} → {d.live or '(absent)'}" for d in r.diffs
             )
             out.write(
-                f"| {md(r.tool_call_id, limit=60)} | {r.http_status or '-'} | "
+                f"| {md(_id(r.tool_call_id), limit=60)} | {r.http_status or '-'} | "
                 f"{r.verdict.verdict} | {md(r.verdict.reason, limit=200)} | "
                 f"{md(diffs or 'none', limit=400)} |\n"
             )

@@ -58,7 +58,7 @@ def run(
     no_redact: NoRedactOpt = False,
 ) -> None:
     """Diagnose root causes; exit 1 if any finding is at or above --fail-on."""
-    check_format(fmt, ("table", "json", "markdown", "sarif"), "diagnose")
+    check_format(fmt, ("table", "json", "markdown", "sarif", "html"), "diagnose")
     cfg = _settings.config()
     opts = parse_options(tz=tz, nginx_format=nginx_format, no_redact=no_redact)
     req = DiagnoseRequest(

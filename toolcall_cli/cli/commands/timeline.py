@@ -67,7 +67,7 @@ def run(
     no_redact: NoRedactOpt = False,
 ) -> None:
     """Show the aligned timeline of traces, with per-phase latencies against the SLA."""
-    check_format(fmt, ("table", "json", "markdown"), "timeline")
+    check_format(fmt, ("table", "json", "markdown", "html"), "timeline")
     cfg = _settings.config()
     zone = tz or cfg.tz
     start, end = (

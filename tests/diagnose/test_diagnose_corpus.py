@@ -1,0 +1,73 @@
+"""The real conversations of the shared corpus diagnose without error, and the 200 tau-bench
+airline trajectories give a stable, reviewed set of findings (tau_bench_counts.json)."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import CORPUS
+from toolcall_cli.core.findings import Finding
+from toolcall_cli.diagnose import diagnose_events
+from toolcall_cli.sources import ingest_paths
+
+COUNTS = Path(__file__).with_name("tau_bench_counts.json")
+TAU = "conversations/tau-bench/historical_trajectories__gpt-4o-airline.json"
+
+
+def _conversation_files() -> list[str]:
+    root = CORPUS / "conversations"
+    if not root.is_dir():
+        return []
+    return sorted(
+        str(p.relative_to(CORPUS))
+        for p in root.rglob("*")
+        if p.is_file() and not p.name.startswith(("LICENSE", "PROVENANCE")) and str(p.relative_to(CORPUS)) != TAU
+    )
+
+
+@lru_cache(maxsize=1)
+def _tau_findings() -> tuple[Finding, ...]:
+    events = ingest_paths([CORPUS / TAU]).events
+    return diagnose_events(events).findings
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("rel", _conversation_files())
+def test_conversation_diagnoses(corpus: Path, rel: str) -> None:
+    events = ingest_paths([corpus / rel]).events
+    report = diagnose_events(events)
+    assert report.summary["events"] > 0
+    for f in report.findings:
+        assert f.evidence, f"{f.code} on {rel} has no evidence"
+        assert all(e.origin.startswith(str(corpus / rel)) for e in f.evidence)
+
+
+@pytest.mark.corpus
+@pytest.mark.slow
+def test_tau_bench_counts_are_stable(corpus: Path, update_goldens: bool) -> None:
+    counts = dict(sorted(Counter(f.code for f in _tau_findings()).items()))
+    if update_goldens or not COUNTS.exists():
+        COUNTS.write_text(json.dumps({"file": TAU, "counts": counts}, indent=2) + "\n")
+    expected = json.loads(COUNTS.read_text())["counts"]
+    assert counts == expected, "tau-bench finding counts changed: review the findings, then --update-goldens"
+
+
+@pytest.mark.corpus
+@pytest.mark.slow
+def test_tau_bench_reviewed_findings(corpus: Path) -> None:
+    """What the hand review found (see the report in tau_bench_counts.json's commit)."""
+    found = _tau_findings()
+    loops = [f for f in found if f.code == "FL001"]
+    # every loop is the model resubmitting an identical call after the same error result
+    assert loops and all(f.session_id and len(f.tool_call_ids) >= 3 for f in loops)
+    assert {f.tool for f in loops} <= {"book_reservation", "update_reservation_flights"}
+    # tau-bench recorded histories reuse an id in a later turn: warnings, never errors
+    reused = [f for f in found if f.code == "FL003"]
+    assert reused and all(f.severity.value == "warning" for f in reused)
+    # every call of the 200 conversations has its result, directly after it
+    assert not [f for f in found if f.code.startswith("OR")]

@@ -1,0 +1,194 @@
+"""IN, FL and OR rules: each fires on its positive fixture, stays silent on its negative one,
+and the details (breakpoints, grouping, severities) hold on hand-built event tables."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from tests.diagnose.rule_fixture_helpers import run_rule
+from toolcall_cli.core.findings import Finding, Severity
+from toolcall_cli.diagnose import classify
+from toolcall_cli.diagnose.base import DiagnoseContext
+
+CODES = ["IN001", "IN002", "FL001", "FL002", "FL003", "FL004", "FL005", "FL006",
+         "OR001", "OR002", "OR003", "OR004"]  # fmt: skip
+
+MakeCtx = Callable[..., DiagnoseContext]
+
+
+@pytest.mark.parametrize("code", CODES)
+def test_fires_on_positive(code: str) -> None:
+    found = run_rule(code, "positive")
+    assert found, f"{code} did not fire on fixtures/rules/{code}/positive.*"
+    for f in found:
+        assert f.evidence and all(e.text for e in f.evidence), f"{code} finding without quoted evidence"
+        assert f.explanation and f.fix
+
+
+@pytest.mark.parametrize("code", CODES)
+def test_silent_on_negative(code: str) -> None:
+    assert run_rule(code, "negative") == []
+
+
+def _codes(ctx: DiagnoseContext, *select: str) -> list[Finding]:
+    return list(classify(ctx, select=select).findings)
+
+
+def call(cid: str, tool: str, args: str, msg: int, sid: str = "s1", **kw: Any) -> dict[str, Any]:
+    attrs = f'{{"msg_index": {msg}}}'
+    return {"source": "messages", "kind": "tool_call", "tool_call_id": cid, "tool": tool, "args": args,
+            "session_id": sid, "attrs": attrs, **kw}  # fmt: skip
+
+
+def result(cid: str, msg: int, sid: str = "s1", follows: bool = True) -> dict[str, Any]:
+    attrs = f'{{"msg_index": {msg}, "follows_call": {str(follows).lower()}}}'
+    return {"source": "messages", "kind": "tool_result", "tool_call_id": cid, "detail": "ok",
+            "session_id": sid, "attrs": attrs}  # fmt: skip
+
+
+def mw(kind: str, cid: str, t: str, sid: str = "s1", **kw: Any) -> dict[str, Any]:
+    return {"source": "middleware", "kind": kind, "tool_call_id": cid, "session_id": sid,
+            "ts": f"2025-03-01T12:00:{t}Z", "tool": "book", **kw}  # fmt: skip
+
+
+def user(msg: int, sid: str = "s1") -> dict[str, Any]:
+    return {"source": "messages", "kind": "user", "detail": "hi", "session_id": sid, "attrs": f'{{"msg_index": {msg}}}'}
+
+
+# --- FL001 -------------------------------------------------------------------------------------
+
+
+def test_loop_compares_canonical_json(make_ctx: MakeCtx) -> None:
+    rows = [call("a", "w", '{"city": "Paris", "n": 1}', 1), result("a", 2),
+            call("b", "w", '{"n":1,"city":"Paris"}', 3), result("b", 4),
+            call("c", "w", '{ "city" : "Paris", "n" : 1 }', 5), result("c", 6)]  # fmt: skip
+    (f,) = _codes(make_ctx(rows), "FL001")
+    assert f.tool_call_ids == ("a", "b", "c") and dict(f.extra)["repeats"] == 3
+
+
+def test_loop_skips_calls_without_arguments_and_compares_bad_json_as_text(make_ctx: MakeCtx) -> None:
+    empty = [call(c, "list", a, i) for i, (c, a) in enumerate([("a", "{}"), ("b", ""), ("c", "{}")])]
+    assert _codes(make_ctx(empty), "FL001") == []
+    bad = [call(c, "w", "{city: Paris", i) for i, c in enumerate("abc")]
+    assert len(_codes(make_ctx(bad), "FL001")) == 1
+    mixed = [call("a", "w", "{city: Paris", 0), call("b", "w", "{city: Rome", 1), call("c", "w", "{city: Paris", 2)]
+    assert _codes(make_ctx(mixed), "FL001") == []
+
+
+def test_loop_needs_different_ids_and_one_session(make_ctx: MakeCtx) -> None:
+    replayed = [call("a", "w", '{"x": 1}', 1)] * 3  # history replayed: one call, three copies
+    assert _codes(make_ctx(replayed), "FL001") == []
+    spread = [call(c, "w", '{"x": 1}', 1, sid=s) for c, s in (("a", "s1"), ("b", "s2"), ("c", "s3"))]
+    assert _codes(make_ctx(spread), "FL001") == []
+
+
+# --- FL003 -------------------------------------------------------------------------------------
+
+
+def test_duplicate_id_in_one_turn_is_an_error_across_turns_a_warning(make_ctx: MakeCtx) -> None:
+    same_turn = [call("x", "w", '{"c": 1}', 1), call("x", "t", '{"z": 1}', 1)]
+    (f,) = _codes(make_ctx(same_turn), "FL003")
+    assert f.severity is Severity.error and dict(f.extra)["same_turn"] is True
+    later = [call("x", "w", '{"c": 1}', 1), result("x", 2), call("x", "t", '{"z": 1}', 3), result("x", 4)]
+    (g,) = _codes(make_ctx(later), "FL003")
+    assert g.severity is Severity.warning
+
+
+def test_empty_ids_are_reported(make_ctx: MakeCtx) -> None:
+    (f,) = _codes(make_ctx([call("", "w", '{"c": 1}', 1), call("", "t", '{"c": 2}', 1)]), "FL003")
+    assert f.severity is Severity.error and dict(f.extra)["empty_id"] is True
+    (g,) = _codes(make_ctx([call("", "w", '{"c": 1}', 1)]), "FL003")
+    assert g.severity is Severity.warning
+
+
+# --- FL006 -------------------------------------------------------------------------------------
+
+
+def test_unexplained_flood_only_without_a_cause(make_ctx: MakeCtx) -> None:
+    flood = mw("mw_flooded", "d", "05.000", detail="tool call cancelled because tool-call flooding was detected")
+    assert len(_codes(make_ctx([flood]), "FL006")) == 1
+    loop = [call(c, "w", '{"x": 1}', i) for i, c in enumerate("abc")]
+    assert _codes(make_ctx([*loop, flood]), "FL006") == []
+    (f,) = _codes(make_ctx([*loop, flood]), "FL001")
+    assert "flooding" in f.evidence[0].text  # the loop cites the cancellation it explains
+
+
+# --- OR001 breakpoints -------------------------------------------------------------------------
+
+CALL = call("k", "book", '{"f": 1}', 1)
+LATER = user(2)
+
+
+@pytest.mark.parametrize(
+    ("chain", "breakpoint"),
+    [
+        ([mw("mw_received", "k", "01.000")], "blocked"),
+        ([mw("mw_received", "k", "01.000"), mw("mw_request", "k", "01.100")], "no-response"),
+        ([mw("mw_request", "k", "01.100"), mw("mw_response", "k", "01.300", attrs='{"call_id": "zz"}')],
+         "response-dropped"),
+        ([mw("mw_request", "k", "01.100"), mw("mw_response", "k", "01.300"), mw("mw_dropped", "k", "01.310")],
+         "response-dropped"),
+        ([mw("mw_request", "k", "01.100"), mw("mw_response", "k", "01.300")], "not-injected"),
+        ([mw("mw_request", "k", "01.100"), mw("mw_response", "k", "01.300"), mw("mw_injected", "k", "01.400")],
+         "unknown"),
+    ],
+)
+def test_breakpoint_walk(make_ctx: MakeCtx, chain: list[dict[str, Any]], breakpoint: str) -> None:
+    (f,) = _codes(make_ctx([CALL, LATER, *chain]), "OR001")
+    assert dict(f.extra)["breakpoint"] == breakpoint
+    assert f.severity is Severity.error
+
+
+def test_conversation_only_orphan_is_unknown_error_mid_conversation(make_ctx: MakeCtx) -> None:
+    (f,) = _codes(make_ctx([CALL, LATER]), "OR001")
+    assert dict(f.extra)["breakpoint"] == "unknown" and f.severity is Severity.error
+
+
+def test_trailing_call_without_evidence_is_a_warning(make_ctx: MakeCtx) -> None:
+    (f,) = _codes(make_ctx([user(0), CALL]), "OR001")
+    assert dict(f.extra)["breakpoint"] == "unknown" and f.severity is Severity.warning
+    (g,) = _codes(make_ctx([user(0), CALL, mw("mw_received", "k", "01.000")]), "OR001")
+    assert dict(g.extra)["breakpoint"] == "blocked" and g.severity is Severity.error
+
+
+def test_empty_id_call_is_paired_by_position(make_ctx: MakeCtx) -> None:
+    rows = [user(0), call("", "w", "{}", 1), result("invented", 2, follows=False), user(3)]
+    assert _codes(make_ctx(rows), "OR001", "OR002", "OR004") == []
+
+
+def test_middleware_only_call_counts_injection_as_its_result(make_ctx: MakeCtx) -> None:
+    ok = [mw("mw_received", "m", "01.000"), mw("mw_request", "m", "01.100"),
+          mw("mw_response", "m", "01.200"), mw("mw_injected", "m", "01.300")]  # fmt: skip
+    assert _codes(make_ctx(ok), "OR001") == []
+    (f,) = _codes(make_ctx(ok[:3]), "OR001")
+    assert dict(f.extra)["breakpoint"] == "not-injected"
+
+
+# --- OR002 / OR004 -----------------------------------------------------------------------------
+
+
+def test_result_before_its_call_and_out_of_order(make_ctx: MakeCtx) -> None:
+    early = [user(0), result("k", 1, follows=False), call("k", "w", '{"a": 1}', 2)]
+    (f,) = _codes(make_ctx(early), "OR002")
+    assert "later" in f.message
+    late = [user(0), call("k", "w", '{"a": 1}', 1), user(2), result("k", 3, follows=False)]
+    assert [g.code for g in _codes(make_ctx(late), "OR")] == ["OR004"]
+
+
+def test_results_without_any_id_are_not_paired(make_ctx: MakeCtx) -> None:
+    rows = [user(0), {"source": "messages", "kind": "tool_result", "detail": "Observation: 42",
+                      "session_id": "s1", "attrs": '{"msg_index": 1, "follows_call": false}'}]  # fmt: skip
+    assert _codes(make_ctx(rows), "OR002") == []
+
+
+# --- IN002 -------------------------------------------------------------------------------------
+
+
+def test_clock_skew_against_tolerance(make_ctx: MakeCtx) -> None:
+    rows = [mw("mw_request", "k", "01.000"), {**mw("mw_request", "k", "04.000"), "source": "pcap", "kind": "http_request"}]
+    (f,) = _codes(make_ctx(rows, skews={"pcap": 3000.0, "middleware": 0.0}), "IN002")
+    assert dict(f.extra) == {"source": "pcap", "offset_ms": 3000.0}
+    assert _codes(make_ctx(rows, skews={"pcap": 400.0}), "IN002") == []

@@ -1,0 +1,348 @@
+"""HTML views: `diagnose --format html` and `timeline --format html` as one self-contained page.
+
+Per trace a swimlane timeline (SVG, `html_svg`) with the trace's findings beside it (code, name,
+severity, message, explanation, fix and the evidence lines) and a table of its calls' phases.
+All input-derived text goes through `html_page.h` (controls made visible, then escaped).
+Element ids are positional (`t1`, `t1-c3`), so the output is deterministic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, TextIO
+
+import pandas as pd
+
+from toolcall_cli import __version__
+from toolcall_cli.align.model import PHASES, CallView, TimelineReport, TraceBlock
+from toolcall_cli.core.findings import Finding
+from toolcall_cli.diagnose.base import DiagnoseReport
+from toolcall_cli.render import RenderOptions, renders
+from toolcall_cli.render.html_page import OUTCOME_STYLE, SOURCE_COLOUR, h, outcome_tag, page
+from toolcall_cli.render.html_svg import MAX_CALL_LANES, OK_FILL, fmt_ms, swimlane
+
+#: Traces drawn in full; the rest are listed by name.
+MAX_TRACES = 25
+MAX_EVIDENCE = 12
+_PHASE_LABEL = {
+    "initiation_ms": "initiation",
+    "service_ms": "tool service",
+    "injection_ms": "injection",
+    "end_to_end_ms": "end to end",
+}
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _shifted(report: TimelineReport) -> dict[str, float]:
+    return {s: v for s, v in report.skews.items() if report.corrected and abs(v) >= 0.5}
+
+
+def _skew_note(report: TimelineReport) -> str:
+    others = {s: v for s, v in report.skews.items() if s != report.reference}
+    if not any(abs(v) >= 0.5 for v in others.values()):
+        return ""
+    parts = ", ".join(
+        f"<b>{h(s)}</b> {v:+.1f} ms ({report.anchors.get(s, 0)} anchors)"
+        for s, v in sorted(others.items())
+    )
+    state = (
+        "times below are corrected" if report.corrected else "not corrected (--no-skew-correction)"
+    )
+    return (
+        f'<p class="skew">Clock offsets against <b>{h(report.reference)}</b>: {parts}; {state}. '
+        "A lane label shows the correction applied to its source.</p>"
+    )
+
+
+def _legend(sources: Iterable[str]) -> str:
+    items = [
+        f'<span><i class="sw" style="background:{SOURCE_COLOUR.get(s, "#5b6472")}"></i>'
+        f"{h(s)} event</span>"
+        for s in sources
+    ]
+    items += [
+        f'<span><i class="sw" style="background:{OK_FILL[p]}"></i>'
+        f"{_PHASE_LABEL[p]} within SLA</span>"
+        for p in ("initiation_ms", "service_ms", "injection_ms")
+    ]
+    items.append(
+        '<span><svg width="22" height="11" aria-hidden="true"><rect width="22" height="11" '
+        'fill="url(#hatch)"/></svg>phase over SLA (hatched)</span>'
+    )
+    items.append(
+        '<span><svg width="22" height="11" aria-hidden="true"><line x1="0" y1="6" x2="22" y2="6" '
+        'class="span" stroke="#8c959f" stroke-width="2" stroke-dasharray="3 3"/></svg>'
+        "seen, no phase measurable</span>"
+    )
+    items += [
+        f'<span><svg aria-hidden="true"><use href="#g-{o}"/></svg>{h(label)}</span>'
+        for o, (label, _) in OUTCOME_STYLE.items()
+    ]
+    items.append(
+        '<span><svg aria-hidden="true"><use href="#g-error"/></svg>HTTP error status</span>'
+    )
+    return f'<div class="legend" aria-label="legend">{"".join(items)}</div>'
+
+
+def _ms_cell(c: CallView, p: str) -> str:
+    v = c.phases.get(p)
+    if v is None:
+        return '<td class="num">–</td>'
+    if p in c.breaches:
+        return f'<td class="num breach">{h(fmt_ms(v))} ✗ over SLA</td>'
+    return f'<td class="num">{h(fmt_ms(v))}</td>'
+
+
+def _calls_table(calls: Sequence[CallView], cids: Sequence[str]) -> str:
+    if not calls:
+        return '<p class="note">No tool calls in this trace.</p>'
+    head = "".join(f'<th scope="col">{_PHASE_LABEL[p]}</th>' for p in PHASES)
+    rows = []
+    for c, cid in zip(calls, cids, strict=True):
+        bad = ' class="bad"' if c.outcome != "result" or c.breaches else ""
+        rows.append(
+            f'<tr id="{cid}-row" data-call="{cid}"{bad}>'
+            f"<td><code>{h(c.tool_call_id or '(empty id)', limit=80)}</code></td>"
+            f"<td>{h(c.tool or '?', limit=80)}</td><td>{outcome_tag(c.outcome)}</td>"
+            + "".join(_ms_cell(c, p) for p in PHASES)
+            + "</tr>"
+        )
+    return (
+        '<table class="calls"><caption class="note" style="text-align:left">Calls and phase '
+        "latencies (✗ = above the SLA)</caption>"
+        f'<thead><tr><th scope="col">call</th><th scope="col">tool</th><th scope="col">outcome</th>'
+        f"{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    )
+
+
+def _finding(f: Finding, cid_of: dict[str, str], fid: str) -> str:
+    sev = f.severity.value
+    cids = [cid_of[c] for c in f.tool_call_ids if c in cid_of]
+    data = f' data-calls="{" ".join(dict.fromkeys(cids))}"' if cids else ""
+    links = ""
+    if f.tool_call_ids:
+        parts = [
+            f'<a href="#{cid_of[c]}">{h(c, limit=60)}</a>'
+            if c in cid_of
+            else f"<code>{h(c, limit=60)}</code>"
+            for c in f.tool_call_ids[:20]
+        ]
+        more = f" +{len(f.tool_call_ids) - 20} more" if len(f.tool_call_ids) > 20 else ""
+        links = f'<p class="calls">calls: {" ".join(parts)}{more}</p>'
+    fix = f'<p class="fix"><b>Fix:</b> {h(f.fix)}</p>' if f.fix else ""
+    expl = f"<p>{h(f.explanation)}</p>" if f.explanation else ""
+    ev = "".join(
+        f'<li><span class="origin mono">{h(e.origin, limit=300)}</span>'
+        f"<q>{h(e.text, limit=600)}</q></li>"
+        for e in f.evidence[:MAX_EVIDENCE]
+    )
+    if len(f.evidence) > MAX_EVIDENCE:
+        ev += f"<li>… {len(f.evidence) - MAX_EVIDENCE} more (--format json has all)</li>"
+    detail = ""
+    if expl or ev:
+        opened = " open" if sev == "error" else ""
+        evl = f'<ul class="evidence">{ev}</ul>' if ev else ""
+        detail = (
+            f"<details{opened}><summary>why &amp; evidence ({len(f.evidence)})</summary>"
+            f"{expl}{evl}</details>"
+        )
+    return (
+        f'<article class="finding sev-{sev}" id="{fid}" data-code="{h(f.code)}"{data}>'
+        f'<h4><span class="sev">{sev.upper()}</span><code>{h(f.code)}</code>{h(f.name)}</h4>'
+        f"<p>{h(f.message)}</p>{links}{fix}{detail}</article>"
+    )
+
+
+def _ids(tix: int, calls: Sequence[CallView]) -> tuple[list[str], dict[str, str]]:
+    cids = [f"t{tix}-c{i + 1}" for i in range(len(calls))]
+    by_id: dict[str, str] = {}
+    for c, cid in zip(calls, cids, strict=True):
+        if c.tool_call_id:
+            by_id.setdefault(c.tool_call_id, cid)
+    return cids, by_id
+
+
+def _meta(b: TraceBlock) -> str:
+    broken = sum(c.outcome != "result" for c in b.calls)
+    slow = sum(bool(c.breaches) for c in b.calls)
+    first = b.events["ts_corrected"].min()
+    when = (
+        f"{first:%Y-%m-%d %H:%M:%S} UTC · "
+        if isinstance(first, pd.Timestamp) and not pd.isna(first)
+        else ""
+    )
+    sessions = ", ".join(b.session_ids) or "–"
+    return (
+        f'<p class="meta">{h(when)}sessions {h(sessions, limit=200)} · '
+        f"{_plural(len(b.events), 'event')} · "
+        f"{_plural(len(b.calls), 'call')}, <b>{broken} without result</b>, {slow} over SLA</p>"
+    )
+
+
+def _trace_section(
+    tix: int, b: TraceBlock, findings: Sequence[Finding] | None, shifted: dict[str, float]
+) -> str:
+    calls = b.calls
+    cids, by_id = _ids(tix, calls)
+    title = f"swimlane timeline of trace {b.trace}"
+    svg = swimlane(b, cids, by_id, shifted=shifted, title=title)
+    more = ""
+    if len(calls) > MAX_CALL_LANES:
+        more = (
+            f'<p class="note">{len(calls) - MAX_CALL_LANES} more calls are in the table below.</p>'
+        )
+    lanes = f'<div class="lanes">{svg}{more}{_calls_table(calls, cids)}</div>'
+    aside = ""
+    if findings is not None:
+        cards = "".join(_finding(f, by_id, f"t{tix}-f{i + 1}") for i, f in enumerate(findings))
+        cards = cards or '<p class="note">No findings in this trace.</p>'
+        hint = '<p class="note">Select a finding to highlight its calls.</p>' if findings else ""
+        aside = f'<aside class="findings"><h3>Findings ({len(findings)})</h3>{hint}{cards}</aside>'
+    grid = "grid" if aside else "grid solo"
+    return (
+        f'<section class="trace" id="t{tix}" data-trace="{h(b.trace)}" aria-labelledby="t{tix}-h">'
+        f'<h2 id="t{tix}-h">Trace <code>{h(b.trace, limit=120)}</code></h2>{_meta(b)}'
+        f'<div class="{grid}">{lanes}{aside}</div></section>'
+    )
+
+
+def _header(title: str, sub: str) -> str:
+    return f'<header class="top"><h1>{h(title)}</h1><p>{sub}</p></header>'
+
+
+def _footer() -> str:
+    return (
+        f"<footer>toolcall {h(__version__)} · self-contained report: "
+        "no external resources.</footer>"
+    )
+
+
+def _sources(traces: Iterable[TraceBlock]) -> list[str]:
+    seen: set[str] = set()
+    for b in traces:
+        seen.update(str(s) for s in b.events["source"].dropna().unique())
+    return [s for s in SOURCE_COLOUR if s in seen]
+
+
+# ---------------------------------------------------------------- diagnose
+
+
+def _blocks(report: DiagnoseReport) -> TimelineReport | None:
+    tl: Any = report.timeline
+    if tl is None:
+        return None
+    from toolcall_cli.align.select import select
+
+    return select(tl, limit=10**9)
+
+
+def _assign(
+    findings: Sequence[Finding], blocks: Sequence[TraceBlock]
+) -> tuple[dict[str, list[Finding]], list[Finding]]:
+    traces = {b.trace for b in blocks}
+    call_trace = {c.tool_call_id: b.trace for b in blocks for c in b.calls if c.tool_call_id}
+    per: dict[str, list[Finding]] = {}
+    loose: list[Finding] = []
+    for f in findings:
+        t = f.trace_id if f.trace_id in traces else None
+        if t is None:
+            t = next((call_trace[c] for c in f.tool_call_ids if c in call_trace), None)
+        if t is None:
+            loose.append(f)
+        else:
+            per.setdefault(t, []).append(f)
+    return per, loose
+
+
+def _banner(report: DiagnoseReport) -> str:
+    c = report.counts()
+    s = report.summary
+    counts = (
+        f'<p class="counts"><span><b>{_plural(c["error"], "error")}</b></span>'
+        f"<span>{_plural(c['warning'], 'warning')}</span><span>{_plural(c['info'], 'info')}</span>"
+        f"<span>{_plural(int(s.get('traces', 0)), 'trace')}</span>"
+        f"<span>{_plural(int(s.get('calls', 0)), 'call')}</span>"
+        f"<span>{_plural(int(s.get('events', 0)), 'event')}</span></p>"
+    )
+    if not report.findings:
+        return f'<div class="banner clean"><h2>No findings</h2>{counts}</div>'
+    top = report.findings[0]
+    calls = ", ".join(top.tool_call_ids[:6]) + (" …" if len(top.tool_call_ids) > 6 else "")
+    where = [f"trace <code>{h(top.trace_id)}</code>"] if top.trace_id else []
+    if calls:
+        where.append(f"calls {h(calls)}")
+    loc = f'<p class="note">{" · ".join(where)}</p>' if where else ""
+    fix = f'<p class="fix"><b>Fix:</b> {h(top.fix)}</p>' if top.fix else ""
+    return (
+        f'<div class="banner"><h2>Top finding: <code>{h(top.code)}</code> {h(top.name)} '
+        f"({h(top.severity.value)})</h2><p>{h(top.message)}</p>{loc}{fix}{counts}</div>"
+    )
+
+
+@renders("html", DiagnoseReport)
+def to_html(report: DiagnoseReport, out: TextIO, opts: RenderOptions) -> None:
+    """The incident report: a banner with the top finding, then per trace its swimlane and
+    findings, then findings not tied to a drawn trace."""
+    tr = _blocks(report)
+    blocks = list(tr.traces) if tr else []
+    per, loose = _assign(report.findings, blocks)
+    rank = {id(f): i for i, f in enumerate(report.findings)}
+    order = sorted(
+        range(len(blocks)),
+        key=lambda i: (
+            min((rank[id(f)] for f in per.get(blocks[i].trace, ())), default=len(rank)),
+            i,
+        ),
+    )
+    shown = [blocks[i] for i in order[:MAX_TRACES]]
+    parts = [_banner(report)]
+    if tr is not None:
+        parts.append(_skew_note(tr))
+    if shown:
+        parts.append(_legend(_sources(shown)))
+    shifted = _shifted(tr) if tr else {}
+    for tix, b in enumerate(shown, 1):
+        parts.append(_trace_section(tix, b, per.get(b.trace, []), shifted))
+    hidden = [blocks[i] for i in order[MAX_TRACES:]]
+    for b in hidden:
+        loose.extend(per.get(b.trace, []))
+    if hidden:
+        names = ", ".join(b.trace for b in hidden[:50])
+        parts.append(
+            f'<p class="note">{_plural(len(hidden), "more trace")} not drawn: '
+            f"{h(names, limit=2000)}</p>"
+        )
+    if loose:
+        cards = "".join(_finding(f, {}, f"x-f{i + 1}") for i, f in enumerate(loose))
+        parts.append(
+            '<section class="trace" id="other"><h2>Findings not tied to a drawn trace</h2>'
+            f'<aside class="findings">{cards}</aside></section>'
+        )
+    inputs = ", ".join(report.inputs) or "the store"
+    sub = f"diagnose · inputs: {h(inputs, limit=600)}"
+    body = (
+        _header("toolcall incident report", sub) + "<main>" + "".join(parts) + "</main>" + _footer()
+    )
+    out.write(page(f"toolcall diagnose — {len(report.findings)} findings", body))
+
+
+# ---------------------------------------------------------------- timeline
+
+
+@renders("html", TimelineReport)
+def to_html_timeline(report: TimelineReport, out: TextIO, opts: RenderOptions) -> None:
+    """The aligned timeline: per selected trace its swimlane and calls table."""
+    parts = [_skew_note(report)]
+    if report.traces:
+        parts.append(_legend(_sources(report.traces)))
+    else:
+        parts.append('<p class="note">No traces to show.</p>')
+    shifted = _shifted(report)
+    for tix, b in enumerate(report.traces, 1):
+        parts.append(_trace_section(tix, b, None, shifted))
+    sub = f"timeline · {len(report.traces)} of {report.total} traces shown"
+    body = _header("toolcall timeline", sub) + "<main>" + "".join(parts) + "</main>" + _footer()
+    out.write(page(f"toolcall timeline — {len(report.traces)} traces", body))
