@@ -50,6 +50,19 @@ def need_tshark() -> str:
     raise AssertionError
 
 
+def need_chromium() -> str:
+    """Headless Chromium for browser tests; a failure under CI (make setup installs it), a skip
+    elsewhere."""
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    if IN_CI:
+        pytest.fail("chromium is not installed; .ci/run (make setup) must install it")
+    pytest.skip("chromium is not installed (apt-get install chromium)")
+    raise AssertionError
+
+
 @pytest.fixture
 def corpus() -> Path:
     return need_corpus()

@@ -12,7 +12,6 @@ import gzip
 import json
 import os
 import random
-import resource
 import signal
 import subprocess
 import sys
@@ -323,7 +322,6 @@ def test_default_cap_bounds_memory(tmp_path: Path) -> None:
     assert "exceeds 1073741824 bytes" in proc.stderr and "Traceback" not in proc.stderr
     maxrss_kib = int(proc.stderr.rsplit("maxrss", 1)[1].split()[0])
     assert maxrss_kib < 2_600_000, f"peak RSS {maxrss_kib} KiB"  # the cap plus interpreter overhead
-    assert resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss < 2_600_000
 
 
 # --- pcap -------------------------------------------------------------------------------

@@ -124,8 +124,6 @@ def test_no_secret_in_any_output_or_in_the_store(bundle: Path, tmp_path: Path, t
         seen[f"timeline {fmt}"] = res.stdout + res.stderr
         res = _run(["replay", "--store", str(store), "--session-id", SESSION, "--format", fmt])
         seen[f"replay {fmt}"] = res.stdout + res.stderr
-    res = _run(["timeline", str(bundle), "--format", "json"])
-    seen["timeline paths"] = res.stdout + res.stderr
     res = _run(["replay", str(bundle), "--session-id", SESSION, "--format", "json"])
     seen["replay paths"] = res.stdout + res.stderr
     leaks = {name: _leaks(out) for name, out in seen.items() if _leaks(out)}

@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import FIXTURES, ROOT, assert_golden, run_cli
+
+from tests.conftest import FIXTURES, ROOT, assert_golden, run_cli
 
 B = "fixtures/replay/booking"
 INPUTS = [f"{B}/messages.json", f"{B}/middleware.log"]

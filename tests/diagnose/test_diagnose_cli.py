@@ -15,7 +15,9 @@ CLEAN = "fixtures/rules/OR001/negative.json"
 
 @pytest.mark.parametrize("fmt", ["table", "json", "markdown", "sarif"])
 def test_formats_golden(fmt: str, update_goldens: bool) -> None:
-    assert_golden(f"diagnose/or001_{fmt}", ["diagnose", POSITIVE, "--format", fmt], update=update_goldens)
+    assert_golden(
+        f"diagnose/or001_{fmt}", ["diagnose", POSITIVE, "--format", fmt], update=update_goldens
+    )
 
 
 @pytest.mark.parametrize(
@@ -38,7 +40,11 @@ def test_single_messages_file_alone() -> None:
     doc = json.loads(res.stdout)
     assert doc["schema_version"] == 1 and doc["tool"]["name"] == "toolcall"
     (f,) = doc["findings"]
-    assert f["code"] == "OR001" and f["breakpoint"] == "unknown" and f["tool_call_ids"] == ["call_book"]
+    assert (
+        f["code"] == "OR001"
+        and f["breakpoint"] == "unknown"
+        and f["tool_call_ids"] == ["call_book"]
+    )
     assert f["evidence"][0]["origin"].endswith("positive.json#/messages/1/tool_calls/0")
     assert '"call_book"' in f["evidence"][0]["text"]
     assert set(doc["summary"]) >= {"traces", "sessions", "calls", "events", "findings", "by_code"}
@@ -72,7 +78,9 @@ def test_output_file_and_store(tmp_path: Path) -> None:
 def test_thresholds_from_config(tmp_path: Path) -> None:
     bundle = FIXTURES / "rules" / "IN002"
     paths = [str(p) for p in sorted(bundle.glob("positive.*"))]
-    assert run_cli(["diagnose", *paths, "--select", "IN002", "-f", "json"]).exit_code == 0  # a warning
+    assert (
+        run_cli(["diagnose", *paths, "--select", "IN002", "-f", "json"]).exit_code == 0
+    )  # a warning
     loose = tmp_path / "toolcall.toml"
     loose.write_text("[tolerance]\nskew_ms = 10000\n")
     res = run_cli(["--config", str(loose), "diagnose", *paths, "--select", "IN002", "-f", "json"])
@@ -84,7 +92,8 @@ def test_hostile_text_is_neutralised_in_table_and_markdown(tmp_path: Path) -> No
     evil.write_text(json.dumps({"messages": [
         {"role": "user", "content": "x"},
         {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "c1", "type": "function", "function": {"name": "[red]boom\u001b[31m", "arguments": "{}"}}]},
+            {"id": "c1", "type": "function",
+             "function": {"name": "[red]boom\u001b[31m", "arguments": "{}"}}]},
         {"role": "user", "content": "y"}]}))  # fmt: skip
     table = run_cli(["diagnose", str(evil)])
     assert "\x1b" not in table.stdout and "\\x1b" in table.stdout

@@ -26,7 +26,9 @@ def _conversation_files() -> list[str]:
     return sorted(
         str(p.relative_to(CORPUS))
         for p in root.rglob("*")
-        if p.is_file() and not p.name.startswith(("LICENSE", "PROVENANCE")) and str(p.relative_to(CORPUS)) != TAU
+        if p.is_file()
+        and not p.name.startswith(("LICENSE", "PROVENANCE"))
+        and str(p.relative_to(CORPUS)) != TAU
     )
 
 
@@ -37,14 +39,18 @@ def _tau_findings() -> tuple[Finding, ...]:
 
 
 @pytest.mark.corpus
-@pytest.mark.parametrize("rel", _conversation_files())
-def test_conversation_diagnoses(corpus: Path, rel: str) -> None:
-    events = ingest_paths([corpus / rel]).events
-    report = diagnose_events(events)
-    assert report.summary["events"] > 0
+def test_every_conversation_diagnoses(corpus: Path) -> None:
+    files = [corpus / rel for rel in _conversation_files()]
+    assert len(files) > 40
+    result = ingest_paths(files)
+    assert {str(f.path) for f in result.files} == {str(p) for p in files}
+    assert all(f.events > 0 for f in result.files)
+    report = diagnose_events(result.events)
+    assert report.summary["sessions"] >= len(files)
     for f in report.findings:
-        assert f.evidence, f"{f.code} on {rel} has no evidence"
-        assert all(e.origin.startswith(str(corpus / rel)) for e in f.evidence)
+        assert f.evidence, f"{f.code} without evidence: {f.message}"
+        assert all(any(e.origin.startswith(str(p)) for p in files) for e in f.evidence)
+        assert all(e.text for e in f.evidence), f"{f.code}: evidence without quoted text"
 
 
 @pytest.mark.corpus
@@ -54,7 +60,9 @@ def test_tau_bench_counts_are_stable(corpus: Path, update_goldens: bool) -> None
     if update_goldens or not COUNTS.exists():
         COUNTS.write_text(json.dumps({"file": TAU, "counts": counts}, indent=2) + "\n")
     expected = json.loads(COUNTS.read_text())["counts"]
-    assert counts == expected, "tau-bench finding counts changed: review the findings, then --update-goldens"
+    assert counts == expected, (
+        "tau-bench finding counts changed: review the findings, then --update-goldens"
+    )
 
 
 @pytest.mark.corpus

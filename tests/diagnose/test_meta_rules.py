@@ -37,7 +37,9 @@ def test_codes_match_the_pattern_and_are_unique() -> None:
     assert len(codes) == len(set(codes))
     names = [RULES.get(c).name for c in codes]
     assert len(names) == len(set(names)), "rule names must be unique too"
-    assert all(re.fullmatch(r"[a-z][a-z0-9]*(-[a-z0-9]+)*", n) for n in names), "names are kebab-case"
+    assert all(re.fullmatch(r"[a-z][a-z0-9]*(-[a-z0-9]+)*", n) for n in names), (
+        "names are kebab-case"
+    )
 
 
 @pytest.mark.parametrize("code", CLASSIFIERS.names())

@@ -24,7 +24,9 @@ def test_fires_on_positive(code: str) -> None:
     found = run_rule(code, "positive")
     assert found, f"{code} did not fire on fixtures/rules/{code}/positive.*"
     for f in found:
-        assert f.evidence and all(e.text for e in f.evidence), f"{code} finding without quoted evidence"
+        assert f.evidence and all(e.text for e in f.evidence), (
+            f"{code} finding without quoted evidence"
+        )
         assert f.explanation and f.fix
 
 
@@ -39,8 +41,8 @@ def _codes(ctx: DiagnoseContext, *select: str) -> list[Finding]:
 
 def call(cid: str, tool: str, args: str, msg: int, sid: str = "s1", **kw: Any) -> dict[str, Any]:
     attrs = f'{{"msg_index": {msg}}}'
-    return {"source": "messages", "kind": "tool_call", "tool_call_id": cid, "tool": tool, "args": args,
-            "session_id": sid, "attrs": attrs, **kw}  # fmt: skip
+    return {"source": "messages", "kind": "tool_call", "tool_call_id": cid, "tool": tool,
+            "args": args, "session_id": sid, "attrs": attrs, **kw}  # fmt: skip
 
 
 def result(cid: str, msg: int, sid: str = "s1", follows: bool = True) -> dict[str, Any]:
@@ -55,7 +57,13 @@ def mw(kind: str, cid: str, t: str, sid: str = "s1", **kw: Any) -> dict[str, Any
 
 
 def user(msg: int, sid: str = "s1") -> dict[str, Any]:
-    return {"source": "messages", "kind": "user", "detail": "hi", "session_id": sid, "attrs": f'{{"msg_index": {msg}}}'}
+    return {
+        "source": "messages",
+        "kind": "user",
+        "detail": "hi",
+        "session_id": sid,
+        "attrs": f'{{"msg_index": {msg}}}',
+    }
 
 
 # --- FL001 -------------------------------------------------------------------------------------
@@ -69,19 +77,29 @@ def test_loop_compares_canonical_json(make_ctx: MakeCtx) -> None:
     assert f.tool_call_ids == ("a", "b", "c") and dict(f.extra)["repeats"] == 3
 
 
-def test_loop_skips_calls_without_arguments_and_compares_bad_json_as_text(make_ctx: MakeCtx) -> None:
-    empty = [call(c, "list", a, i) for i, (c, a) in enumerate([("a", "{}"), ("b", ""), ("c", "{}")])]
+def test_loop_skips_calls_without_arguments_and_compares_bad_json_as_text(
+    make_ctx: MakeCtx,
+) -> None:
+    empty = [
+        call(c, "list", a, i) for i, (c, a) in enumerate([("a", "{}"), ("b", ""), ("c", "{}")])
+    ]
     assert _codes(make_ctx(empty), "FL001") == []
     bad = [call(c, "w", "{city: Paris", i) for i, c in enumerate("abc")]
     assert len(_codes(make_ctx(bad), "FL001")) == 1
-    mixed = [call("a", "w", "{city: Paris", 0), call("b", "w", "{city: Rome", 1), call("c", "w", "{city: Paris", 2)]
+    mixed = [
+        call("a", "w", "{city: Paris", 0),
+        call("b", "w", "{city: Rome", 1),
+        call("c", "w", "{city: Paris", 2),
+    ]
     assert _codes(make_ctx(mixed), "FL001") == []
 
 
 def test_loop_needs_different_ids_and_one_session(make_ctx: MakeCtx) -> None:
     replayed = [call("a", "w", '{"x": 1}', 1)] * 3  # history replayed: one call, three copies
     assert _codes(make_ctx(replayed), "FL001") == []
-    spread = [call(c, "w", '{"x": 1}', 1, sid=s) for c, s in (("a", "s1"), ("b", "s2"), ("c", "s3"))]
+    spread = [
+        call(c, "w", '{"x": 1}', 1, sid=s) for c, s in (("a", "s1"), ("b", "s2"), ("c", "s3"))
+    ]
     assert _codes(make_ctx(spread), "FL001") == []
 
 
@@ -92,7 +110,12 @@ def test_duplicate_id_in_one_turn_is_an_error_across_turns_a_warning(make_ctx: M
     same_turn = [call("x", "w", '{"c": 1}', 1), call("x", "t", '{"z": 1}', 1)]
     (f,) = _codes(make_ctx(same_turn), "FL003")
     assert f.severity is Severity.error and dict(f.extra)["same_turn"] is True
-    later = [call("x", "w", '{"c": 1}', 1), result("x", 2), call("x", "t", '{"z": 1}', 3), result("x", 4)]
+    later = [
+        call("x", "w", '{"c": 1}', 1),
+        result("x", 2),
+        call("x", "t", '{"z": 1}', 3),
+        result("x", 4),
+    ]
     (g,) = _codes(make_ctx(later), "FL003")
     assert g.severity is Severity.warning
 
@@ -108,7 +131,12 @@ def test_empty_ids_are_reported(make_ctx: MakeCtx) -> None:
 
 
 def test_unexplained_flood_only_without_a_cause(make_ctx: MakeCtx) -> None:
-    flood = mw("mw_flooded", "d", "05.000", detail="tool call cancelled because tool-call flooding was detected")
+    flood = mw(
+        "mw_flooded",
+        "d",
+        "05.000",
+        detail="tool call cancelled because tool-call flooding was detected",
+    )
     assert len(_codes(make_ctx([flood]), "FL006")) == 1
     loop = [call(c, "w", '{"x": 1}', i) for i, c in enumerate("abc")]
     assert _codes(make_ctx([*loop, flood]), "FL006") == []
@@ -127,13 +155,30 @@ LATER = user(2)
     [
         ([mw("mw_received", "k", "01.000")], "blocked"),
         ([mw("mw_received", "k", "01.000"), mw("mw_request", "k", "01.100")], "no-response"),
-        ([mw("mw_request", "k", "01.100"), mw("mw_response", "k", "01.300", attrs='{"call_id": "zz"}')],
-         "response-dropped"),
-        ([mw("mw_request", "k", "01.100"), mw("mw_response", "k", "01.300"), mw("mw_dropped", "k", "01.310")],
-         "response-dropped"),
+        (
+            [
+                mw("mw_request", "k", "01.100"),
+                mw("mw_response", "k", "01.300", attrs='{"call_id": "zz"}'),
+            ],
+            "response-dropped",
+        ),
+        (
+            [
+                mw("mw_request", "k", "01.100"),
+                mw("mw_response", "k", "01.300"),
+                mw("mw_dropped", "k", "01.310"),
+            ],
+            "response-dropped",
+        ),
         ([mw("mw_request", "k", "01.100"), mw("mw_response", "k", "01.300")], "not-injected"),
-        ([mw("mw_request", "k", "01.100"), mw("mw_response", "k", "01.300"), mw("mw_injected", "k", "01.400")],
-         "unknown"),
+        (
+            [
+                mw("mw_request", "k", "01.100"),
+                mw("mw_response", "k", "01.300"),
+                mw("mw_injected", "k", "01.400"),
+            ],
+            "unknown",
+        ),
     ],
 )
 def test_breakpoint_walk(make_ctx: MakeCtx, chain: list[dict[str, Any]], breakpoint: str) -> None:
@@ -179,8 +224,9 @@ def test_result_before_its_call_and_out_of_order(make_ctx: MakeCtx) -> None:
 
 
 def test_results_without_any_id_are_not_paired(make_ctx: MakeCtx) -> None:
-    rows = [user(0), {"source": "messages", "kind": "tool_result", "detail": "Observation: 42",
-                      "session_id": "s1", "attrs": '{"msg_index": 1, "follows_call": false}'}]  # fmt: skip
+    bare = {"source": "messages", "kind": "tool_result", "detail": "Observation: 42",
+            "session_id": "s1", "attrs": '{"msg_index": 1, "follows_call": false}'}  # fmt: skip
+    rows = [user(0), bare]
     assert _codes(make_ctx(rows), "OR002") == []
 
 
@@ -188,7 +234,53 @@ def test_results_without_any_id_are_not_paired(make_ctx: MakeCtx) -> None:
 
 
 def test_clock_skew_against_tolerance(make_ctx: MakeCtx) -> None:
-    rows = [mw("mw_request", "k", "01.000"), {**mw("mw_request", "k", "04.000"), "source": "pcap", "kind": "http_request"}]
+    rows = [
+        mw("mw_request", "k", "01.000"),
+        {**mw("mw_request", "k", "04.000"), "source": "pcap", "kind": "http_request"},
+    ]
     (f,) = _codes(make_ctx(rows, skews={"pcap": 3000.0, "middleware": 0.0}), "IN002")
     assert dict(f.extra) == {"source": "pcap", "offset_ms": 3000.0}
     assert _codes(make_ctx(rows, skews={"pcap": 400.0}), "IN002") == []
+
+
+# --- FL002 / FL004 / FL005 on infrastructure rows ----------------------------------------------
+
+
+def http(kind: str, t: str, uri: str, source: str = "pcap", **kw: Any) -> dict[str, Any]:
+    attrs = f'{{"method": "POST", "uri": "{uri}"}}'
+    return {"source": source, "kind": kind, "ts": f"2025-03-01T12:00:{t}Z", "session_id": "s1",
+            "detail": f"POST {uri} HTTP/1.1", "attrs": attrs, **kw}  # fmt: skip
+
+
+def test_double_submit_by_identical_captured_bodies(make_ctx: MakeCtx) -> None:
+    twice = [http("http_request", "01.000", "/v1/chat/completions", size=900),
+             http("http_request", "04.000", "/v1/chat/completions", size=900)]  # fmt: skip
+    (f,) = _codes(make_ctx(twice), "FL002")
+    assert dict(f.extra) == {"requests": 2, "source": "pcap"}
+    answered = [twice[0], mw("mw_injected", "k", "02.000"), twice[1]]  # a tool result came between
+    assert _codes(make_ctx(answered), "FL002") == []
+    different = [twice[0], {**twice[1], "size": 1400}]
+    assert _codes(make_ctx(different), "FL002") == []
+
+
+def test_retry_after_gateway_timeout_without_ids(make_ctx: MakeCtx) -> None:
+    def line(t: str, status: int) -> dict[str, Any]:
+        return http(
+            "http_access", t, "/tools/book", source="nginx", http_status=status, tool="book"
+        )
+
+    lines = [line("05.000", 504), line("06.000", 200)]
+    (f,) = _codes(make_ctx(lines), "FL004")
+    assert "HTTP 504" in f.message
+    assert _codes(make_ctx([lines[1], {**lines[1], "ts": "2025-03-01T12:00:09Z"}]), "FL004") == []
+
+
+def test_split_session_is_an_error_only_with_a_flood(make_ctx: MakeCtx) -> None:
+    rows = [mw("mw_received", "a", "01.000", instance="mw-1"),
+            mw("mw_received", "b", "02.000", instance="mw-2")]  # fmt: skip
+    (f,) = _codes(make_ctx(rows), "FL005")
+    assert f.severity is Severity.warning and dict(f.extra)["instances"] == ["mw-1", "mw-2"]
+    said = "tool-call flooding was detected"
+    flood = mw("mw_flooded", "c", "03.000", instance="mw-2", detail=said)
+    (g,) = _codes(make_ctx([*rows, flood]), "FL005")
+    assert g.severity is Severity.error

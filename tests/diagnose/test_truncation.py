@@ -302,3 +302,10 @@ def test_quiet_on_tables_without_calls(code: str, make_ctx: Callable[..., Diagno
         "detail": "GET / HTTP/1.1",
     }
     assert _run(make_ctx([access]), code) == []
+
+
+def test_tr001_conversation_alone_that_went_on() -> None:
+    """`toolcall diagnose session.json` alone: the replay still names the rule."""
+    path = FIXTURES / "rules" / "TR001" / "positive.messages.json"
+    (f,) = diagnose_events(parse_file(path), select=["TR001"]).findings
+    assert "conversation went on" in f.message and "2025-13-01" in f.message

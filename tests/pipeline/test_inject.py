@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from replay_helpers import ctx, tc
-
+from tests.pipeline.replay_helpers import ctx, tc
 from toolcall_cli.pipeline import inject
 from toolcall_cli.pipeline.base import ResultEvidence
 

@@ -10,8 +10,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, ClassVar
 
 import pytest
-from replay_helpers import call, frame, mw
 
+from tests.pipeline.replay_helpers import call, frame, mw
 from toolcall_cli.errors import UsageError
 from toolcall_cli.pipeline import replay
 from toolcall_cli.pipeline.live import check_target, live_replay

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from replay_helpers import tc
 
+from tests.pipeline.replay_helpers import tc
 from toolcall_cli.pipeline.base import ResultEvidence
 from toolcall_cli.pipeline.observe import agrees, observe
 

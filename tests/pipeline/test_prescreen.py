@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from replay_helpers import ctx, registry, tc
 
+from tests.pipeline.replay_helpers import ctx, registry, tc
 from toolcall_cli.pipeline import prescreen
 
 

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from replay_helpers import ctx, tc
-
+from tests.pipeline.replay_helpers import ctx, tc
 from toolcall_cli.core.config import Config, Flooding
 from toolcall_cli.pipeline import ratelimit
 from toolcall_cli.pipeline.ratelimit import FLOOD_MESSAGE

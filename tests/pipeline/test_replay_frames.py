@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from replay_helpers import QUERY_DB, call, frame, mw, result, text
 
+from tests.pipeline.replay_helpers import QUERY_DB, call, frame, mw, result, text
 from toolcall_cli.core.config import Config, Flooding, config_from_dict
 from toolcall_cli.errors import UsageError
 from toolcall_cli.pipeline import PIPELINE, replay
+from toolcall_cli.pipeline.calls import extract_calls
 from toolcall_cli.pipeline.ratelimit import FLOOD_MESSAGE
 
 T0 = "2024-05-01T00:00:0{}Z"
@@ -250,3 +251,12 @@ def test_retry_response_is_judged_against_the_retry() -> None:
     rep = replay(frame(rows), session_id="s1")
     resp = rep.calls[0].stages[3]
     assert (resp.stage, resp.verdict) == ("response", "pass"), resp.reason
+
+
+def test_id_less_result_without_session_is_paired() -> None:
+    rows = [
+        {**call("c1", "query_db", '{"user_id": "1"}'), "session_id": None},
+        {**result(None), "session_id": None},
+    ]
+    calls = extract_calls(frame(rows))
+    assert calls[0].result is not None and calls[0].result.tool_call_id is None

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from replay_helpers import ctx, tc
-
+from tests.pipeline.replay_helpers import ctx, tc
 from toolcall_cli.core.config import DEFAULT, Budgets, Config
 from toolcall_cli.pipeline import response
 from toolcall_cli.pipeline.base import RequestEvidence, ResponseEvidence, Verdict

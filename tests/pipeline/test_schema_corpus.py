@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 from hypothesis.internal.conjecture import utils as cu
 from hypothesis_jsonschema import _from_schema, from_schema
-from replay_helpers import ctx, tc
 
+from tests.pipeline.replay_helpers import ctx, tc
 from toolcall_cli.lint.loaders import ToolDef, load_tools
 from toolcall_cli.pipeline import schema
 from toolcall_cli.pipeline.registry import ToolRegistry, registry_from_defs

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import orjson
-from replay_helpers import ctx, registry, tc
 
+from tests.pipeline.replay_helpers import ctx, registry, tc
 from toolcall_cli.pipeline import schema
 from toolcall_cli.pipeline.base import Verdict
 from toolcall_cli.pipeline.schema import format_checker

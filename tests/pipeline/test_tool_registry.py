@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from replay_helpers import QUERY_DB, SEND_EMAIL, frame, registry
 
+from tests.pipeline.replay_helpers import QUERY_DB, SEND_EMAIL, frame, registry
 from toolcall_cli.errors import UsageError
 from toolcall_cli.pipeline.registry import (
     normalise_schema,

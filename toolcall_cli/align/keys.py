@@ -107,6 +107,17 @@ def call_keys(events: pd.DataFrame, pairs: pd.Series) -> pd.Series:
     return tc.astype(STR)
 
 
+def _codes(cols: list[pd.Series]) -> list[np.ndarray]:
+    """Integer codes of key columns in one shared space (equal text → equal code; null → -1)."""
+    n = len(cols[0]) if cols else 0
+    if not n:
+        return [np.full(0, -1, dtype=np.int64) for _ in cols]
+    joint = pd.concat([c.reset_index(drop=True) for c in cols], ignore_index=True)
+    codes, _ = pd.factorize(joint, use_na_sentinel=True)
+    codes = np.asarray(codes, dtype=np.int64)
+    return [codes[i * n : (i + 1) * n] for i in range(len(cols))]
+
+
 def components(events: pd.DataFrame, cols: list[pd.Series] | None = None) -> np.ndarray:
     """Connected-group label per event (-1 for an event with no linking key).
 
@@ -114,40 +125,54 @@ def components(events: pd.DataFrame, cols: list[pd.Series] | None = None) -> np.
     joins those groups unless they differ in both trace and session: such an id was reused by
     another conversation, it is not the same call. A request id joins groups only while they
     name at most one trace id between them (request ids such as `req-1` get reused).
+    Everything runs on integer codes of the distinct key values.
     """
     n = len(events)
     cols = key_columns(events) if cols is None else cols
     if n == 0:
         return np.full(0, -1, dtype=np.int64)
-    traces = [cols[_TR], cols[_TP]]
-    sessions = ["s:" + _nonempty(events["session_id"])]
-    labels = _label(n, [cols[_TR], cols[_TP], cols[_PX]])
+    codes = _codes(cols)
+    (sessions,) = _codes([_nonempty(events["session_id"])])
+    traces = [codes[_TR], codes[_TP]]
+    labels = _label([codes[_TR], codes[_TP], codes[_PX]])
     for idx, need_session_clash in ((_TC, True), (_RQ, False)):
-        keys = [cols[i] for i in idx]
+        keys = [codes[i] for i in idx]
         bad = _clashes(labels, keys, traces)
         if need_session_clash:
-            bad &= _clashes(labels, keys, sessions)
-        ok = [k.where(~k.isin(sorted(bad))) if bad else k for k in keys]
-        group = pd.Series(labels, index=events.index).astype(str).radd("g:").where(labels >= 0)
-        labels = _label(n, [group, *ok])
+            bad = np.intersect1d(bad, _clashes(labels, keys, [sessions]))
+        ok = [np.where(np.isin(k, bad), -1, k) for k in keys]
+        # Group labels and key codes live in separate ranges of one node space.
+        shift = int(labels.max()) + 1 if len(labels) else 0
+        labels = _label([labels, *(np.where(k >= 0, k + shift, -1) for k in ok)])
     return labels
 
 
-def _clashes(labels: np.ndarray, keys: list[pd.Series], attrs: list[pd.Series]) -> set[str]:
-    """Key values whose rows (with the groups they are in) carry more than one attr value."""
-    n = len(labels)
-    rows = np.arange(n)
-    own = pd.concat(
-        [pd.DataFrame({"g": labels, "row": rows, "a": a.to_numpy(dtype=object)}) for a in attrs]
+def _clashes(labels: np.ndarray, keys: list[np.ndarray], attrs: list[np.ndarray]) -> np.ndarray:
+    """Key codes whose rows (with the groups they are in) carry more than one attr value."""
+    rows = np.arange(len(labels))
+    key_rows = pd.DataFrame(
+        {
+            "k": np.concatenate(keys),
+            "g": np.tile(labels, len(keys)),
+            "row": np.tile(rows, len(keys)),
+        }
     )
-    own = own[own["a"].notna()]
-    by_group = own[own["g"] >= 0][["g", "a"]].drop_duplicates()
-    key_rows = pd.concat(
-        [pd.DataFrame({"k": k.to_numpy(dtype=object), "g": labels, "row": rows}) for k in keys]
-    )
-    key_rows = key_rows[key_rows["k"].notna()]
+    key_rows = key_rows[key_rows["k"] >= 0]
+    # Only a key spread over several groups (or loose rows) can clash: check just those.
+    spread = key_rows.groupby("k")["g"].agg(["nunique", "min"])
+    spread = spread[(spread["nunique"] > 1) | (spread["min"] < 0)]
+    key_rows = key_rows[key_rows["k"].isin(spread.index)]
     if key_rows.empty:
-        return set()
+        return np.zeros(0, dtype=np.int64)
+    own = pd.DataFrame(
+        {
+            "g": np.tile(labels, len(attrs)),
+            "row": np.tile(rows, len(attrs)),
+            "a": np.concatenate(attrs),
+        }
+    )
+    own = own[own["a"] >= 0]
+    by_group = own[own["g"] >= 0][["g", "a"]].drop_duplicates()
     named = pd.concat(
         [
             key_rows[key_rows["g"] >= 0][["k", "g"]].merge(by_group, on="g")[["k", "a"]],
@@ -155,27 +180,28 @@ def _clashes(labels: np.ndarray, keys: list[pd.Series], attrs: list[pd.Series]) 
         ]
     )
     counts = named.drop_duplicates().groupby("k")["a"].size()
-    return {str(k) for k in counts[counts > 1].index}
+    return counts[counts > 1].index.to_numpy(dtype=np.int64)
 
 
-def _label(n: int, cols: list[pd.Series]) -> np.ndarray:
-    """Union-find over the distinct values of *cols*: rows sharing any value share a label."""
-    long = pd.concat(
-        [pd.DataFrame({"row": np.arange(n), "key": c.to_numpy(dtype=object)}) for c in cols],
-        ignore_index=True,
-    )
-    long = long[long["key"].notna()]
-    labels_out = np.full(n, -1, dtype=np.int64)
-    if long.empty:
-        return labels_out
-    codes, uniques = pd.factorize(long["key"])
-    rows = long["row"].to_numpy()
+def _label(cols: list[np.ndarray]) -> np.ndarray:
+    """Union-find over integer key codes: rows sharing any code share a label (-1: no key)."""
+    n = len(cols[0])
+    keys = np.concatenate(cols)
+    rows = np.tile(np.arange(n), len(cols))
+    has = keys >= 0
+    keys, rows = keys[has], rows[has]
+    out = np.full(n, -1, dtype=np.int64)
+    if not len(keys):
+        return out
+    order = np.argsort(rows, kind="stable")
+    rows, keys = rows[order], keys[order]
     # The first key of each row is its anchor; every other key of the row hooks onto it.
-    first = pd.Series(codes).groupby(rows).transform("first").to_numpy()
-    roots = _union_find(first, codes, len(uniques))
-    anchor_of_row = pd.Series(first, index=rows).groupby(level=0).first()
-    labels_out[anchor_of_row.index.to_numpy()] = roots[anchor_of_row.to_numpy()]
-    return labels_out
+    uniq_rows, first_at = np.unique(rows, return_index=True)
+    anchors = keys[first_at]
+    anchor_of_entry = anchors[np.searchsorted(uniq_rows, rows)]
+    roots = _union_find(anchor_of_entry, keys, int(keys.max()) + 1)
+    out[uniq_rows] = roots[anchors]
+    return out
 
 
 def _union_find(u: np.ndarray, v: np.ndarray, n: int) -> np.ndarray:

@@ -16,6 +16,7 @@ import pandas as pd
 
 from toolcall_cli.core.config import DEFAULT, Config
 from toolcall_cli.core.findings import Finding, Report
+from toolcall_cli.errors import UsageError
 
 if TYPE_CHECKING:  # pipeline types are only needed for annotations
     from toolcall_cli.pipeline.registry import ToolRegistry
@@ -92,7 +93,10 @@ class DiagnoseContext:
         out: dict[str, Any] = {}
         sessions = ev["session_id"].dropna().unique().tolist()
         for sid in sorted(str(s) for s in sessions):
-            rep = replay(ev, cfg=self.cfg, registry=self.registry, session_id=sid)
+            try:
+                rep = replay(ev, cfg=self.cfg, registry=self.registry, session_id=sid)
+            except UsageError:  # e.g. a session declaring one tool twice: nothing to replay
+                continue
             for call in rep.calls:
                 out.setdefault(call.tool_call_id, call)
         return out

@@ -9,6 +9,7 @@ middleware's dedupe then mistakes for a flood.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import cast
 
 import pandas as pd
 
@@ -144,10 +145,12 @@ def duplicate_call_id(ctx: DiagnoseContext) -> Iterator[Finding]:
     calls = calls.assign(_what=calls["tool"].astype(str) + "|" + calls["_canon"].fillna("{}"))
     distinct = calls.drop_duplicates(["_scope", "tool_call_id", "_what"])
     counts = distinct.groupby(["_scope", "tool_call_id"], sort=False).size()
-    suspects = {k for k, n in counts.items() if n > 1 or k[1] == ""}
+    suspects = {k for k, n in counts.items() if n > 1 or cast(tuple[str, str], k)[1] == ""}
     if not suspects:
         return
-    keys = pd.Series(list(zip(distinct["_scope"], distinct["tool_call_id"], strict=True)), index=distinct.index)
+    keys = pd.Series(
+        list(zip(distinct["_scope"], distinct["tool_call_id"], strict=True)), index=distinct.index
+    )
     distinct = distinct[keys.isin(suspects)]
     rejected = _rejected_as_duplicate(ctx)
     for (scope, cid), variants in distinct.groupby(["_scope", "tool_call_id"], sort=True):
@@ -191,7 +194,7 @@ def _empty_id(ctx: DiagnoseContext, scope: str, variants: pd.DataFrame) -> Findi
 def _rejected_as_duplicate(ctx: DiagnoseContext) -> set[str]:
     """Ids the middleware rejected or cancelled as duplicates."""
     mw = of_kind(ctx, "mw_rejected", "mw_flooded", "mw_dropped", "mw_other")
-    said = mw["detail"].fillna("").str.contains("duplicate", case=False) | attr(mw, "reason").fillna(
-        ""
-    ).astype(str).str.contains("duplicate", case=False)
+    said = mw["detail"].fillna("").str.contains("duplicate", case=False) | attr(
+        mw, "reason"
+    ).fillna("").astype(str).str.contains("duplicate", case=False)
     return {str(c) for c in mw.loc[said, "tool_call_id"].dropna()}

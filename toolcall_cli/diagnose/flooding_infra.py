@@ -227,8 +227,7 @@ def retry_duplicate(ctx: DiagnoseContext) -> Iterator[Finding]:
         yield make(
             FL004,
             ctx,
-            f"call {cid} ({tool}) "
-            f"was sent to the tool service {len(grp)} times{why} ({source})",
+            f"call {cid} ({tool}) was sent to the tool service {len(grp)} times{why} ({source})",
             cite_floods(ctx, grp),
             call_ids=[str(cid)],
             extra={"sends": len(grp), "source": str(source)},

@@ -136,8 +136,11 @@ def call_without_result(ctx: DiagnoseContext) -> Iterator[Finding]:
     chain = _chain(ctx)
     paired_empty = positional_results(ctx)
     seen: set[tuple[Any, str]] = set()
-    cols = [c for c in ("tool_call_id", "session_id", "trace", "kind", "origin", "tool") if c in calls]
-    records = calls[cols].astype(object).where(calls[cols].notna(), None).to_dict("records")
+    cols = [
+        c for c in ("tool_call_id", "session_id", "trace", "kind", "origin", "tool") if c in calls
+    ]
+    frame = calls[cols].astype(object).where(calls[cols].notna(), None)
+    records: list[dict[str, Any]] = frame.to_dict("records")  # type: ignore[assignment]
     for i, row in zip(calls.index, records, strict=True):
         cid = text(row["tool_call_id"]) or ""
         sid = text(row["session_id"])

@@ -298,7 +298,9 @@ def result_without_call(ctx: DiagnoseContext) -> Iterator[Finding]:
             OR002,
             ctx,
             f"tool result for {shown} answers no earlier call: {why}",
-            pd.concat([idx.results.loc[[i]], idx.calls.loc[[local]] if local is not None else None]),
+            pd.concat(
+                [idx.results.loc[[i]], idx.calls.loc[[local]] if local is not None else None]
+            ),
             call_ids=[cid] if cid else [],
         )
 

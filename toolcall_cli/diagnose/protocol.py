@@ -1,4 +1,7 @@
-"""Protocol defects in tool calls and results (PR001–PR007; PR004/PR005 live in response_contract).
+"""Protocol defects in tool calls and results (PR001–PR007).
+
+PR002/PR003 live in `unknown_tools.py`, PR004/PR005 in `response_contract.py`; this module
+imports both so the whole family registers with it.
 
 These rules read the calls and results as the model produced and received them: arguments
 that are not a JSON object, names outside the registry, raw payloads stuffed into the
@@ -7,8 +10,7 @@ context. PR008 (provider error messages) is in `provider_errors.py`.
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pandas as pd
@@ -21,8 +23,9 @@ from toolcall_cli.diagnose._common import make, text, with_attrs
 from toolcall_cli.diagnose._jsontext import damage, depth, looks_json
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.truncation import tools_by_call
+from toolcall_cli.diagnose.unknown_tools import BUILTIN_TOOLS, PR002, PR003  # registers PR002/3
 
-__all__ = ["PR001", "PR002", "PR003", "PR006", "PR007", "declared_tools", "registry_names"]
+__all__ = ["PR001", "PR002", "PR003", "PR006", "PR007"]
 
 PR001 = rule(
     "PR001",
@@ -46,53 +49,6 @@ Example
 Fix
   Use strict/structured outputs for tool calls, repair arguments at the edge and log the
   repair, and return a tool error that quotes the parse error so the model can retry.
-""",
-)
-
-PR002 = rule(
-    "PR002",
-    "unknown-tool",
-    Severity.error,
-    "a name not in the registry (with did-you-mean)",
-    doc="""\
-What it does
-  Compares each called tool name with the registry (`--tools`, the config's `tools`) or, when
-  none is given, with the tools the conversation declared. Names found nowhere are reported
-  once per session with a did-you-mean. Skipped when no tool list is known.
-
-Why it matters
-  The model invented or misremembered a tool; the middleware rejects the call or, worse, a
-  lenient router sends it to whatever matches.
-
-Example
-  The model calls `get_wether`; the registry has `get_weather`.
-
-Fix
-  Check the tool list sent to the model (a tool missing from this request's `tools`?), keep
-  names distinct, and answer unknown names with a tool error that lists the real ones.
-""",
-)
-
-PR003 = rule(
-    "PR003",
-    "tool-name-case-mismatch",
-    Severity.error,
-    "a name that matches a tool only ignoring case",
-    doc="""\
-What it does
-  Reports called names that equal a registered tool only when case is ignored
-  (`Get_Weather` for `get_weather`).
-
-Why it matters
-  Tool lookup is case-sensitive in most middlewares and providers; the call is rejected
-  although the model meant the right tool.
-
-Example
-  `SearchFlights` called; the registry has `searchFlights`.
-
-Fix
-  Normalise names in one place (or reject similar names at registration: `toolcall lint`
-  SC004) and keep one casing convention.
 """,
 )
 
@@ -221,117 +177,6 @@ def check_arguments_not_json(ctx: DiagnoseContext) -> Iterator[Finding]:
             rows,
             call_ids=[cid or None],
             extra={"damage": hurt.kind, "repairable": hurt.repairable},
-        )
-
-
-#: Built-in tools declared by type only, and the name calls to them carry (functionary and
-#: the Assistants API call the code interpreter `python`, with raw code as arguments).
-BUILTIN_TOOLS = {"code_interpreter": "python"}
-
-
-def tool_names(defs: Iterable[Any]) -> set[str]:
-    """Names in raw tool definitions (OpenAI, legacy functions, Anthropic, MCP, Bedrock)."""
-    out: set[str] = set()
-    for d in defs:
-        if not isinstance(d, dict):
-            continue
-        if d.get("type") in BUILTIN_TOOLS and "name" not in d:
-            out.add(BUILTIN_TOOLS[str(d["type"])])
-            continue
-        inner = d.get("function") if isinstance(d.get("function"), dict) else d.get("toolSpec", d)
-        name = inner.get("name") if isinstance(inner, dict) else None
-        if isinstance(name, str) and name:
-            out.add(name)
-    return out
-
-
-def declared_tools(ev: pd.DataFrame) -> dict[str, set[str]]:
-    """session_id → tool names the conversation declared (`system` events with attrs.tools)."""
-    out: dict[str, set[str]] = {}
-    sys_rows = ev[ev["kind"] == "system"]
-    for sid, a in zip(sys_rows["session_id"], sys_rows["_attrs"], strict=True):
-        tools = a.get("tools")
-        if isinstance(tools, list) and pd.notna(sid):
-            out.setdefault(str(sid), set()).update(tool_names(tools))
-    return out
-
-
-def registry_names(registry: Any) -> set[str]:
-    """Tool names of a pipeline ToolRegistry (duck-typed: `names()`, `tools`, or iteration)."""
-    if registry is None:
-        return set()
-    names = getattr(registry, "names", None)
-    got: Any = names() if callable(names) else names
-    if got is None:
-        got = getattr(registry, "tools", None)
-    if isinstance(got, dict):
-        return {str(k) for k in got}
-    if got is None:
-        return set()
-    return {str(getattr(t, "name", t)) for t in got}
-
-
-def _name_checks(ctx: DiagnoseContext) -> list[tuple[str, str, str, str | None, pd.DataFrame]]:
-    """(code, session, name, suggestion, rows) for unknown and case-mismatched names."""
-
-    def build() -> list[tuple[str, str, str, str | None, pd.DataFrame]]:
-        ev = with_attrs(ctx)
-        declared = declared_tools(ev)
-        reg = registry_names(ctx.registry)
-        calls = _calls(ctx)
-        calls = calls[calls["tool"].notna() & (calls["tool"] != "")]
-        out: list[tuple[str, str, str, str | None, pd.DataFrame]] = []
-        for (sid, name), rows in calls.groupby([calls["session_id"].fillna(""), "tool"], sort=True):
-            known = reg | declared.get(str(sid), set())
-            if not known or name in known:
-                continue
-            lower = {k.lower(): k for k in sorted(known)}
-            if str(name).lower() in lower:
-                out.append(("PR003", str(sid), str(name), lower[str(name).lower()], rows))
-                continue
-            close = difflib.get_close_matches(str(name), sorted(known), n=1, cutoff=0.6)
-            out.append(("PR002", str(sid), str(name), close[0] if close else None, rows))
-        return out
-
-    return ctx.memo("protocol:name_checks", build)
-
-
-@CLASSIFIERS.register(PR002.code)
-def check_unknown_tool(ctx: DiagnoseContext) -> Iterator[Finding]:
-    """PR002: one finding per (session, unknown name), with a did-you-mean."""
-    for code, sid, name, hint, rows in _name_checks(ctx):
-        if code != "PR002":
-            continue
-        ids = [t for c in rows["tool_call_id"] if (t := text(c))]
-        mean = f"; did you mean {hint!r}?" if hint else ""
-        yield make(
-            PR002,
-            ctx,
-            f"{len(rows)} call(s) to {name!r}, which is not a known tool{mean}",
-            rows,
-            call_ids=ids,
-            session_id=sid or None,
-            tool=name,
-            extra={"did_you_mean": hint},
-        )
-
-
-@CLASSIFIERS.register(PR003.code)
-def check_name_case(ctx: DiagnoseContext) -> Iterator[Finding]:
-    """PR003: one finding per (session, name) that matches a tool only ignoring case."""
-    for code, sid, name, hint, rows in _name_checks(ctx):
-        if code != "PR003":
-            continue
-        ids = [t for c in rows["tool_call_id"] if (t := text(c))]
-        yield make(
-            PR003,
-            ctx,
-            f"{len(rows)} call(s) to {name!r}; the tool is named {hint!r} (case-sensitive)",
-            rows,
-            call_ids=ids,
-            session_id=sid or None,
-            tool=name,
-            extra={"tool_name": hint},
         )
 
 

@@ -183,12 +183,15 @@ def breached_phases(
 def check_sla_breach(ctx: DiagnoseContext) -> Iterator[Finding]:
     """TM002: one finding per call with the phases above their SLA."""
     ev = ctx.events()
+    by_call: dict[Any, Any] | None = None  # call id → row positions, built once (not a scan per call)
     for call in ctx.timeline.calls:
         breaches = breached_phases(call.phases, ctx.cfg.sla)
         if not breaches:
             continue
         cid = call.tool_call_id
-        rows = ev[ev["tool_call_id"] == cid] if cid else ev.iloc[0:0]
+        if by_call is None:
+            by_call = ev.groupby("tool_call_id", sort=False, dropna=True, observed=True).indices
+        rows = ev.iloc[by_call[cid]] if cid and cid in by_call else ev.iloc[0:0]
         listed = ", ".join(
             f"{n.removesuffix('_ms').replace('_', ' ')} {v:,.0f} ms (SLA {lim:,.0f} ms)"
             for n, v, lim in breaches

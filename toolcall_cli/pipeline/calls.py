@@ -16,7 +16,7 @@ counted from the nearest call before it that has a real time (or back from the n
 from __future__ import annotations
 
 import itertools
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
@@ -36,11 +36,6 @@ WIRE_CALL_KINDS: Final = ("mw_received", "mw_rejected", "mw_flooded", "mw_reques
 _SOURCE_RANK: Final = {"messages": 0, "pcap": 1, "middleware": 2, "nginx": 3}
 
 
-_s = text
-_attrs = attrs_of
-_int = integer
-
-
 @dataclass(slots=True)
 class _Draft:
     row: Any
@@ -55,7 +50,7 @@ def extract_calls(scope: pd.DataFrame) -> list[ToolCall]:
     ev = ev.assign(t_=ev[tcol], rank_=ev["source"].astype(object).map(_SOURCE_RANK).fillna(9))
     by_id: dict[str, list[Any]] = defaultdict(list)
     for row in ev.itertuples(index=False):
-        if _s(row.tool_call_id):
+        if text(row.tool_call_id):
             by_id[str(row.tool_call_id)].append(row)
     drafts = _drafts(ev, by_id)
     wire = bool(ev["source"].isin(["middleware", "pcap"]).any())
@@ -63,7 +58,9 @@ def extract_calls(scope: pd.DataFrame) -> list[ToolCall]:
     last = _last_messages(ev)
     ranks = _dup_ranks(drafts)
     calls = [
-        _build(d, by_id.get(_s(d.row.tool_call_id) or "", []), results.get(i), wire, last, ranks[i])
+        _build(
+            d, by_id.get(text(d.row.tool_call_id) or "", []), results.get(i), wire, last, ranks[i]
+        )
         for i, d in enumerate(drafts)
     ]
     return _order(calls)
@@ -71,11 +68,12 @@ def extract_calls(scope: pd.DataFrame) -> list[ToolCall]:
 
 def _dup_ranks(drafts: list[_Draft]) -> list[int | None]:
     """For calls sharing an id: 0 for the first, 1, 2... for later ones; None when unshared."""
-    ids = [_s(d.row.tool_call_id) or "" for d in drafts]
+    ids = [text(d.row.tool_call_id) or "" for d in drafts]
+    counts = Counter(ids)
     seen: dict[str, int] = {}
     out: list[int | None] = []
     for cid in ids:
-        shared = bool(cid) and ids.count(cid) > 1
+        shared = bool(cid) and counts[cid] > 1
         out.append(seen.get(cid, 0) if shared else None)
         seen[cid] = seen.get(cid, 0) + 1
     return out
@@ -85,10 +83,10 @@ def _last_messages(ev: pd.DataFrame) -> dict[str, tuple[int, int]]:
     """Per session: the highest message index, and the highest seq of a non-call message."""
     out: dict[str, tuple[int, int]] = {}
     for row in ev[ev["source"] == "messages"].itertuples(index=False):
-        idx = _int(_attrs(row.attrs).get("msg_index"))
-        seq = _int(row.seq) or 0 if row.kind != "tool_call" else -1
-        prev = out.get(_s(row.session_id) or "", (-1, -1))
-        out[_s(row.session_id) or ""] = (
+        idx = integer(attrs_of(row.attrs).get("msg_index"))
+        seq = integer(row.seq) or 0 if row.kind != "tool_call" else -1
+        prev = out.get(text(row.session_id) or "", (-1, -1))
+        out[text(row.session_id) or ""] = (
             max(prev[0], idx if idx is not None else -1),
             max(prev[1], seq),
         )
@@ -100,13 +98,13 @@ def _drafts(ev: pd.DataFrame, by_id: dict[str, list[Any]]) -> list[_Draft]:
     out: list[_Draft] = []
     seen: set[tuple[str, str | None, str | None]] = set()
     for row in tc.itertuples(index=False):
-        cid = _s(row.tool_call_id) or ""
-        key = (cid, _s(row.tool), _s(row.args))
+        cid = text(row.tool_call_id) or ""
+        key = (cid, text(row.tool), text(row.args))
         if cid and key in seen:
             continue
         seen.add(key)
-        out.append(_Draft(row, _attrs(row.attrs), str(row.source) == "messages"))
-    have = {_s(d.row.tool_call_id) for d in out}
+        out.append(_Draft(row, attrs_of(row.attrs), str(row.source) == "messages"))
+    have = {text(d.row.tool_call_id) for d in out}
     for cid, rows in by_id.items():
         if cid in have:
             continue
@@ -114,28 +112,28 @@ def _drafts(ev: pd.DataFrame, by_id: dict[str, list[Any]]) -> list[_Draft]:
         if wire_rows:
             best = sorted(
                 wire_rows,
-                key=lambda r: (r.args is None or r.args is pd.NA, WIRE_CALL_KINDS.index(r.kind)),
+                key=lambda r: (text(r.args) is None, WIRE_CALL_KINDS.index(r.kind)),
             )
-            out.append(_Draft(best[0], _attrs(best[0].attrs), False))
+            out.append(_Draft(best[0], attrs_of(best[0].attrs), False))
     return out
 
 
 def _pair_results(ev: pd.DataFrame, drafts: list[_Draft]) -> dict[int, ResultEvidence]:
     """Results by call: matched on id; id-less or stray results paired by position."""
-    ids = {_s(d.row.tool_call_id) for d in drafts if _s(d.row.tool_call_id)}
+    ids = {text(d.row.tool_call_id) for d in drafts if text(d.row.tool_call_id)}
     res = ev[(ev["kind"] == "tool_result")].sort_values(["rank_", "seq"], kind="stable")
     out: dict[int, ResultEvidence] = {}
     by_id: dict[str, ResultEvidence] = {}
     strays: list[Any] = []
     for row in res.itertuples(index=False):
-        cid = _s(row.tool_call_id)
-        ev_ = ResultEvidence(str(row.origin), cid, _attrs(row.attrs).get("follows_call"))
+        cid = text(row.tool_call_id)
+        ev_ = ResultEvidence(str(row.origin), cid, attrs_of(row.attrs).get("follows_call"))
         if cid and cid in ids:
             by_id.setdefault(cid, ev_)
         elif row.source == "messages":
             strays.append((row, ev_))
     for i, d in enumerate(drafts):
-        cid = _s(d.row.tool_call_id)
+        cid = text(d.row.tool_call_id)
         if cid and cid in by_id:
             out[i] = by_id[cid]
     for row, ev_ in strays:  # the first earlier call of the same conversation without a result
@@ -143,8 +141,8 @@ def _pair_results(ev: pd.DataFrame, drafts: list[_Draft]) -> dict[int, ResultEvi
             if (
                 i not in out
                 and d.from_messages
-                and d.row.session_id == row.session_id
-                and d.row.seq < row.seq
+                and text(d.row.session_id) == text(row.session_id)
+                and int(d.row.seq) < int(row.seq)
             ):
                 out[i] = ev_
                 break
@@ -163,32 +161,33 @@ def _build(
     kinds = split_kinds({str(r.kind) for r in rows} | {str(row.kind)}, rank)
     later_dup = rank is not None and rank > 0
     resp, answer = (None, None) if later_dup else response_of(rows)
-    times = [r.t_ for r in rows if _s(r.t_) is not None]
-    if _s(row.t_) is not None:
+    times = [r.t_ for r in rows if text(r.t_) is not None]
+    if text(row.t_) is not None:
         times.append(row.t_)
     now = min(times) if times else None
     later = False
     if d.from_messages:  # did the conversation go on after this call's assistant message?
-        max_idx, max_seq = last.get(_s(row.session_id) or "", (-1, -1))
-        idx = _int(d.attrs.get("msg_index"))
+        max_idx, max_seq = last.get(text(row.session_id) or "", (-1, -1))
+        idx = integer(d.attrs.get("msg_index"))
         later = max_idx > idx if idx is not None and max_idx >= 0 else max_seq > int(row.seq)
-    recorded_args = _s(row.args) is not None or row.kind == "tool_call"
+    recorded_args = text(row.args) is not None or row.kind == "tool_call"
     return ToolCall(
-        tool_call_id=_s(row.tool_call_id) or "",
-        tool=_s(row.tool) or next((_s(r.tool) for r in rows if _s(r.tool)), None),
-        args=_s(row.args),
+        tool_call_id=text(row.tool_call_id) or "",
+        tool=text(row.tool) or next((text(r.tool) for r in rows if text(r.tool)), None),
+        args=text(row.args),
         origin=str(row.origin),
         source=str(row.source),
-        session_id=_s(row.session_id)
-        or next((_s(r.session_id) for r in rows if _s(r.session_id)), None),
-        trace_id=_s(row.trace_id) or next((_s(r.trace_id) for r in rows if _s(r.trace_id)), None),
+        session_id=text(row.session_id)
+        or next((text(r.session_id) for r in rows if text(r.session_id)), None),
+        trace_id=text(row.trace_id)
+        or next((text(r.trace_id) for r in rows if text(r.trace_id)), None),
         order=0,
-        turn=_int(d.attrs.get("turn", d.attrs.get("msg_index"))) if d.from_messages else None,
+        turn=integer(d.attrs.get("turn", d.attrs.get("msg_index"))) if d.from_messages else None,
         clock=float(now.value) / 1e9 if now is not None else 0.0,
         clock_kind="events" if now is not None else "synthetic",
         now=now,
-        protocol=_s(d.attrs.get("protocol")),
-        args_type=_s(d.attrs.get("args_type")) if recorded_args else "unrecorded",
+        protocol=text(d.attrs.get("protocol")),
+        args_type=text(d.attrs.get("args_type")) if recorded_args else "unrecorded",
         request=None if later_dup else request_of(rows, answer),
         response=resp,
         result=None if later_dup else result,

@@ -145,5 +145,7 @@ def to_sarif(report: DiagnoseReport, out: TextIO, opts: RenderOptions) -> None:
     from toolcall_cli.diagnose import CLASSIFIERS
 
     rules = [r for code, r in RULES.items() if code in CLASSIFIERS]
-    log = sarif_log(report.findings, rules, tool_name="toolcall", version=__version__, root=Path.cwd())
+    log = sarif_log(
+        report.findings, rules, tool_name="toolcall", version=__version__, root=Path.cwd()
+    )
     out.write(pretty(log) + "\n")

@@ -83,6 +83,8 @@ code,.mono{font-family:ui-monospace,"DejaVu Sans Mono",Menlo,Consolas,monospace;
 .banner{background:var(--card);border:1px solid var(--line);border-left:6px solid var(--err);
 border-radius:6px;padding:10px 14px;margin-bottom:14px}
 .banner.clean{border-left-color:var(--ok)}
+.banner.sev-warning{border-left-color:#d4a72c}
+.banner.sev-info{border-left-color:var(--info)}
 .banner h2{margin:0 0 4px;font-size:16px}
 .banner p{margin:2px 0}
 .counts span{display:inline-block;margin-right:14px}
@@ -121,6 +123,11 @@ color:#fff;background:var(--info)}
 .finding p{margin:5px 0}
 .fix{background:#dafbe1;border-radius:4px;padding:4px 8px}
 .finding .calls a{margin-right:6px}
+a.code{font:600 11.5px ui-monospace,"DejaVu Sans Mono",monospace;padding:0 4px;border-radius:3px;
+  background:#ddf4ff;text-decoration:none;white-space:nowrap}
+a.code.sev-error{background:#ffebe9;color:var(--err)}
+a.code.sev-warning{background:#fff8c5;color:var(--warn)}
+article.finding:target{outline:3px solid #0969da}
 ul.evidence{list-style:none;margin:4px 0;padding:0}
 ul.evidence li{border-left:3px solid var(--line);padding:2px 8px;margin:3px
   0;overflow-wrap:anywhere}
@@ -185,6 +192,13 @@ SCRIPT = """(function () {
       if (ev.key === 'Enter' || ev.key === ' ') { ev.preventDefault(); focus(card); }
     });
   });
+  function fromHash() {
+    var id = decodeURIComponent(location.hash.slice(1));
+    var card = id ? document.getElementById(id) : null;
+    if (card && card.matches('article.finding[data-calls]') && card !== active) { focus(card); }
+  }
+  window.addEventListener('hashchange', fromHash);
+  fromHash();
   document.body.setAttribute('data-ready', 'true');
 })();
 """

@@ -58,6 +58,7 @@ class Scale:
 
     t0: pd.Timestamp | None
     span_ms: float
+    origin: pd.Timestamp | None = None  # the trace's first clocked event: "+0 ms" on the axis
 
     def x(self, ts: Any) -> float | None:
         """The x of *ts* (None when it has no time)."""
@@ -75,7 +76,7 @@ def scale_of(events: pd.DataFrame) -> Scale:
     lo, hi = ts.min(), ts.max()
     span = max((hi - lo).total_seconds() * 1000.0, 1.0)
     pad = span * 0.03
-    return Scale(lo - pd.Timedelta(milliseconds=pad), span + 2 * pad)
+    return Scale(lo - pd.Timedelta(milliseconds=pad), span + 2 * pad, lo)
 
 
 def _nice_step(span_ms: float) -> float:
@@ -107,7 +108,7 @@ def _s(v: Any) -> str:
 def describe(ev: Any) -> str:
     """One line about an event for its hover text."""
     parts = [f"{ev.source} {ev.kind}"]
-    for v in (ev.tool, ev.status):
+    for v in (ev.tool, ev.status, ev.instance):
         if _s(v):
             parts.append(_s(v))
     if _s(ev.http_status):
@@ -154,13 +155,13 @@ def _axis(sc: Scale, height: int) -> list[str]:
         )
         return out
     step = _nice_step(sc.span_ms)
-    start = sc.t0
+    start = sc.origin if sc.origin is not None else sc.t0
     out.append(
-        f'<text x="8" y="14" class="ticklbl">t0 {h(start.strftime("%Y-%m-%d %H:%M:%S.%f")[:-3])}'
-        " UTC</text>"
+        f'<text x="8" y="{AXIS_H - 12}" class="ticklbl">t0 = '
+        f'{h(start.strftime("%H:%M:%S.%f")[:-3])} UTC</text>'
     )
     k = 0
-    while k * step <= sc.span_ms:
+    while k * step <= sc.span_ms * 0.97:
         x = sc.x(start + pd.Timedelta(milliseconds=k * step))
         assert x is not None
         out.append(
@@ -254,7 +255,7 @@ def _call_lane(
         out.append(f'<rect x="0" y="{y}" width="{WIDTH}" height="{LANE_H}" class="{lanecls}"/>')
     out.append(
         f'<text x="8" y="{mid + 4:.1f}" class="{"lbl-bad" if bad else "lbl"}">'
-        f"{h(name, limit=30, one_line=True)}</text>"
+        f"{h(name, limit=25, one_line=True)}</text>"
     )
     x_end: float | None = None
     drawn = 0

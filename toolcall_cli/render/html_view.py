@@ -8,7 +8,7 @@ Element ids are positional (`t1`, `t1-c3`), so the output is deterministic.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TextIO
 
 import pandas as pd
@@ -41,8 +41,8 @@ def _shifted(report: TimelineReport) -> dict[str, float]:
 
 
 def _skew_note(report: TimelineReport) -> str:
-    others = {s: v for s, v in report.skews.items() if s != report.reference}
-    if not any(abs(v) >= 0.5 for v in others.values()):
+    others = {s: v for s, v in report.skews.items() if s != report.reference and abs(v) >= 0.5}
+    if not others:
         return ""
     parts = ", ".join(
         f"<b>{h(s)}</b> {v:+.1f} ms ({report.anchors.get(s, 0)} anchors)"
@@ -96,10 +96,23 @@ def _ms_cell(c: CallView, p: str) -> str:
     return f'<td class="num">{h(fmt_ms(v))}</td>'
 
 
-def _calls_table(calls: Sequence[CallView], cids: Sequence[str]) -> str:
+def _codes_cell(refs: Sequence[tuple[str, str, str]]) -> str:
+    links = " ".join(
+        f'<a class="code sev-{sev}" href="#{fid}">{h(code)}</a>' for code, fid, sev in refs
+    )
+    return f"<td>{links or '–'}</td>"
+
+
+def _calls_table(
+    calls: Sequence[CallView],
+    cids: Sequence[str],
+    refs: Mapping[str, list[tuple[str, str, str]]] | None,
+) -> str:
     if not calls:
         return '<p class="note">No tool calls in this trace.</p>'
     head = "".join(f'<th scope="col">{_PHASE_LABEL[p]}</th>' for p in PHASES)
+    if refs is not None:
+        head += '<th scope="col">findings</th>'
     rows = []
     for c, cid in zip(calls, cids, strict=True):
         bad = ' class="bad"' if c.outcome != "result" or c.breaches else ""
@@ -108,6 +121,7 @@ def _calls_table(calls: Sequence[CallView], cids: Sequence[str]) -> str:
             f"<td><code>{h(c.tool_call_id or '(empty id)', limit=80)}</code></td>"
             f"<td>{h(c.tool or '?', limit=80)}</td><td>{outcome_tag(c.outcome)}</td>"
             + "".join(_ms_cell(c, p) for p in PHASES)
+            + (_codes_cell(refs.get(cid, [])) if refs is not None else "")
             + "</tr>"
         )
     return (
@@ -194,7 +208,13 @@ def _trace_section(
         more = (
             f'<p class="note">{len(calls) - MAX_CALL_LANES} more calls are in the table below.</p>'
         )
-    lanes = f'<div class="lanes">{svg}{more}{_calls_table(calls, cids)}</div>'
+    refs: dict[str, list[tuple[str, str, str]]] | None = None
+    if findings is not None:
+        refs = {}
+        for i, f in enumerate(findings):
+            for cid in dict.fromkeys(by_id[c] for c in f.tool_call_ids if c in by_id):
+                refs.setdefault(cid, []).append((f.code, f"t{tix}-f{i + 1}", f.severity.value))
+    lanes = f'<div class="lanes">{svg}{more}{_calls_table(calls, cids, refs)}</div>'
     aside = ""
     if findings is not None:
         cards = "".join(_finding(f, by_id, f"t{tix}-f{i + 1}") for i, f in enumerate(findings))
@@ -277,7 +297,8 @@ def _banner(report: DiagnoseReport) -> str:
     loc = f'<p class="note">{" · ".join(where)}</p>' if where else ""
     fix = f'<p class="fix"><b>Fix:</b> {h(top.fix)}</p>' if top.fix else ""
     return (
-        f'<div class="banner"><h2>Top finding: <code>{h(top.code)}</code> {h(top.name)} '
+        f'<div class="banner sev-{h(top.severity.value)}">'
+        f"<h2>Top finding: <code>{h(top.code)}</code> {h(top.name)} "
         f"({h(top.severity.value)})</h2><p>{h(top.message)}</p>{loc}{fix}{counts}</div>"
     )
 

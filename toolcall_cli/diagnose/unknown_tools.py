@@ -1,0 +1,184 @@
+"""Tool names the registry does not know (PR002) or knows only ignoring case (PR003).
+
+Part of the protocol family (`protocol.py` imports this module to register it). The known
+names are the registry's (`--tools`, config `tools`) plus the tools each conversation
+declared; without either, the rules stay silent.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import pandas as pd
+
+from toolcall_cli.core.findings import Finding, Severity, rule
+from toolcall_cli.diagnose import CLASSIFIERS
+from toolcall_cli.diagnose._common import make, text, with_attrs
+from toolcall_cli.diagnose.base import DiagnoseContext
+
+__all__ = ["BUILTIN_TOOLS", "PR002", "PR003", "declared_tools", "registry_names", "tool_names"]
+
+PR002 = rule(
+    "PR002",
+    "unknown-tool",
+    Severity.error,
+    "a name not in the registry (with did-you-mean)",
+    doc="""\
+What it does
+  Compares each called tool name with the registry (`--tools`, the config's `tools`) or, when
+  none is given, with the tools the conversation declared. Names found nowhere are reported
+  once per session with a did-you-mean. Skipped when no tool list is known.
+
+Why it matters
+  The model invented or misremembered a tool; the middleware rejects the call or, worse, a
+  lenient router sends it to whatever matches.
+
+Example
+  The model calls `get_wether`; the registry has `get_weather`.
+
+Fix
+  Check the tool list sent to the model (a tool missing from this request's `tools`?), keep
+  names distinct, and answer unknown names with a tool error that lists the real ones.
+""",
+)
+
+PR003 = rule(
+    "PR003",
+    "tool-name-case-mismatch",
+    Severity.error,
+    "a name that matches a tool only ignoring case",
+    doc="""\
+What it does
+  Reports called names that equal a registered tool only when case is ignored
+  (`Get_Weather` for `get_weather`).
+
+Why it matters
+  Tool lookup is case-sensitive in most middlewares and providers; the call is rejected
+  although the model meant the right tool.
+
+Example
+  `SearchFlights` called; the registry has `searchFlights`.
+
+Fix
+  Normalise names in one place (or reject similar names at registration: `toolcall lint`
+  SC004) and keep one casing convention.
+""",
+)
+
+
+def _calls(ctx: DiagnoseContext) -> pd.DataFrame:
+    ev = with_attrs(ctx)
+    return ev[ev["kind"].isin(["tool_call", "mw_received"])]
+
+
+#: Built-in tools declared by type only, and the name calls to them carry (functionary and
+#: the Assistants API call the code interpreter `python`, with raw code as arguments).
+BUILTIN_TOOLS = {"code_interpreter": "python"}
+
+
+def tool_names(defs: Iterable[Any]) -> set[str]:
+    """Names in raw tool definitions (OpenAI, legacy functions, Anthropic, MCP, Bedrock)."""
+    out: set[str] = set()
+    for d in defs:
+        if not isinstance(d, dict):
+            continue
+        if d.get("type") in BUILTIN_TOOLS and "name" not in d:
+            out.add(BUILTIN_TOOLS[str(d["type"])])
+            continue
+        inner = d.get("function") if isinstance(d.get("function"), dict) else d.get("toolSpec", d)
+        name = inner.get("name") if isinstance(inner, dict) else None
+        if isinstance(name, str) and name:
+            out.add(name)
+    return out
+
+
+def declared_tools(ev: pd.DataFrame) -> dict[str, set[str]]:
+    """session_id → tool names the conversation declared (`system` events with attrs.tools)."""
+    out: dict[str, set[str]] = {}
+    sys_rows = ev[ev["kind"] == "system"]
+    for sid, a in zip(sys_rows["session_id"], sys_rows["_attrs"], strict=True):
+        tools = a.get("tools")
+        if isinstance(tools, list) and pd.notna(sid):
+            out.setdefault(str(sid), set()).update(tool_names(tools))
+    return out
+
+
+def registry_names(registry: Any) -> set[str]:
+    """Tool names of a pipeline ToolRegistry (duck-typed: `names()`, `tools`, or iteration)."""
+    if registry is None:
+        return set()
+    names = getattr(registry, "names", None)
+    got: Any = names() if callable(names) else names
+    if got is None:
+        got = getattr(registry, "tools", None)
+    if isinstance(got, dict):
+        return {str(k) for k in got}
+    if got is None:
+        return set()
+    return {str(getattr(t, "name", t)) for t in got}
+
+
+def _name_checks(ctx: DiagnoseContext) -> list[tuple[str, str, str, str | None, pd.DataFrame]]:
+    """(code, session, name, suggestion, rows) for unknown and case-mismatched names."""
+
+    def build() -> list[tuple[str, str, str, str | None, pd.DataFrame]]:
+        ev = with_attrs(ctx)
+        declared = declared_tools(ev)
+        reg = registry_names(ctx.registry)
+        calls = _calls(ctx)
+        calls = calls[calls["tool"].notna() & (calls["tool"] != "")]
+        out: list[tuple[str, str, str, str | None, pd.DataFrame]] = []
+        for (sid, name), rows in calls.groupby([calls["session_id"].fillna(""), "tool"], sort=True):
+            known = reg | declared.get(str(sid), set())
+            if not known or name in known:
+                continue
+            lower = {k.lower(): k for k in sorted(known)}
+            if str(name).lower() in lower:
+                out.append(("PR003", str(sid), str(name), lower[str(name).lower()], rows))
+                continue
+            close = difflib.get_close_matches(str(name), sorted(known), n=1, cutoff=0.6)
+            out.append(("PR002", str(sid), str(name), close[0] if close else None, rows))
+        return out
+
+    return ctx.memo("protocol:name_checks", build)
+
+
+@CLASSIFIERS.register(PR002.code)
+def check_unknown_tool(ctx: DiagnoseContext) -> Iterator[Finding]:
+    """PR002: one finding per (session, unknown name), with a did-you-mean."""
+    for code, sid, name, hint, rows in _name_checks(ctx):
+        if code != "PR002":
+            continue
+        ids = [t for c in rows["tool_call_id"] if (t := text(c))]
+        mean = f"; did you mean {hint!r}?" if hint else ""
+        yield make(
+            PR002,
+            ctx,
+            f"{len(ids) or len(rows)} call(s) to {name!r}, which is not a known tool{mean}",
+            rows,
+            call_ids=ids,
+            session_id=sid or None,
+            tool=name,
+            extra={"did_you_mean": hint},
+        )
+
+
+@CLASSIFIERS.register(PR003.code)
+def check_name_case(ctx: DiagnoseContext) -> Iterator[Finding]:
+    """PR003: one finding per (session, name) that matches a tool only ignoring case."""
+    for code, sid, name, hint, rows in _name_checks(ctx):
+        if code != "PR003":
+            continue
+        ids = [t for c in rows["tool_call_id"] if (t := text(c))]
+        yield make(
+            PR003,
+            ctx,
+            f"{len(ids) or len(rows)} call(s) to {name!r}; the tool is {hint!r} (case-sensitive)",
+            rows,
+            call_ids=ids,
+            session_id=sid or None,
+            tool=name,
+            extra={"tool_name": hint},
+        )
