@@ -149,10 +149,19 @@ def test_no_redact_shows_the_planted_secrets(bundle: Path, tshark: str) -> None:
     assert SK in res.stdout  # quotes too are raw when redaction is off
 
 
-def test_user_patterns_reach_evidence_quotes(tmp_path: Path) -> None:
+def test_user_patterns_and_json_paths_reach_evidence_quotes(tmp_path: Path) -> None:
     (tmp_path / "toolcall.toml").write_text(
-        '[redact]\npatterns = ["ACME-[0-9]{8}"]\n'
+        '[redact]\npatterns = ["ACME-[0-9]{8}"]\njson_paths = ["/card/number"]\n'
     )
+    pay = {"name": "pay", "arguments": {"card": {"number": "4111111111111111", "exp": "12/30"}}}
+    (tmp_path / "m.json").write_text(json.dumps({"session_id": "s", "messages": [
+        {"role": "assistant", "content": None,
+         "tool_calls": [{"id": "c1", "type": "function", "function": pay}]}]}))
+    res = run_cli(["diagnose", "m.json", "--format", "json", "--fail-on", "never"], cwd=tmp_path)
+    assert res.exit_code == 0, res.stderr
+    quotes = [e["text"] for f in json.loads(res.stdout)["findings"] for e in f["evidence"]]
+    assert any('"exp":"12/30"' in q for q in quotes)  # PR007 quotes the call (object arguments)
+    assert "4111111111111111" not in res.stdout
     log = tmp_path / "middleware.log"
     log.write_text(
         json.dumps({"ts": "2025-03-01T12:00:00Z", "event": "tool_call.received",

@@ -160,3 +160,13 @@ def test_non_loopback_targets_are_refused(url: str) -> None:
 def test_bad_target_url() -> None:
     with pytest.raises(UsageError):
         check_target("ftp://127.0.0.1/")
+
+
+def test_hostile_ids_are_sent_as_safe_headers(service: str) -> None:
+    rows = [
+        call("c1\r\nX-Evil: 1", "query_db", '{"user_id": "u1"}'),
+        mw("mw_request", "c1\r\nX-Evil: 1", "2024-05-01T00:00:00Z"),
+    ]
+    rep = live_replay(replay(frame(rows), session_id="s1"), target=service)
+    assert rep.live[0].http_status == 200
+    assert ToolService.seen[0]["cid"] == "c1??X-Evil: 1"

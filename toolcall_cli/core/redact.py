@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from typing import Any
 
 import orjson
 import pandas as pd
@@ -77,7 +78,10 @@ class Redactor:
             return value
         arr = self._array(pa.array([value], type=pa.large_string()))
         out = arr[0].as_py()
-        return out if out is not None else value
+        out = out if out is not None else value
+        if self.json_paths and "{" in out:  # a quoted call or record: arguments sit inside it
+            out = self._json_paths_nested(out)
+        return out
 
     def _array(self, arr: pa.Array) -> pa.Array:
         # Almost no row holds a secret: find candidates with one cheap match, rewrite only those.
@@ -117,16 +121,46 @@ class Redactor:
             doc = orjson.loads(args)
         except (orjson.JSONDecodeError, RecursionError):
             return args
+        return orjson.dumps(doc).decode() if self._apply_paths(doc) else args
+
+    def _apply_paths(self, doc: Any) -> bool:
         changed = False
         for ptr in self.json_paths:
-            parts = [p.replace("~1", "/").replace("~0", "~") for p in ptr.strip("/").split("/") if p]
+            tokens = ptr.strip("/").split("/")
+            parts = [p.replace("~1", "/").replace("~0", "~") for p in tokens if p]
             node = doc
             for key in parts[:-1]:
                 node = node.get(key) if isinstance(node, dict) else None
             if isinstance(node, dict) and parts and parts[-1] in node:
                 node[parts[-1]] = MARK
                 changed = True
-        return orjson.dumps(doc).decode() if changed else args
+        return changed
+
+    def _json_paths_nested(self, text: str, depth: int = 0) -> str:
+        """JSON paths applied to every object inside *text*, and inside JSON held in strings."""
+        try:
+            doc = orjson.loads(text)
+        except (orjson.JSONDecodeError, RecursionError):
+            return text
+        return orjson.dumps(doc).decode() if self._walk(doc, depth) else text
+
+    def _walk(self, node: Any, depth: int) -> bool:
+        if depth > 32:
+            return False
+        changed = False
+        if isinstance(node, dict):
+            changed = self._apply_paths(node)
+            for key, val in node.items():
+                if isinstance(val, str) and val.lstrip().startswith("{"):
+                    new = self._json_paths_nested(val, depth + 1)
+                    if new != val:
+                        node[key], changed = new, True
+                else:
+                    changed = self._walk(val, depth + 1) or changed
+        elif isinstance(node, list):
+            for val in node:
+                changed = self._walk(val, depth + 1) or changed
+        return changed
 
 
 DEFAULT_REDACTOR = Redactor()

@@ -7,6 +7,13 @@ Layout::
 
 The key is a hash of the input's absolute path, so re-ingesting a file replaces its events.
 
+Layout inside a file (manifest `"layout": 2`): rows are sorted by trace_id, tool_call_id,
+session_id (nulls last) and written in row groups of `ROW_GROUP` rows with min/max statistics,
+so a read filtered on one trace's keys touches a row group or two, not the whole file. A hidden
+column `_row` keeps each event's position in its input: :func:`read_file` restores that order
+and drops the column, so readers see the table exactly as the adapter returned it. Files
+without `_row` (layout 1) are read as they are.
+
 Crash safety: every file is written under a temporary name and renamed. An ingest first
 stages each input's events as `<key>.parquet.new`, then commits by renaming a manifest that
 lists them under `"pending"` into place, then renames the staged files over the old ones.
@@ -25,9 +32,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import orjson
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from toolcall_cli.core.events import COLUMNS, EVENTS_SCHEMA_VERSION, concat_frames, empty_frame
@@ -37,6 +46,10 @@ DEFAULT_STORE = Path(".toolcall")
 MANIFEST = "manifest.json"
 _STAGED = ".new"  # suffix of events staged by an ingest that has not committed yet
 _ENTRY_KEYS = {"path": str, "source": str, "events": int, "unparsed": int}
+LAYOUT = 2  # sorted, row-grouped event files with a `_row` column (see the module docstring)
+ROW_GROUP = 32_768
+ROW = "_row"  # hidden column: the event's position in the adapter's table
+_SORT_KEYS = ("trace_id", "tool_call_id", "session_id")
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,9 +156,8 @@ def write_files(store: Path, parts: Iterable[tuple[Path, str, pd.DataFrame]]) ->
     schema = pa.Schema.from_pandas(empty_frame(), preserve_index=False)
     for path, source, df in parts:
         key = file_key(path)
-        table = pa.Table.from_pandas(df.astype(COLUMNS), schema=schema, preserve_index=False)
         sink = pa.BufferOutputStream()
-        pq.write_table(table, sink, compression="zstd")
+        pq.write_table(_sorted_table(df, schema), sink, compression="zstd", row_group_size=ROW_GROUP)
         staged = store / "events" / f"{key}.parquet{_STAGED}"
         _atomic_write(staged, sink.getvalue().to_pybytes())
         n_bad = int((df["kind"] == "unparsed").sum())
@@ -154,6 +166,7 @@ def write_files(store: Path, parts: Iterable[tuple[Path, str, pd.DataFrame]]) ->
         written.append(StoredFile(key=key, path=str(path), source=source, events=len(df) - n_bad,
                                   unparsed=n_bad))
     manifest["schema_version"] = EVENTS_SCHEMA_VERSION
+    manifest["layout"] = LAYOUT
     manifest["pending"] = [w.key for w in written]
     _atomic_write(store / MANIFEST, _manifest_bytes(manifest))  # the commit point
     _roll_forward(store, manifest)
@@ -170,14 +183,35 @@ def load_events(store: Path, *, filters: list[tuple[str, str, Any]] | None = Non
     frames = []
     for key in sorted(manifest["files"]):
         pf = store / "events" / f"{key}.parquet"
-        try:
-            table = pq.read_table(pf, filters=filters) if filters else pq.read_table(pf)
-        except (OSError, pa.ArrowInvalid) as e:
-            raise InputError(
-                f"store file {pf} is unreadable: {e}", hint="re-ingest its input"
-            ) from None
-        frames.append(table.to_pandas().astype(COLUMNS))
+        frames.append(read_file(pf, filters=filters).to_pandas().astype(COLUMNS))
     return concat_frames(frames)
+
+
+def _sorted_table(df: pd.DataFrame, schema: pa.Schema) -> pa.Table:
+    """The events as Arrow, sorted by their trace keys, with their input position in `_row`."""
+    table = pa.Table.from_pandas(df.astype(COLUMNS), schema=schema, preserve_index=False)
+    table = table.append_column(ROW, pa.array(np.arange(len(df), dtype=np.int64)))
+    if len(df) <= 1:
+        return table
+    order = [(k, "ascending") for k in _SORT_KEYS] + [(ROW, "ascending")]
+    return table.sort_by(order, null_placement="at_end")
+
+
+def read_file(pf: Path, *, columns: list[str] | None = None, filters: Any = None) -> pa.Table:
+    """One store file (optionally only *columns*, rows filtered with Parquet push-down).
+
+    A whole-row read comes back in the input's order without the hidden `_row` column; a read
+    of named columns comes back in storage order (sorted by trace keys).
+    """
+    try:
+        table = pq.read_table(pf, columns=columns, filters=filters)
+    except (OSError, pa.ArrowInvalid) as e:
+        raise InputError(f"store file {pf} is unreadable: {e}", hint="re-ingest its input") from None
+    if ROW not in table.column_names:
+        return table
+    if columns is None and table.num_rows > 1:
+        table = table.take(pc.sort_indices(table.column(ROW)))
+    return table.drop_columns([ROW])
 
 
 def stored_files(store: Path) -> list[StoredFile]:

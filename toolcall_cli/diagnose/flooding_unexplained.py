@@ -1,5 +1,20 @@
-"""FL006 flood-unexplained: a flooding cancellation that no FL001–FL005 cause accounts for.
+"""FL006 flood-unexplained: a flooding cancellation that no FL001–FL005 cause accounts for."""
 
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from toolcall_cli.core.findings import Finding, Severity, rule
+from toolcall_cli.diagnose import CLASSIFIERS
+from toolcall_cli.diagnose._common import flood_rows, make
+from toolcall_cli.diagnose.base import DiagnoseContext
+
+FL006 = rule(
+    "FL006",
+    "flood-unexplained",
+    Severity.error,
+    "a flooding cancellation that none of FL001–FL005 explains",
+    doc="""\
 What it does
   For every session (or call) where the middleware cancelled a call because "tool-call
   flooding was detected" (an mw_flooded event, or the phrase in any source), checks whether
@@ -23,22 +38,7 @@ Fix
   instance names, the access log with $http_x_session_id and $http_x_tool_call_id, or a
   capture. If the limit is simply too low for a legitimate burst of calls, raise
   flooding.max_calls or the tool's per_tool limit in toolcall.toml.
-"""
-
-from __future__ import annotations
-
-from collections.abc import Iterator
-
-from toolcall_cli.core.findings import Finding, Severity, rule
-from toolcall_cli.diagnose import CLASSIFIERS
-from toolcall_cli.diagnose._common import flood_rows, make
-from toolcall_cli.diagnose.base import DiagnoseContext
-
-FL006 = rule(
-    "FL006",
-    "flood-unexplained",
-    Severity.error,
-    "a flooding cancellation that none of FL001–FL005 explains",
+""",
 )
 
 CAUSES = ("FL001", "FL002", "FL003", "FL004", "FL005")

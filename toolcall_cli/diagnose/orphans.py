@@ -1,5 +1,24 @@
-"""OR001 call-without-result: a tool call that never got its tool result, and where it stopped.
+"""OR001 call-without-result: a tool call that never got its tool result, and where it stopped."""
 
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pandas as pd
+
+from toolcall_cli.core.findings import Finding, Severity, rule
+from toolcall_cli.diagnose import CLASSIFIERS
+from toolcall_cli.diagnose._common import attr, make, text, with_attrs
+from toolcall_cli.diagnose.base import DiagnoseContext
+from toolcall_cli.diagnose.orphans_pairing import conversation_index, positional_results
+
+OR001 = rule(
+    "OR001",
+    "call-without-result",
+    Severity.error,
+    "a tool call with no tool result",
+    doc="""\
 What it does
   Pairs every tool call with a tool result by tool_call_id (and, for calls with an empty id,
   by position: the results directly after the assistant message). For each call left without
@@ -26,24 +45,8 @@ Fix
   At the breakpoint, make the hop answer: a rejected or dropped call must still produce a
   tool message (an error the model can act on); a timed-out request must produce a timeout
   result; a received response must be injected with the call's id.
-"""
-
-from __future__ import annotations
-
-from collections.abc import Iterator
-from typing import Any
-
-import pandas as pd
-
-from toolcall_cli.core.findings import Finding, Severity, rule
-from toolcall_cli.diagnose import CLASSIFIERS
-from toolcall_cli.diagnose._common import attr, make, text, with_attrs
-from toolcall_cli.diagnose.base import DiagnoseContext
-from toolcall_cli.diagnose.orphans_pairing import conversation_index, positional_results
-
-OR001 = rule("OR001", "call-without-result", Severity.error, "a tool call with no tool result")
-
-BREAKPOINTS = ("blocked", "no-response", "response-dropped", "not-injected", "unknown")
+""",
+)
 _INFRA = ("middleware", "nginx", "pcap")
 _FAILED_HTTP = (499, 502, 503, 504)
 

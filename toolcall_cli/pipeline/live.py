@@ -130,8 +130,8 @@ def _one(
     body = orjson.dumps({"function": tool, "arguments": call.arguments()})
     headers = {
         "Content-Type": "application/json",
-        "X-Tool-Call-ID": call.tool_call_id,
-        "X-Trace-ID": call.trace_id or trace or "",
+        "X-Tool-Call-ID": _header(call.tool_call_id),
+        "X-Trace-ID": _header(call.trace_id or trace or ""),
         "X-Request-Timestamp": str(int(sent_ms)),
     }
     req = urllib.request.Request(url, data=body, headers=headers, method="POST")
@@ -165,6 +165,12 @@ def _one(
     )
     diffs = tuple(_diff(_recorded(call.response), _fields(live), ignore))
     return LiveResult(call.tool_call_id, call.tool, url, status, round(elapsed, 1), verdict, diffs)
+
+
+def _header(value: str) -> str:
+    """A recorded id as a header value: no CR/LF or other controls, latin-1 only."""
+    clean = "".join(ch if ch.isprintable() else "?" for ch in value)
+    return clean.encode("latin-1", "replace").decode("latin-1")
 
 
 def _failure(call: ToolCall, url: str, code: str, reason: str) -> LiveResult:

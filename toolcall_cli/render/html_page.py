@@ -96,7 +96,7 @@ section.trace>h2{margin:0;font-size:17px}
 .meta{color:var(--muted);margin:2px 0 10px}
 .grid{display:grid;grid-template-columns:minmax(0,3fr) minmax(340px,2fr);gap:18px;align-items:start}
 .grid.solo{grid-template-columns:minmax(0,1fr)}
-.lanes svg.swim{width:100%;height:auto;display:block;background:#fff}
+.lanes svg.swim{width:100%;max-width:1040px;height:auto;display:block;background:#fff}
 svg.defs{position:absolute}
 .legend{display:flex;flex-wrap:wrap;gap:4px 16px;margin:8px 0;color:var(--muted);font-size:12.5px}
 .legend span{display:inline-flex;align-items:center;gap:5px}
