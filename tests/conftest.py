@@ -82,7 +82,9 @@ def run_cli(args: Sequence[str], *, env: dict[str, str] | None = None, cwd: Path
     try:
         if cwd:
             os.chdir(cwd)
-        return runner.invoke(app, list(args), env={**GOLDEN_ENV, **(env or {})}, catch_exceptions=False)
+        return runner.invoke(
+            app, list(args), env={**GOLDEN_ENV, **(env or {})}, catch_exceptions=False
+        )
     finally:
         os.chdir(old)
 
@@ -93,7 +95,14 @@ def normalise(text: str) -> str:
     return re.sub(r"[ \t]+\n", "\n", text)
 
 
-def assert_golden(name: str, args: Sequence[str], *, update: bool, cwd: Path | None = None, env: dict[str, str] | None = None) -> None:
+def assert_golden(
+    name: str,
+    args: Sequence[str],
+    *,
+    update: bool,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+) -> None:
     """Compare a whole invocation (argv, exit, stdout, stderr) with tests/golden/NAME.txt."""
     res = run_cli(args, cwd=cwd or ROOT, env=env)
     body = (
@@ -108,4 +117,6 @@ def assert_golden(name: str, args: Sequence[str], *, update: bool, cwd: Path | N
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(body, encoding="utf-8")
         return
-    assert body == path.read_text(encoding="utf-8"), f"golden {name} differs; rerun with --update-goldens and review"
+    assert body == path.read_text(encoding="utf-8"), (
+        f"golden {name} differs; rerun with --update-goldens and review"
+    )

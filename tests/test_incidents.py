@@ -38,13 +38,25 @@ def test_bundle_diagnosis(bundle: Path, tshark: str) -> None:
 
 @pytest.mark.tshark
 def test_bundle_ingest_uses_all_four_sources(tshark: str) -> None:
-    res = run_cli(["ingest", "--no-store", "--format", "json", str(FIXTURES / "incidents" / "flooding-model-loop")])
+    res = run_cli(
+        [
+            "ingest",
+            "--no-store",
+            "--format",
+            "json",
+            str(FIXTURES / "incidents" / "flooding-model-loop"),
+        ]
+    )
     assert res.exit_code == 0, res.stderr
     summary = json.loads(res.stdout)["summary"]
     assert {f["source"] for f in summary["files"]} == {"messages", "middleware", "nginx", "pcap"}
     assert summary["unparsed"]["count"] == 0
-    assert summary["skipped"] == [{"path": str(FIXTURES / "incidents" / "flooding-model-loop" / "expected.json"),
-                                   "reason": "format not recognised"}]
+    assert summary["skipped"] == [
+        {
+            "path": str(FIXTURES / "incidents" / "flooding-model-loop" / "expected.json"),
+            "reason": "format not recognised",
+        }
+    ]
 
 
 def test_generator_is_reproducible(tmp_path: Path) -> None:
@@ -54,4 +66,6 @@ def test_generator_is_reproducible(tmp_path: Path) -> None:
         out = make().write(tmp_path)
         committed = FIXTURES / "incidents" / out.name
         for f in out.iterdir():
-            assert f.read_bytes() == (committed / f.name).read_bytes(), f"{out.name}/{f.name} is stale: rerun the generator"
+            assert f.read_bytes() == (committed / f.name).read_bytes(), (
+                f"{out.name}/{f.name} is stale: rerun the generator"
+            )

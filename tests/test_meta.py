@@ -51,7 +51,9 @@ def test_man_pages_are_fresh(update_goldens: bool) -> None:
     on_disk = {p.name: p.read_text(encoding="utf-8") for p in mandir.glob("*.1")}
     assert set(on_disk) == set(expected), "man pages missing or extra: run pytest --update-goldens"
     for name, text in expected.items():
-        assert on_disk[name] == text, f"man/{name} is stale: run pytest --update-goldens (or make man)"
+        assert on_disk[name] == text, (
+            f"man/{name} is stale: run pytest --update-goldens (or make man)"
+        )
 
 
 def test_readme_commands_are_true() -> None:

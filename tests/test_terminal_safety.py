@@ -14,7 +14,10 @@ import pytest
 
 from tests.conftest import run_cli
 
-HOSTILE = "\x1b[31mRED\x1b[0m \x1b]0;pwned\x07 \x1b]8;;http://evil.example/\x1b\\click\x1b]8;;\x1b\\ [bold red]LOUD[/] [link=http://evil.example]x[/link]\x07"
+HOSTILE = (
+    "\x1b[31mRED\x1b[0m \x1b]0;pwned\x07 \x1b]8;;http://evil.example/\x1b\\click\x1b]8;;\x1b\\ "
+    "[bold red]LOUD[/] [link=http://evil.example]x[/link]\x07"
+)
 RAW_BYTES = ("\x1b[31m", "\x1b]0;", "\x1b]8;", "\x07")
 
 
@@ -26,21 +29,46 @@ def bundle(tmp_path: Path) -> Path:
         "session_id": "s-hostile",
         "messages": [
             {"role": "user", "content": HOSTILE},
-            {"role": "assistant", "content": None, "tool_calls": [
-                {"id": "call_x", "type": "function", "function": {"name": "get_" + HOSTILE, "arguments": json.dumps({"q": HOSTILE})}},
-                {"id": "call_x", "type": "function", "function": {"name": "get_" + HOSTILE, "arguments": "{\"q\": 1"}},
-            ]},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": "call_x",
+                        "type": "function",
+                        "function": {
+                            "name": "get_" + HOSTILE,
+                            "arguments": json.dumps({"q": HOSTILE}),
+                        },
+                    },
+                    {
+                        "id": "call_x",
+                        "type": "function",
+                        "function": {"name": "get_" + HOSTILE, "arguments": '{"q": 1'},
+                    },
+                ],
+            },
             {"role": "tool", "tool_call_id": "call_y", "content": HOSTILE},
         ],
     }
     (d / "messages.json").write_text(json.dumps(msgs))
     (d / "middleware.log").write_text(
-        json.dumps({"ts": "2025-03-01T12:00:00Z", "event": "tool_call.flooded", "session_id": "s-hostile",
-                    "tool_call_id": "call_x", "msg": "tool call cancelled because tool-call flooding was detected " + HOSTILE})
-        + "\n" + HOSTILE + "\n"
+        json.dumps(
+            {
+                "ts": "2025-03-01T12:00:00Z",
+                "event": "tool_call.flooded",
+                "session_id": "s-hostile",
+                "tool_call_id": "call_x",
+                "msg": "tool call cancelled because tool-call flooding was detected " + HOSTILE,
+            }
+        )
+        + "\n"
+        + HOSTILE
+        + "\n"
     )
     (d / "access.log").write_text(
-        f'10.0.0.1 - - [01/Mar/2025:12:00:00 +0000] "POST /v1/chat/completions HTTP/1.1" 200 5 "-" "{HOSTILE.replace(chr(34), "")}"\n'
+        '10.0.0.1 - - [01/Mar/2025:12:00:00 +0000] "POST /v1/chat/completions HTTP/1.1" 200 5 '
+        f'"-" "{HOSTILE.replace(chr(34), "")}"\n'
     )
     return d
 
@@ -58,20 +86,37 @@ def _check(out: str) -> None:
         (["timeline"], ["table", "json", "markdown"]),
     ],
 )
-def test_commands_neutralise_input_text(bundle: Path, command: list[str], formats: list[str]) -> None:
+def test_commands_neutralise_input_text(
+    bundle: Path, command: list[str], formats: list[str]
+) -> None:
     for fmt in formats:
-        res = run_cli(["--color", "always", *command, str(bundle), "--format", fmt], env={"NO_COLOR": ""})
+        res = run_cli(
+            ["--color", "always", *command, str(bundle), "--format", fmt], env={"NO_COLOR": ""}
+        )
         assert res.exit_code in (0, 1), (fmt, res.stdout, res.stderr)
         _check(res.stdout)
         _check(res.stderr)
         if fmt == "table":
-            assert "[bold red]" in res.stdout or "LOUD" not in res.stdout  # markup shown literally, never applied
+            assert (
+                "[bold red]" in res.stdout or "LOUD" not in res.stdout
+            )  # markup shown literally, never applied
 
 
 def test_replay_neutralises_input_text(bundle: Path) -> None:
     for fmt in ("table", "json", "markdown"):
-        res = run_cli(["--color", "always", "replay", str(bundle), "--session-id", "s-hostile", "--format", fmt],
-                      env={"NO_COLOR": ""})
+        res = run_cli(
+            [
+                "--color",
+                "always",
+                "replay",
+                str(bundle),
+                "--session-id",
+                "s-hostile",
+                "--format",
+                fmt,
+            ],
+            env={"NO_COLOR": ""},
+        )
         assert res.exit_code in (0, 1), (fmt, res.stderr)
         _check(res.stdout)
         _check(res.stderr)

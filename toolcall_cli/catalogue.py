@@ -10,7 +10,7 @@ from toolcall_cli.errors import UsageError
 
 def load_all() -> list[Rule]:
     """Import the rule-defining packages (registration side effect) and list the rules."""
-    import toolcall_cli.diagnose  # noqa: F401
+    import toolcall_cli.diagnose
     import toolcall_cli.lint  # noqa: F401
 
     return [r for _, r in RULES.items()]

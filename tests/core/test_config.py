@@ -13,7 +13,11 @@ from toolcall_cli.errors import UsageError
 def test_defaults_match_design() -> None:
     assert DEFAULT.flooding.max_calls == 5 and DEFAULT.flooding.window_s == 60
     assert DEFAULT.tolerance.timestamp_ms == 500
-    assert (DEFAULT.sla.initiation_ms, DEFAULT.sla.service_ms, DEFAULT.sla.injection_ms) == (100, 800, 50)
+    assert (DEFAULT.sla.initiation_ms, DEFAULT.sla.service_ms, DEFAULT.sla.injection_ms) == (
+        100,
+        800,
+        50,
+    )
     assert DEFAULT.sla.end_to_end_ms == 3000
     assert DEFAULT.message_window == 42
 

@@ -7,7 +7,13 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from toolcall_cli.core.events import COLUMNS, build_frame, concat_frames, empty_frame, validate_frame
+from toolcall_cli.core.events import (
+    COLUMNS,
+    build_frame,
+    concat_frames,
+    empty_frame,
+    validate_frame,
+)
 from toolcall_cli.core.store import load_events, read_manifest, write_files
 from toolcall_cli.errors import InputError, InternalError
 

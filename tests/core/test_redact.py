@@ -31,7 +31,12 @@ def test_builtin_rules(text: str, secret: str) -> None:
 
 
 def test_harmless_text_untouched() -> None:
-    for s in ("get_weather", '{"city": "Paris"}', "POST /tools/search HTTP/1.1", "skipping sk-short"):
+    for s in (
+        "get_weather",
+        '{"city": "Paris"}',
+        "POST /tools/search HTTP/1.1",
+        "skipping sk-short",
+    ):
         assert DEFAULT_REDACTOR.text(s) == s
 
 

@@ -78,8 +78,17 @@ def _outline(html: str) -> str:
     return "\n".join(p.lines) + "\n"
 
 
-def test_outline_golden(update_goldens: bool) -> None:
-    html = _render(["diagnose", BUNDLE, "--format", "html", "--fail-on", "never"])
+HTML_ARGS = ["diagnose", BUNDLE, "--format", "html", "--fail-on", "never"]
+
+
+@pytest.fixture(scope="module")
+def report_html() -> str:
+    """The bundle's HTML report, rendered once for the tests that only read it."""
+    return _render(HTML_ARGS)
+
+
+def test_outline_golden(report_html: str, update_goldens: bool) -> None:
+    html = report_html
     outline = _outline(html)
     if update_goldens or not GOLDEN.exists():
         if not update_goldens and IN_CI:
@@ -89,9 +98,8 @@ def test_outline_golden(update_goldens: bool) -> None:
     assert outline == GOLDEN.read_text(encoding="utf-8"), "rerun with --update-goldens and review"
 
 
-def test_page_is_deterministic_and_self_contained() -> None:
-    args = ["diagnose", BUNDLE, "--format", "html", "--fail-on", "never"]
-    a, b = _render(args), _render(args)
+def test_page_is_deterministic_and_self_contained(report_html: str) -> None:
+    a, b = report_html, _render(HTML_ARGS)
     assert a == b
     assert a.startswith("<!DOCTYPE html>") and '<html lang="en">' in a
     p = Outline()
@@ -106,8 +114,8 @@ def test_page_is_deterministic_and_self_contained() -> None:
     assert len(titles) > 3  # the page's, the SVG's, and hover text on lanes and bars
 
 
-def test_diagnose_findings_and_lanes_present() -> None:
-    html = _render(["diagnose", BUNDLE, "--format", "html", "--fail-on", "never"])
+def test_diagnose_findings_and_lanes_present(report_html: str) -> None:
+    html = report_html
     doc = json.loads(_render(["diagnose", BUNDLE, "--format", "json", "--fail-on", "never"]))
     p = Outline()
     p.feed(html)

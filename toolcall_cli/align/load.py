@@ -19,7 +19,7 @@ import pyarrow.parquet as pq
 
 from toolcall_cli.align.select import hint
 from toolcall_cli.core.events import COLUMNS, concat_frames
-from toolcall_cli.core.store import load_events, read_manifest
+from toolcall_cli.core.store import load_events, read_file, read_manifest
 from toolcall_cli.errors import InputError, UsageError
 
 #: Rounds of key expansion before giving up on finding more (chains longer than this are rare).
@@ -40,11 +40,7 @@ def _files(store: Path) -> list[Path]:
 def _read(
     pf: Path, *, columns: list[str] | None = None, expr: pc.Expression | None = None
 ) -> pa.Table:
-    try:
-        return pq.read_table(pf, columns=columns, filters=expr)
-    except (OSError, pa.ArrowInvalid) as e:
-        msg = f"store file {pf} is unreadable: {e}"
-        raise InputError(msg, hint="re-ingest its input") from None
+    return read_file(pf, columns=columns, filters=expr)  # drops the store's hidden `_row`
 
 
 def _row_groups(pf: Path) -> int:

@@ -28,7 +28,9 @@ def say(text: str) -> None:
 def print_error(e: ToolcallError) -> None:
     """`toolcall: error: …` and an optional hint line."""
     con = err_console()
-    con.print(f"toolcall: error: {clean(e.message, keep_newlines=False)}", markup=False, highlight=False)
+    con.print(
+        f"toolcall: error: {clean(e.message, keep_newlines=False)}", markup=False, highlight=False
+    )
     if e.hint:
         con.print(f"  hint: {clean(e.hint, keep_newlines=False)}", markup=False, highlight=False)
 
@@ -36,7 +38,8 @@ def print_error(e: ToolcallError) -> None:
 def print_bug(e: BaseException) -> None:
     """A one-line internal-error report, no traceback."""
     err_console().print(
-        f"toolcall: internal error: {type(e).__name__}: {clean(str(e), keep_newlines=False, limit=300)}\n"
+        f"toolcall: internal error: {type(e).__name__}: "
+        f"{clean(str(e), keep_newlines=False, limit=300)}\n"
         "  hint: re-run with --debug (or TOOLCALL_DEBUG=1) and report it",
         markup=False,
         highlight=False,
@@ -56,8 +59,12 @@ def progress_bar(label: str, *, enabled: bool = True) -> Iterator[ProgressFn | N
         yield None
         return
     with Progress(
-        TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TimeRemainingColumn(),
-        console=con, transient=True,
+        TextColumn("{task.description}"),
+        BarColumn(),
+        DownloadColumn(),
+        TimeRemainingColumn(),
+        console=con,
+        transient=True,
     ) as prog:
         task = prog.add_task(clean(label, keep_newlines=False, limit=60), total=None)
 

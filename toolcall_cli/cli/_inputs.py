@@ -19,7 +19,8 @@ from toolcall_cli.sources import IngestResult, ingest_paths
 from toolcall_cli.sources.base import ParseOptions
 
 NoRedactOpt = Annotated[
-    bool, typer.Option("--no-redact", help="Do not redact secrets (tokens, keys, credential headers).")
+    bool,
+    typer.Option("--no-redact", help="Do not redact secrets (tokens, keys, credential headers)."),
 ]
 
 
@@ -60,8 +61,12 @@ def ingest(paths: list[Path], *, source: str | None, opts: ParseOptions) -> Inge
     """Parse PATHs with a progress bar on a terminal."""
     with progress_bar("ingesting", enabled=not _settings.current().quiet) as prog:
         opts = ParseOptions(
-            tz=opts.tz, nginx_format=opts.nginx_format, formats=opts.formats, progress=prog,
-            max_decompressed=opts.max_decompressed, redactor=opts.redactor,
+            tz=opts.tz,
+            nginx_format=opts.nginx_format,
+            formats=opts.formats,
+            progress=prog,
+            max_decompressed=opts.max_decompressed,
+            redactor=opts.redactor,
         )
         return ingest_paths(paths, source=source, opts=opts)
 

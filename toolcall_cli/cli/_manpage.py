@@ -75,7 +75,8 @@ def _metavar(p: Any) -> str:
 
 
 def _header(name: str, summary: str) -> str:
-    return f'.TH {name.upper()} 1 "{DATE}" "toolcall {__version__}" "toolcall manual"\n.SH NAME\n{_esc(name)} \\- {_esc(summary)}\n'
+    title = f'.TH {name.upper()} 1 "{DATE}" "toolcall {__version__}" "toolcall manual"\n'
+    return f"{title}.SH NAME\n{_esc(name)} \\- {_esc(summary)}\n"
 
 
 def pages() -> dict[str, str]:
@@ -86,12 +87,16 @@ def pages() -> dict[str, str]:
     result: dict[str, str] = {}
     sub = getattr(group, "commands", {})
     main = [_header("toolcall", "diagnose and replay LLM tool-call round trips")]
-    main.append(".SH SYNOPSIS\n.B toolcall\n[\\fIGLOBAL OPTIONS\\fR] \\fICOMMAND\\fR [\\fIARGS\\fR]...\n")
+    main.append(
+        ".SH SYNOPSIS\n.B toolcall\n[\\fIGLOBAL OPTIONS\\fR] \\fICOMMAND\\fR [\\fIARGS\\fR]...\n"
+    )
     main.append(".SH DESCRIPTION\n" + _esc((group.help or "").strip()) + "\n")
     main.append(".SH GLOBAL OPTIONS\n" + "\n".join(_params(group)) + "\n")
     main.append(".SH COMMANDS")
     for name, cmd in sub.items():
-        main.append(f".TP\n.BR toolcall\\-{_esc(name)} (1)\n{_esc((cmd.help or '').splitlines()[0])}")
+        main.append(
+            f".TP\n.BR toolcall\\-{_esc(name)} (1)\n{_esc((cmd.help or '').splitlines()[0])}"
+        )
         page = [_header(f"toolcall-{name}", (cmd.help or "").splitlines()[0].rstrip("."))]
         page.append(f".SH SYNOPSIS\n.B toolcall {_esc(name)}\n[\\fIOPTIONS\\fR]\n")
         page.append(".SH DESCRIPTION\n" + _esc((cmd.help or "").strip()) + "\n")
@@ -103,7 +108,10 @@ def pages() -> dict[str, str]:
     main.append(_exit_section())
     main.append(".SH RULES")
     for r in load_all():
-        main.append(f".SS {r.code} {_esc(r.name)} ({r.severity.value})\n{_esc(r.summary)}\n.PP\n.nf\n{_esc(r.doc)}\n.fi")
+        main.append(
+            f".SS {r.code} {_esc(r.name)} ({r.severity.value})\n{_esc(r.summary)}\n"
+            f".PP\n.nf\n{_esc(r.doc)}\n.fi"
+        )
     main.append("")
     result["toolcall.1"] = "\n".join(main)
     return result

@@ -46,31 +46,43 @@ class SourceName(str, Enum):
 
 
 FormatOpt = Annotated[
-    Format, typer.Option("--format", "-f", envvar="TOOLCALL_FORMAT", help="Output format.", case_sensitive=False)
+    Format,
+    typer.Option(
+        "--format", "-f", envvar="TOOLCALL_FORMAT", help="Output format.", case_sensitive=False
+    ),
 ]
 OutputOpt = Annotated[
-    Path | None, typer.Option("--output", "-o", help="Write results to this file instead of stdout.", dir_okay=False)
+    Path | None,
+    typer.Option(
+        "--output", "-o", help="Write results to this file instead of stdout.", dir_okay=False
+    ),
 ]
 FailOnOpt = Annotated[
     FailOn, typer.Option("--fail-on", help="Exit 1 when a finding is at or above this severity.")
 ]
 SourceOpt = Annotated[
-    SourceName | None, typer.Option("--source", "-s", help="Skip detection and parse every file as this source.")
+    SourceName | None,
+    typer.Option("--source", "-s", help="Skip detection and parse every file as this source."),
 ]
 SelectOpt = Annotated[
-    list[str] | None, typer.Option("--select", help="Only these codes or prefixes (repeatable, comma-separated).")
+    list[str] | None,
+    typer.Option("--select", help="Only these codes or prefixes (repeatable, comma-separated)."),
 ]
 IgnoreOpt = Annotated[
-    list[str] | None, typer.Option("--ignore", help="Skip these codes or prefixes (repeatable, comma-separated).")
+    list[str] | None,
+    typer.Option("--ignore", help="Skip these codes or prefixes (repeatable, comma-separated)."),
 ]
 StoreOpt = Annotated[Path, typer.Option("--store", help="Store directory.", file_okay=False)]
 TzOpt = Annotated[
-    str | None, typer.Option("--tz", help="Time zone for naive timestamps (default: config, else UTC).")
+    str | None,
+    typer.Option("--tz", help="Time zone for naive timestamps (default: config, else UTC)."),
 ]
 NginxFormatOpt = Annotated[
     str | None, typer.Option("--nginx-format", help="nginx log_format string for access logs.")
 ]
-ConfigOpt = Annotated[Path | None, typer.Option("--config", help="Config file (toolcall.toml).", dir_okay=False)]
+ConfigOpt = Annotated[
+    Path | None, typer.Option("--config", help="Config file (toolcall.toml).", dir_okay=False)
+]
 
 
 def split_codes(values: list[str] | None) -> tuple[str, ...]:
@@ -84,7 +96,10 @@ def split_codes(values: list[str] | None) -> tuple[str, ...]:
 def check_format(fmt: Format, allowed: tuple[str, ...], command: str) -> None:
     """Refuse a format a command does not offer (exit 2)."""
     if fmt.value not in allowed:
-        raise UsageError(f"{command} does not support --format {fmt.value}", hint=f"choose one of: {', '.join(allowed)}")
+        raise UsageError(
+            f"{command} does not support --format {fmt.value}",
+            hint=f"choose one of: {', '.join(allowed)}",
+        )
 
 
 def emit(report: object, fmt: Format, output: Path | None) -> None:

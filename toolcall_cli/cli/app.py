@@ -42,17 +42,29 @@ def _version(value: bool) -> None:
 def main(
     config: ConfigOpt = None,
     color: Annotated[Color, typer.Option("--color", help="Colour output.")] = Color.auto,
-    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks for internal errors.")] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No summary lines on stderr.")] = False,
+    debug: Annotated[
+        bool, typer.Option("--debug", help="Show tracebacks for internal errors.")
+    ] = False,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No summary lines on stderr.")
+    ] = False,
     version: Annotated[
-        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Print the version and exit."
+        ),
     ] = False,
 ) -> None:
     """Diagnose and replay LLM tool-call round trips."""
     _settings.set_current(
-        _settings.Settings(config_path=Path(config) if config else None, color=color.value, debug=debug, quiet=quiet)
+        _settings.Settings(
+            config_path=Path(config) if config else None,
+            color=color.value,
+            debug=debug,
+            quiet=quiet,
+        )
     )
 
 
 for _name, _fn in COMMANDS.items():
-    app.command(_name)(guarded(_fn))
+    app.command(_name)(guarded(_fn))  # type: ignore[arg-type]

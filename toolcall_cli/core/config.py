@@ -182,10 +182,14 @@ def config_from_dict(data: dict[str, Any], *, path: Path | None = None) -> Confi
         if not isinstance(val, dict) or not all(
             isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in val.values()
         ):
-            raise UsageError(f"{where}: {name}.per_tool must map tool names to non-negative integers")
+            raise UsageError(
+                f"{where}: {name}.per_tool must map tool names to non-negative integers"
+            )
         return {str(k): int(v) for k, v in val.items()}
 
-    fl, tol, sla, msg, bud, red = (section(n) for n in ("flooding", "tolerance", "sla", "messages", "budgets", "redact"))
+    fl, tol, sla, msg, bud, red = (
+        section(n) for n in ("flooding", "tolerance", "sla", "messages", "budgets", "redact")
+    )
     limits = section("limits")
     tools = data.get("tools", [])
     if isinstance(tools, str):
@@ -218,7 +222,10 @@ def config_from_dict(data: dict[str, Any], *, path: Path | None = None) -> Confi
             injection_ms=num(sla, "injection_ms", 50, "sla"),
             end_to_end_ms=num(sla, "end_to_end_ms", 3000, "sla"),
         ),
-        budgets=Budgets(result_chars=int(num(bud, "result_chars", 1000, "budgets")), per_tool=int_map(bud, "budgets")),
+        budgets=Budgets(
+            result_chars=int(num(bud, "result_chars", 1000, "budgets")),
+            per_tool=int_map(bud, "budgets"),
+        ),
         redact=Redact(
             enabled=bool(red.get("enabled", True)),
             patterns=patterns,
@@ -244,9 +251,13 @@ def _formats(items: Any, where: str) -> tuple[LogFormat, ...]:
             raise UsageError(f"{where}: format {name!r}: invalid regex: {e}") from None
         samples = tuple(item.get("samples", ()))
         if not samples:
-            raise UsageError(f"{where}: format {name!r} needs sample lines", hint="add samples = [\"...\"]")
+            raise UsageError(
+                f"{where}: format {name!r} needs sample lines", hint='add samples = ["..."]'
+            )
         for s in samples:
             if not rx.search(s):
-                raise UsageError(f"{where}: format {name!r}: sample does not match its regex: {s!r}")
+                raise UsageError(
+                    f"{where}: format {name!r}: sample does not match its regex: {s!r}"
+                )
         out.append(LogFormat(name=name, regex=rx, samples=samples))
     return tuple(out)

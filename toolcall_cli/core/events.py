@@ -74,7 +74,9 @@ def empty_frame() -> pd.DataFrame:
     return pd.DataFrame({c: pd.Series([], dtype=d) for c, d in COLUMNS.items()})
 
 
-def build_frame(columns: Mapping[str, Sequence[Any] | np.ndarray | pd.Series], *, n: int | None = None) -> pd.DataFrame:
+def build_frame(
+    columns: Mapping[str, Sequence[Any] | np.ndarray | pd.Series], *, n: int | None = None
+) -> pd.DataFrame:
     """Build an event table from column arrays; absent columns become null, dtypes are enforced.
 
     `ts` accepts datetimes, ISO strings or pandas Timestamps; naive values are taken as UTC
@@ -92,12 +94,16 @@ def build_frame(columns: Mapping[str, Sequence[Any] | np.ndarray | pd.Series], *
     for name, dtype in COLUMNS.items():
         values = columns.get(name)
         if values is None:
-            data[name] = pd.Series(pd.array([None] * n, dtype=dtype)) if n else pd.Series([], dtype=dtype)
+            data[name] = (
+                pd.Series(pd.array([None] * n, dtype=dtype)) if n else pd.Series([], dtype=dtype)
+            )
             continue
         if name == "ts":
             data[name] = _to_utc(values)
         else:
-            data[name] = pd.Series(values).astype(dtype) if len(values) else pd.Series([], dtype=dtype)
+            data[name] = (
+                pd.Series(values).astype(dtype) if len(values) else pd.Series([], dtype=dtype)
+            )
     frame = pd.DataFrame(data)
     frame.index = pd.RangeIndex(len(frame))
     return frame
@@ -117,7 +123,9 @@ def validate_frame(df: pd.DataFrame) -> pd.DataFrame:
         raise InternalError(f"event table columns are {list(df.columns)}, expected {list(COLUMNS)}")
     for name, dtype in COLUMNS.items():
         if df[name].dtype != pd.api.types.pandas_dtype(dtype):
-            raise InternalError(f"event column {name!r} has dtype {df[name].dtype}, expected {dtype}")
+            raise InternalError(
+                f"event column {name!r} has dtype {df[name].dtype}, expected {dtype}"
+            )
     bad_sources = set(df["source"].dropna().unique()) - set(SOURCES)
     if bad_sources:
         raise InternalError(f"unknown event sources: {sorted(bad_sources)}")
@@ -140,4 +148,6 @@ def concat_frames(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
 
 def sort_events(df: pd.DataFrame) -> pd.DataFrame:
     """Deterministic order: time (nulls last), then source, origin and position."""
-    return df.sort_values(["ts", "source", "seq"], kind="stable", na_position="last").reset_index(drop=True)
+    return df.sort_values(["ts", "source", "seq"], kind="stable", na_position="last").reset_index(
+        drop=True
+    )

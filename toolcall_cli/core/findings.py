@@ -151,7 +151,9 @@ def rank_findings(findings: Iterable[Finding]) -> list[Finding]:
     )
 
 
-def select_codes(codes: Iterable[str], *, select: Iterable[str] = (), ignore: Iterable[str] = ()) -> set[str]:
+def select_codes(
+    codes: Iterable[str], *, select: Iterable[str] = (), ignore: Iterable[str] = ()
+) -> set[str]:
     """ruff-style selection: codes or prefixes; an empty select means all."""
     sel = tuple(select)
     ign = tuple(ignore)

@@ -43,7 +43,9 @@ def dumps(obj: Any) -> str:
 
 def canonical(obj: Any) -> str:
     """Canonical JSON text (sorted keys, compact): equal data gives equal text."""
-    return orjson.dumps(obj, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS, default=str).decode()
+    return orjson.dumps(
+        obj, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS, default=str
+    ).decode()
 
 
 def canonical_hash(obj: Any) -> str:
@@ -60,5 +62,7 @@ def attrs(**fields: Any) -> str | None:
 def pretty(obj: Any) -> str:
     """Indented, key-sorted JSON for machine-readable output."""
     return orjson.dumps(
-        obj, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS, default=str
+        obj,
+        option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS,
+        default=str,
     ).decode()

@@ -69,8 +69,11 @@ class Redactor:
     def from_config(cls, cfg: Redact, *, enabled: bool | None = None) -> Redactor:
         """Built-ins plus the user's patterns (each replaced whole) and JSON paths."""
         extra = tuple((f"user-{i}", p, MARK) for i, p in enumerate(cfg.patterns))
-        return cls(rules=BUILTIN + extra, json_paths=cfg.json_paths,
-                   enabled=cfg.enabled if enabled is None else enabled)
+        return cls(
+            rules=BUILTIN + extra,
+            json_paths=cfg.json_paths,
+            enabled=cfg.enabled if enabled is None else enabled,
+        )
 
     def text(self, value: str) -> str:
         """Redact one string (for text outside the event table, e.g. quoted evidence lines)."""

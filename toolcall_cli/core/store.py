@@ -111,8 +111,10 @@ def _check_entries(mf: Path, data: dict[str, Any]) -> None:
     files = data.get("files")
     ok = isinstance(files, dict) and isinstance(data.get("pending", []), list)
     for entry in files.values() if isinstance(files, dict) else ():
-        ok = ok and isinstance(entry, dict) and all(
-            isinstance(entry.get(k), t) for k, t in _ENTRY_KEYS.items()
+        ok = (
+            ok
+            and isinstance(entry, dict)
+            and all(isinstance(entry.get(k), t) for k, t in _ENTRY_KEYS.items())
         )
     if not ok:
         raise InputError(f"store manifest {mf} is malformed", hint="delete the store and re-ingest")
@@ -157,14 +159,19 @@ def write_files(store: Path, parts: Iterable[tuple[Path, str, pd.DataFrame]]) ->
     for path, source, df in parts:
         key = file_key(path)
         sink = pa.BufferOutputStream()
-        pq.write_table(_sorted_table(df, schema), sink, compression="zstd", row_group_size=ROW_GROUP)
+        pq.write_table(
+            _sorted_table(df, schema), sink, compression="zstd", row_group_size=ROW_GROUP
+        )
         staged = store / "events" / f"{key}.parquet{_STAGED}"
         _atomic_write(staged, sink.getvalue().to_pybytes())
         n_bad = int((df["kind"] == "unparsed").sum())
         entry = {"path": str(path), "source": source, "events": len(df) - n_bad, "unparsed": n_bad}
         manifest["files"][key] = entry
-        written.append(StoredFile(key=key, path=str(path), source=source, events=len(df) - n_bad,
-                                  unparsed=n_bad))
+        written.append(
+            StoredFile(
+                key=key, path=str(path), source=source, events=len(df) - n_bad, unparsed=n_bad
+            )
+        )
     manifest["schema_version"] = EVENTS_SCHEMA_VERSION
     manifest["layout"] = LAYOUT
     manifest["pending"] = [w.key for w in written]
@@ -193,8 +200,8 @@ def _sorted_table(df: pd.DataFrame, schema: pa.Schema) -> pa.Table:
     table = table.append_column(ROW, pa.array(np.arange(len(df), dtype=np.int64)))
     if len(df) <= 1:
         return table
-    order = [(k, "ascending") for k in _SORT_KEYS] + [(ROW, "ascending")]
-    return table.sort_by(order, null_placement="at_end")
+    order = [(k, "ascending", "at_end") for k in (*_SORT_KEYS, ROW)]
+    return table.sort_by(order)
 
 
 def read_file(pf: Path, *, columns: list[str] | None = None, filters: Any = None) -> pa.Table:
@@ -206,7 +213,9 @@ def read_file(pf: Path, *, columns: list[str] | None = None, filters: Any = None
     try:
         table = pq.read_table(pf, columns=columns, filters=filters)
     except (OSError, pa.ArrowInvalid) as e:
-        raise InputError(f"store file {pf} is unreadable: {e}", hint="re-ingest its input") from None
+        raise InputError(
+            f"store file {pf} is unreadable: {e}", hint="re-ingest its input"
+        ) from None
     if ROW not in table.column_names:
         return table
     if columns is None and table.num_rows > 1:

@@ -38,12 +38,18 @@ class IngestReport:
         good = ev[ev["kind"] != UNPARSED]
         bad = ev[ev["kind"] == UNPARSED]
         by_source: dict[str, dict[str, int]] = {}
-        for (src, kind), n in good.groupby(["source", "kind"], observed=True).size().items():
-            by_source.setdefault(str(src), {})[str(kind)] = int(n)
+        counts = good.groupby(["source", "kind"], observed=True).size()
+        for key, n in counts.items():
+            pair: tuple[Any, Any] = key  # type: ignore[assignment]
+            by_source.setdefault(str(pair[0]), {})[str(pair[1])] = int(n)
         samples: list[dict[str, Any]] = []
-        for origin_path, grp in bad.groupby(bad["origin"].str.rsplit(":", n=1).str[0], sort=True):
+        for _path, grp in bad.groupby(bad["origin"].str.rsplit(":", n=1).str[0], sort=True):
             for _, row in grp.head(SAMPLES_PER_FILE).iterrows():
-                reason = (try_loads(row["attrs"]) or {}).get("reason") if isinstance(row["attrs"], str) else None
+                reason = (
+                    (try_loads(row["attrs"]) or {}).get("reason")
+                    if isinstance(row["attrs"], str)
+                    else None
+                )
                 samples.append({"origin": row["origin"], "text": row["detail"], "reason": reason})
         ts = good["ts"].dropna()
         return {
@@ -51,9 +57,9 @@ class IngestReport:
                 {"path": f.path, "source": f.source, "events": f.events, "unparsed": f.unparsed}
                 for f in self.files
             ],
-            "events": int(len(good)),
+            "events": len(good),
             "by_source": by_source,
-            "unparsed": {"count": int(len(bad)), "samples": samples},
+            "unparsed": {"count": len(bad), "samples": samples},
             "time_span": {
                 "start": ts.min().isoformat() if len(ts) else None,
                 "end": ts.max().isoformat() if len(ts) else None,

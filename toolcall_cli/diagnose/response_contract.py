@@ -84,25 +84,20 @@ def _responses(ev: pd.DataFrame) -> pd.DataFrame:
     return ev[(ev["kind"].isin(["http_response", "mw_response"])) & ev["tool"].notna()]
 
 
-def _json_body(row: Any) -> bool:
-    a = row["_attrs"]
-    if row["kind"] == "mw_response":
-        return True
+def _json_body(a: dict[str, Any], status: str | None) -> bool:
     ctype = str(a.get("content_type") or "").lower()
-    return "json" in ctype or any(k in a for k in _BODY_KEYS) or pd.notna(row["status"])
+    return "json" in ctype or any(k in a for k in _BODY_KEYS) or status is not None
 
 
-def _contract_problem(row: Any) -> str | None:
-    a = row["_attrs"]
-    status = text(row["status"]) or (str(a["status"]) if a.get("status") is not None else None)
-    if row["kind"] == "http_response":
-        if not _json_body(row):
+def _contract_problem(kind: str, status: str | None, a: dict[str, Any], detail: Any) -> str | None:
+    """What breaks the contract in one response, or None."""
+    status = status or (str(a["status"]) if a.get("status") is not None else None)
+    if kind == "http_response":
+        if not _json_body(a, status):
             return None
         if status is None:
             return "the JSON body has no `status`"
-    elif status is None and (
-        a.get("status_missing") or _NO_STATUS.search(str(row["detail"] or ""))
-    ):
+    elif status is None and (a.get("status_missing") or _NO_STATUS.search(text(detail) or "")):
         return "the response has no `status`"
     data = a.get("data")
     has_data = (
@@ -119,10 +114,13 @@ def _contract_problem(row: Any) -> str | None:
 def check_response_contract(ctx: DiagnoseContext) -> Iterator[Finding]:
     """PR004: one finding per response that breaks the `{status, data, message}` contract."""
     resp = _responses(with_attrs(ctx))
-    for idx, row in resp.iterrows():
-        problem = _contract_problem(row)
+    for idx, kind, status, a, detail in zip(
+        resp.index, resp["kind"], resp["status"], resp["_attrs"], resp["detail"], strict=True
+    ):
+        problem = _contract_problem(str(kind), text(status), a, detail)
         if problem is None:
             continue
+        row = resp.loc[idx]
         cid = text(row["tool_call_id"])
         yield make(
             PR004,
@@ -189,7 +187,10 @@ def check_timestamp_skew(ctx: DiagnoseContext) -> Iterator[Finding]:
     resp = _responses(ev)
     tol = ctx.cfg.tolerance.timestamp_ms
     requests: _Requests | None = None
-    for idx, row in resp.iterrows():
+    stamped = resp[
+        pd.Series(["timestamp" in a for a in resp["_attrs"]], index=resp.index, dtype=bool)
+    ]
+    for idx, row in stamped.iterrows():
         said = parse_instant(row["_attrs"].get("timestamp"))
         if said is None:
             continue

@@ -59,7 +59,7 @@ def _call(cid: str | None, tool: str | None) -> str:
 
 def _ids_with(ev: pd.DataFrame, kinds: tuple[str, ...]) -> set[str]:
     sub = ev.loc[ev["kind"].isin(kinds) & ev["tool_call_id"].notna(), "tool_call_id"]
-    return {str(x) for x in sub if x}
+    return {str(x) for x in sub.unique() if x}
 
 
 def _infra_scopes(ev: pd.DataFrame) -> set[str]:
@@ -67,9 +67,9 @@ def _infra_scopes(ev: pd.DataFrame) -> set[str]:
     infra = ev[
         (ev["source"] != "messages") & ~ev["kind"].isin(["tool_call", "tool_result", "unparsed"])
     ]
-    scopes = {f"s:{s}" for s in infra["session_id"].dropna().astype(str)}
+    scopes = {f"s:{s}" for s in infra["session_id"].dropna().unique()}
     if "trace" in infra.columns:
-        scopes |= {f"t:{t}" for t in infra["trace"].dropna().astype(str)}
+        scopes |= {f"t:{t}" for t in infra["trace"].dropna().unique()}
     return scopes
 
 
@@ -130,13 +130,14 @@ def check_silent_drop(ctx: DiagnoseContext) -> Iterator[Finding]:
     if not len(calls):
         return
     done = _ids_with(ev, _REACHED_KINDS + _RESULT_OR_RESPONSE + _LOGGED_KINDS)
+    calls = calls[~calls["tool_call_id"].isin(list(done))]  # vectorised: most calls are done
+    if not len(calls):
+        return
     scopes = _infra_scopes(ev)
     received = _ids_with(ev, ("mw_received",))
     last = _last_positions(ev)
     for cid, rows in calls.groupby("tool_call_id", sort=False):
         cid = str(cid)
-        if cid in done:
-            continue
         first = rows.iloc[0]
         sid, trace = text(first["session_id"]), text(first.get("trace"))
         covered = cid in received or f"s:{sid}" in scopes or f"t:{trace}" in scopes

@@ -183,7 +183,7 @@ def breached_phases(
 def check_sla_breach(ctx: DiagnoseContext) -> Iterator[Finding]:
     """TM002: one finding per call with the phases above their SLA."""
     ev = ctx.events()
-    by_call: dict[Any, Any] | None = None  # call id → row positions, built once (not a scan per call)
+    by_call: dict[Any, Any] | None = None  # call id → row positions, built once, not per call
     for call in ctx.timeline.calls:
         breaches = breached_phases(call.phases, ctx.cfg.sla)
         if not breaches:

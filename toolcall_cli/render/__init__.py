@@ -49,11 +49,17 @@ Handler = Callable[[Any, TextIO, RenderOptions], None]
 _HANDLERS: dict[tuple[str, type], Handler] = {}
 
 
-def renders(fmt: str, report_type: type[R]) -> Callable[[Callable[[R, TextIO, RenderOptions], None]], Callable[[R, TextIO, RenderOptions], None]]:
+def renders(
+    fmt: str, report_type: type[R]
+) -> Callable[
+    [Callable[[R, TextIO, RenderOptions], None]], Callable[[R, TextIO, RenderOptions], None]
+]:
     """Register a handler drawing *report_type* in format *fmt*."""
     RENDERERS.get(fmt)
 
-    def deco(fn: Callable[[R, TextIO, RenderOptions], None]) -> Callable[[R, TextIO, RenderOptions], None]:
+    def deco(
+        fn: Callable[[R, TextIO, RenderOptions], None],
+    ) -> Callable[[R, TextIO, RenderOptions], None]:
         key = (fmt, report_type)
         if key in _HANDLERS:
             raise ValueError(f"duplicate renderer {fmt} for {report_type.__name__}")
@@ -73,16 +79,17 @@ def render(fmt: str, report: object, out: TextIO, opts: RenderOptions) -> None:
     handler = _HANDLERS.get((fmt, type(report)))
     if handler is None:
         raise UsageError(
-            f"--format {fmt} is not available here", hint=f"choose one of: {', '.join(formats_for(type(report)))}"
+            f"--format {fmt} is not available here",
+            hint=f"choose one of: {', '.join(formats_for(type(report)))}",
         )
     handler(report, out, opts)
 
 
 # View modules register their handlers on import (explicit list, no scanning).
-from toolcall_cli.render import ingest_view as _ingest_view  # noqa: E402,F401
-from toolcall_cli.render import rules_view as _rules_view  # noqa: E402,F401
 from toolcall_cli.render import diagnose_view as _diagnose_view  # noqa: E402,F401
-from toolcall_cli.render import timeline_view as _timeline_view  # noqa: E402,F401
-from toolcall_cli.render import replay_view as _replay_view  # noqa: E402,F401
-from toolcall_cli.render import lint_view as _lint_view  # noqa: E402,F401
 from toolcall_cli.render import html_view as _html_view  # noqa: E402,F401
+from toolcall_cli.render import ingest_view as _ingest_view  # noqa: E402,F401
+from toolcall_cli.render import lint_view as _lint_view  # noqa: E402,F401
+from toolcall_cli.render import replay_view as _replay_view  # noqa: E402,F401
+from toolcall_cli.render import rules_view as _rules_view  # noqa: E402,F401
+from toolcall_cli.render import timeline_view as _timeline_view  # noqa: E402,F401

@@ -33,7 +33,9 @@ def to_jsonl(report: IngestReport, out: TextIO, opts: RenderOptions) -> None:
 def write_events_jsonl(events: pd.DataFrame, out: TextIO) -> None:
     """Events as JSON lines, column-wise: pyarrow does the conversion, orjson the encoding."""
     df = events.copy()
-    df["ts"] = df["ts"].dt.strftime("%Y-%m-%dT%H:%M:%S.%fZ").astype(object).where(df["ts"].notna(), None)
+    df["ts"] = (
+        df["ts"].dt.strftime("%Y-%m-%dT%H:%M:%S.%fZ").astype(object).where(df["ts"].notna(), None)
+    )
     records = df.astype(object).where(df.notna(), None).to_dict(orient="records")
     opt = orjson.OPT_APPEND_NEWLINE
     for rec in records:
@@ -75,7 +77,9 @@ def to_table(report: IngestReport, out: TextIO, opts: RenderOptions) -> None:
             skipped.add_row(cell(sk["path"]), cell(sk["reason"]))
         con.print(skipped)
     if s["unparsed"]["count"]:
-        bad = Table(title=f"Unparsed records (IN001): {s['unparsed']['count']}", title_justify="left")
+        bad = Table(
+            title=f"Unparsed records (IN001): {s['unparsed']['count']}", title_justify="left"
+        )
         bad.add_column("origin")
         bad.add_column("text")
         for smp in s["unparsed"]["samples"]:
@@ -87,7 +91,9 @@ def to_table(report: IngestReport, out: TextIO, opts: RenderOptions) -> None:
 def to_markdown(report: IngestReport, out: TextIO, opts: RenderOptions) -> None:
     """A summary line and a per-file table."""
     s = report.summary()
-    out.write(f"**toolcall ingest**: {s['events']} events, {s['unparsed']['count']} unparsed records\n\n")
+    out.write(
+        f"**toolcall ingest**: {s['events']} events, {s['unparsed']['count']} unparsed records\n\n"
+    )
     out.write("| file | source | events | unparsed |\n|---|---|---:|---:|\n")
     for f in s["files"]:
         out.write(f"| {md(f['path'])} | {md(f['source'])} | {f['events']} | {f['unparsed']} |\n")

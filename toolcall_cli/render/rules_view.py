@@ -17,7 +17,13 @@ def _rule_dict(r: object) -> dict[str, object]:
     from toolcall_cli.core.findings import Rule
 
     assert isinstance(r, Rule)
-    return {"code": r.code, "name": r.name, "severity": r.severity.value, "summary": r.summary, "doc": r.doc}
+    return {
+        "code": r.code,
+        "name": r.name,
+        "severity": r.severity.value,
+        "summary": r.summary,
+        "doc": r.doc,
+    }
 
 
 @renders("json", RulesReport)
@@ -41,7 +47,12 @@ def to_table(report: RulesReport, out: TextIO, opts: RenderOptions) -> None:
     for col in ("code", "name", "severity", "summary"):
         t.add_column(col)
     for r in report.rules:
-        t.add_row(cell(r.code), cell(r.name), cell(r.severity.value, style=SEVERITY_STYLE[r.severity.value]), cell(r.summary))
+        t.add_row(
+            cell(r.code),
+            cell(r.name),
+            cell(r.severity.value, style=SEVERITY_STYLE[r.severity.value]),
+            cell(r.summary),
+        )
     con.print(t)
 
 

@@ -55,7 +55,9 @@ class IngestResult:
 
     events: pd.DataFrame
     files: tuple[FileResult, ...]
-    skipped: tuple[tuple[Path, str], ...] = ()  # files inside directories that were not ingested, and why
+    skipped: tuple[
+        tuple[Path, str], ...
+    ] = ()  # files inside directories that were not ingested, and why
 
 
 def scores(path: Path) -> dict[str, int]:
@@ -98,13 +100,17 @@ def walk(paths: Iterable[Path]) -> Iterator[Path]:
             yield p
 
 
-def parse_file(path: Path, *, source: str | None = None, opts: ParseOptions | None = None) -> pd.DataFrame:
+def parse_file(
+    path: Path, *, source: str | None = None, opts: ParseOptions | None = None
+) -> pd.DataFrame:
     """Parse one file with the named or detected adapter."""
     opts = opts or ParseOptions()
     require_regular(path)  # a FIFO or device would block the adapter's open()
     name = source or detect(path)
     if name not in SOURCES:
-        raise UsageError(f"unknown source {name!r}", hint=f"choose one of: {', '.join(SOURCES.names())}")
+        raise UsageError(
+            f"unknown source {name!r}", hint=f"choose one of: {', '.join(SOURCES.names())}"
+        )
     try:
         frame = validate_frame(SOURCES.get(name).parse(path, opts))
         return opts.redactor.frame(frame)

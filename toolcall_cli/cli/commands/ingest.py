@@ -11,14 +11,24 @@ from toolcall_cli.cli import _settings
 from toolcall_cli.cli._console import say
 from toolcall_cli.cli._inputs import NoRedactOpt, ingest, parse_options
 from toolcall_cli.cli._options import (
-    Format, FormatOpt, NginxFormatOpt, OutputOpt, SourceOpt, StoreOpt, TzOpt, check_format, emit,
+    Format,
+    FormatOpt,
+    NginxFormatOpt,
+    OutputOpt,
+    SourceOpt,
+    StoreOpt,
+    TzOpt,
+    check_format,
+    emit,
 )
 from toolcall_cli.core.store import DEFAULT_STORE, write_files
 from toolcall_cli.core.summary import FileSummary, IngestReport
 
 
 def run(
-    paths: Annotated[list[Path], typer.Argument(help="Files or directories of evidence.", show_default=False)],
+    paths: Annotated[
+        list[Path], typer.Argument(help="Files or directories of evidence.", show_default=False)
+    ],
     fmt: FormatOpt = Format.table,
     output: OutputOpt = None,
     source: SourceOpt = None,
@@ -43,4 +53,7 @@ def run(
     emit(report, fmt, output)
     if not _settings.current().quiet:
         bad = sum(f.unparsed for f in result.files)
-        say(f"toolcall: {len(result.events) - bad} events from {len(result.files)} files, {bad} unparsed records")
+        say(
+            f"toolcall: {len(result.events) - bad} events from {len(result.files)} files, "
+            f"{bad} unparsed records"
+        )

@@ -27,7 +27,7 @@ from toolcall_cli.lint.engine import options_from_config
 from toolcall_cli.render.lint_view import summary_line
 
 
-class ProfileName(str, Enum):  # noqa: UP042 (house style: str enums for typer choices)
+class ProfileName(str, Enum):
     """--profile choices (lint.profiles.PROFILES; a test keeps them equal)."""
 
     openai = "openai"

@@ -11,7 +11,9 @@ from toolcall_cli.cli._options import Format, FormatOpt, OutputOpt, check_format
 
 
 def run(
-    code: Annotated[str | None, typer.Argument(help="A code (FL001) or name (model-loop).", show_default=False)] = None,
+    code: Annotated[
+        str | None, typer.Argument(help="A code (FL001) or name (model-loop).", show_default=False)
+    ] = None,
     fmt: FormatOpt = Format.table,
     output: OutputOpt = None,
 ) -> None:
