@@ -179,6 +179,11 @@ def breached_phases(
     return out
 
 
+#: Columns `make` and its evidence read from a finding's rows.
+_QUOTED = ("origin", "kind", "tool", "tool_call_id", "http_status", "detail", "args", "session_id",
+           "trace", "source", "ts", "seq")
+
+
 @CLASSIFIERS.register(TM002.code)
 def check_sla_breach(ctx: DiagnoseContext) -> Iterator[Finding]:
     """TM002: one finding per call with the phases above their SLA."""
@@ -191,6 +196,9 @@ def check_sla_breach(ctx: DiagnoseContext) -> Iterator[Finding]:
         cid = call.tool_call_id
         if by_call is None:
             by_call = ev.groupby("tool_call_id", sort=False, dropna=True, observed=True).indices
+            # the columns a finding quotes, as plain objects: slicing Arrow-backed columns
+            # once per call would dominate the rule on a large store
+            ev = ev[[c for c in _QUOTED if c in ev.columns]].astype(object)
         rows = ev.iloc[by_call[cid]] if cid and cid in by_call else ev.iloc[0:0]
         listed = ", ".join(
             f"{n.removesuffix('_ms').replace('_', ' ')} {v:,.0f} ms (SLA {lim:,.0f} ms)"

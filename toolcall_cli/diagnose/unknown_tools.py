@@ -129,11 +129,24 @@ def _name_checks(ctx: DiagnoseContext) -> list[tuple[str, str, str, str | None, 
         reg = registry_names(ctx.registry)
         calls = _calls(ctx)
         calls = calls[calls["tool"].notna() & (calls["tool"] != "")]
+        if not reg and not declared:
+            return []
+        sids = calls["session_id"].fillna("").astype(str)
+        # decide per distinct (session, name) pair, then slice rows only for the bad pairs
+        pairs = pd.DataFrame({"sid": sids, "tool": calls["tool"].astype(str)}).drop_duplicates()
+        bad = {
+            (s, n)
+            for s, n in zip(pairs["sid"], pairs["tool"], strict=True)
+            if (reg or declared.get(s)) and n not in reg and n not in declared.get(s, set())
+        }
         out: list[tuple[str, str, str, str | None, pd.DataFrame]] = []
-        for (sid, name), rows in calls.groupby([calls["session_id"].fillna(""), "tool"], sort=True):
-            known = reg | declared.get(str(sid), set())
-            if not known or name in known:
-                continue
+        if not bad:
+            return out
+        hit = [(s, str(n)) in bad for s, n in zip(sids, calls["tool"], strict=True)]
+        flagged = calls[pd.Series(hit, index=calls.index, dtype=bool)]
+        for (sid, name), rows in flagged.groupby([sids[flagged.index], "tool"], sort=True):
+            sid, name = str(sid), str(name)
+            known = reg | declared.get(sid, set())
             lower = {k.lower(): k for k in sorted(known)}
             if str(name).lower() in lower:
                 out.append(("PR003", str(sid), str(name), lower[str(name).lower()], rows))

@@ -120,7 +120,7 @@ article.finding h4{margin:0;font-size:14px;display:flex;gap:8px;align-items:base
 color:#fff;background:var(--info)}
 .sev-error .sev{background:var(--err)}
 .sev-warning .sev{background:var(--warn)}
-.finding p{margin:5px 0}
+.finding p,.banner p{margin:5px 0;overflow-wrap:anywhere}
 .fix{background:#dafbe1;border-radius:4px;padding:4px 8px}
 .finding .calls a{margin-right:6px}
 a.code{font:600 11.5px ui-monospace,"DejaVu Sans Mono",monospace;padding:0 4px;border-radius:3px;

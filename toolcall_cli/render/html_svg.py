@@ -158,7 +158,7 @@ def _axis(sc: Scale, height: int) -> list[str]:
     start = sc.origin if sc.origin is not None else sc.t0
     out.append(
         f'<text x="8" y="{AXIS_H - 12}" class="ticklbl">t0 = '
-        f'{h(start.strftime("%H:%M:%S.%f")[:-3])} UTC</text>'
+        f"{h(start.strftime('%H:%M:%S.%f')[:-3])} UTC</text>"
     )
     k = 0
     while k * step <= sc.span_ms * 0.97:
@@ -206,7 +206,7 @@ def _source_lane(
             if sc.t0 is not None:
                 continue
             # no clock at all: spread markers in message order
-            x = LABEL_W + (WIDTH - LABEL_W - RIGHT_PAD) * (i + 0.5) / max(len(rows), 1)
+            x = _order_x(i, len(rows))
         call = ids.get(_s(ev.call), "")
         attr = f' data-call="{call}"' if call else ""
         tip = h(f"{_time(ev.ts_corrected)} {describe(ev)}\n{_s(ev.origin)}", limit=400)
@@ -235,6 +235,22 @@ def _phase_tip(c: CallView, key: str, name: str) -> str:
     return f"{name}: {fmt_ms(v)} ({state})"
 
 
+def _order_x(i: int, n: int) -> float:
+    """x of the i-th of n events when a trace has no clock (message order)."""
+    return LABEL_W + (WIDTH - LABEL_W - RIGHT_PAD) * (i + 0.5) / max(n, 1)
+
+
+def _order_positions(ev: pd.DataFrame) -> dict[str, float]:
+    """Per call the x of its first message event, for traces without any clock."""
+    msgs = ev[ev["source"] == "messages"].head(MAX_EVENTS)
+    out: dict[str, float] = {}
+    for i, call in enumerate(msgs["call"].tolist()):
+        key = _s(call)
+        if key and key not in out:
+            out[key] = _order_x(i, len(msgs))
+    return out
+
+
 def _call_lane(
     c: CallView,
     cid: str,
@@ -242,6 +258,7 @@ def _call_lane(
     sc: Scale,
     marks: Mapping[str, pd.Timestamp],
     ends: tuple[pd.Timestamp, pd.Timestamp] | None,
+    order_x: float | None = None,
 ) -> list[str]:
     mid = y + LANE_H / 2
     bad = c.outcome != "result"
@@ -286,7 +303,8 @@ def _call_lane(
                 )
             x_end = max(x_end or 0.0, xb)
     if x_end is None:
-        x_end = LABEL_W + 8
+        # unclocked: where the call sits in message order, else at the start
+        x_end = order_x - 10 if order_x is not None else LABEL_W + 8
     gl = c.outcome if c.outcome in OUTCOME_STYLE else "missing"
     gx = min(x_end + 10, WIDTH - RIGHT_PAD + 10)
     word = ""
@@ -327,9 +345,11 @@ def swimlane(
         y += LANE_H
     body.append(f'<line class="sep" x1="0" y1="{y}" x2="{WIDTH}" y2="{y}"/>')
     marks = boundaries(ev)
+    order = _order_positions(ev) if sc.t0 is None else {}
     ends = _ends(ev)
     for c, cid in zip(calls, cids, strict=False):
-        body += _call_lane(c, cid, y, sc, marks.get(c.tool_call_id, {}), ends.get(c.tool_call_id))
+        key = c.tool_call_id
+        body += _call_lane(c, cid, y, sc, marks.get(key, {}), ends.get(key), order.get(key))
         y += LANE_H
     return (
         f'<svg class="swim" viewBox="0 0 {WIDTH} {height}" width="{WIDTH}" height="{height}" '

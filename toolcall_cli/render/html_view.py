@@ -97,8 +97,12 @@ def _ms_cell(c: CallView, p: str) -> str:
 
 
 def _codes_cell(refs: Sequence[tuple[str, str, str]]) -> str:
+    first: dict[str, tuple[str, str]] = {}
+    for code, fid, sev in refs:
+        first.setdefault(code, (fid, sev))  # one link per code: its highest-ranked finding
     links = " ".join(
-        f'<a class="code sev-{sev}" href="#{fid}">{h(code)}</a>' for code, fid, sev in refs
+        f'<a class="code sev-{sev}" href="#{fid}">{h(code)}</a>'
+        for code, (fid, sev) in first.items()
     )
     return f"<td>{links or '–'}</td>"
 
