@@ -220,6 +220,20 @@ def test_wrong_types_everywhere_in_a_messages_file(tmp_path: Path) -> None:
         assert cli(["-q", *cmd, str(path)]).exit_code == 0
 
 
+@pytest.mark.parametrize(
+    "bad",
+    [
+        '{"event": [null, null]}',  # found by the fuzzer: ArrowIndexError (exit 70)
+        '{"ts": 9007199254740994, "event": "tool_call.received"}',  # ArrowInvalid (exit 70)
+        '{"ts": {"a": 1}, "tool_call_id": 5, "tool": ["x"], "status": true, "size": "big"}',
+    ],
+)
+def test_wrong_types_in_middleware_json_lines(tmp_path: Path, bad: str) -> None:
+    log = mw_log(tmp_path / "mw.log", bad)
+    events, unparsed = per_file(summary([log], "--source", "middleware"))["mw.log"]
+    assert events >= 2 and events + unparsed == 3
+
+
 def test_invalid_utf8_keeps_the_good_lines(tmp_path: Path) -> None:
     bad_json = '{"event":"tool_call.received","tool":"t\udcff\udcfe"'
     mw = mw_log(tmp_path / "mw.log", bad_json, "\udcc3( junk \udca0")

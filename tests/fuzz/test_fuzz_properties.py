@@ -17,7 +17,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import FIXTURES
@@ -49,7 +49,10 @@ WORDS = ("user", "assistant", "tool", "system", "function", "tool_use", "tool_re
 
 
 def _settings(n: int) -> Any:
-    return settings(max_examples=n, deadline=None, database=None,
+    # Short runs (make test) skip shrinking, which can take minutes on a pandas-heavy property;
+    # long runs (make fuzz) shrink to a minimal example.
+    phases = list(Phase) if n >= 100 else [p for p in Phase if p is not Phase.shrink]
+    return settings(max_examples=n, deadline=None, database=None, phases=phases,
                     suppress_health_check=list(HealthCheck))
 
 

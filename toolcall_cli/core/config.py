@@ -8,6 +8,7 @@ Example `toolcall.toml`::
     window_s = 60
     max_calls = 5
     per_tool = { send_email = 2, execute_payment = 1 }
+    dedupe = true                     # identical-call dedupe
     [tolerance]
     timestamp_ms = 500                # response vs request timestamp (PR005)
     skew_ms = 500                     # clock skew between sources (IN002)
@@ -53,6 +54,7 @@ class Flooding:
     window_s: float = 60.0
     max_calls: int = 5
     per_tool: dict[str, int] = field(default_factory=dict)
+    dedupe: bool = True  # identical-call dedupe (name + canonical arguments)
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,6 +213,7 @@ def config_from_dict(data: dict[str, Any], *, path: Path | None = None) -> Confi
             window_s=num(fl, "window_s", 60, "flooding"),
             max_calls=int(num(fl, "max_calls", 5, "flooding")),
             per_tool=int_map(fl, "flooding"),
+            dedupe=_bool(fl, "dedupe", True, where, "flooding"),
         ),
         tolerance=Tolerance(
             timestamp_ms=num(tol, "timestamp_ms", 500, "tolerance"),
@@ -235,6 +238,13 @@ def config_from_dict(data: dict[str, Any], *, path: Path | None = None) -> Confi
         max_decompressed=int(num(limits, "max_decompressed", MAX_DECOMPRESSED, "limits")),
         raw=data,
     )
+
+
+def _bool(sec: dict[str, Any], key: str, default: bool, where: str, name: str) -> bool:
+    val = sec.get(key, default)
+    if not isinstance(val, bool):
+        raise UsageError(f"{where}: {name}.{key} must be true or false, got {val!r}")
+    return val
 
 
 def _formats(items: Any, where: str) -> tuple[LogFormat, ...]:

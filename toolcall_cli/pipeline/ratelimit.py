@@ -40,8 +40,7 @@ def _window(ctx: ReplayContext, key: tuple[str, str], now: float) -> deque[float
 
 def dedupe_enabled(ctx: ReplayContext) -> bool:
     """`[flooding] dedupe = false` in the config turns identical-call dedupe off."""
-    fl = ctx.cfg.raw.get("flooding", {})
-    return not (isinstance(fl, dict) and fl.get("dedupe") is False)
+    return ctx.cfg.flooding.dedupe
 
 
 def check(call: ToolCall, ctx: ReplayContext) -> Verdict:
