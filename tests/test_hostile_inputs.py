@@ -232,6 +232,10 @@ def test_wrong_types_in_middleware_json_lines(tmp_path: Path, bad: str) -> None:
     log = mw_log(tmp_path / "mw.log", bad)
     events, unparsed = per_file(summary([log], "--source", "middleware"))["mw.log"]
     assert events >= 2 and events + unparsed == 3
+    alone = tmp_path / "alone.log"  # a column of only odd values takes another reader path
+    alone.write_text(bad + "\n" + bad + "\n")
+    res = cli(["-q", "ingest", "--no-store", "--source", "middleware", str(alone)])
+    assert res.exit_code in (0, 3)
 
 
 def test_invalid_utf8_keeps_the_good_lines(tmp_path: Path) -> None:
