@@ -62,7 +62,7 @@ test: setup lint-code
 check: test
 
 bench: setup
-	$(BIN)/python -m toolcall_cli.bench
+	$(BIN)/python tests/bench/run_bench.py
 
 fuzz: setup
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests/fuzz --fuzz-long

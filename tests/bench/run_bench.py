@@ -129,7 +129,11 @@ def inputs(n: int) -> dict[str, Path]:
 
 def store_inputs(files: dict[str, Path]) -> list[tuple[Path, str]]:
     """The ~n-event mix a store (and the memory child) is built from."""
-    return [(files["nginx_half"], "nginx"), (files["mw_half"], "middleware"), (files["pcap"], "pcap")]
+    return [
+        (files["nginx_half"], "nginx"),
+        (files["mw_half"], "middleware"),
+        (files["pcap"], "pcap"),
+    ]
 
 
 # ---------------------------------------------------------------- references
@@ -139,8 +143,23 @@ def ref_tshark(path: Path) -> None:
     """The adapter's own tshark pass (same fields, prefs, filter), output discarded."""
     from toolcall_cli.sources.pcap_tshark import AGGREGATOR, DISPLAY_FILTER, FIELDS, PREFS
 
-    cmd = ["tshark", "-r", str(path), "-n", *PREFS, "-Y", DISPLAY_FILTER, "-T", "fields",
-           "-E", "separator=/t", "-E", "occurrence=a", "-E", f"aggregator={AGGREGATOR}"]
+    cmd = [
+        "tshark",
+        "-r",
+        str(path),
+        "-n",
+        *PREFS,
+        "-Y",
+        DISPLAY_FILTER,
+        "-T",
+        "fields",
+        "-E",
+        "separator=/t",
+        "-E",
+        "occurrence=a",
+        "-E",
+        f"aggregator={AGGREGATOR}",
+    ]
     for f in FIELDS:
         cmd += ["-e", f]
     subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
@@ -148,7 +167,9 @@ def ref_tshark(path: Path) -> None:
 
 def ref_awk(path: Path) -> None:
     """Split the combined part: client, time, method, path, status, bytes."""
-    subprocess.run(["awk", "{print $1, $4, $6, $7, $9, $10}", str(path)], stdout=subprocess.DEVNULL, check=True)
+    subprocess.run(
+        ["awk", "{print $1, $4, $6, $7, $9, $10}", str(path)], stdout=subprocess.DEVNULL, check=True
+    )
 
 
 def ref_orjson(path: Path) -> None:
@@ -175,11 +196,27 @@ def ingest(parts: list[tuple[Path, str]], store: Path | None) -> int:
 def diagnose_store(store: Path, *, timeout: float) -> None:
     """`toolcall diagnose` over *store* in a fresh child (imports included, as a user pays them);
     a TimeoutError when it runs past *timeout* seconds."""
-    cmd = [str(Path(sys.executable).with_name("toolcall")), "diagnose", "--store", str(store), "--format", "json",
-           "--fail-on", "never", "-o", os.devnull]
+    cmd = [
+        str(Path(sys.executable).with_name("toolcall")),
+        "diagnose",
+        "--store",
+        str(store),
+        "--format",
+        "json",
+        "--fail-on",
+        "never",
+        "-o",
+        os.devnull,
+    ]
     try:
-        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, cwd=ROOT,
-                       timeout=timeout)
+        subprocess.run(
+            cmd,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            check=True,
+            cwd=ROOT,
+            timeout=timeout,
+        )
     except subprocess.TimeoutExpired:
         raise TimeoutError from None
 
@@ -190,8 +227,15 @@ def timeline_one(store: Path, trace: str) -> int:
     from toolcall_cli.align.select import select
 
     events = load_selected(store, trace_id=trace)
-    report = select(align(events), trace_id=trace, session_id=None, tool_call_id=None,
-                    since=None, until=None, limit=10)
+    report = select(
+        align(events),
+        trace_id=trace,
+        session_id=None,
+        tool_call_id=None,
+        since=None,
+        until=None,
+        limit=10,
+    )
     return len(events) if report.traces else 0
 
 
@@ -210,9 +254,15 @@ print(n, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
 def peak_rss_child(parts: list[tuple[Path, str]]) -> tuple[int, int]:
     """(events, peak RSS bytes) of a fresh child ingesting *parts* into a throwaway store."""
     with tempfile.TemporaryDirectory(dir=CACHE) as tmp:
-        code = _CHILD.format(root=str(ROOT), here=str(Path(__file__).parent), store=str(Path(tmp) / "store"),
-                             parts=[(str(p), s) for p, s in parts])
-        child = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+        code = _CHILD.format(
+            root=str(ROOT),
+            here=str(Path(__file__).parent),
+            store=str(Path(tmp) / "store"),
+            parts=[(str(p), s) for p, s in parts],
+        )
+        child = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+        )
     n, rss = child.stdout.split()[-2:]
     return int(n), int(rss)
 
@@ -225,38 +275,83 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true", help="10× smaller inputs (smoke run)")
     ap.add_argument("--pairs", type=int, default=3)
     ap.add_argument("--no-readme", action="store_true")
-    ap.add_argument("--diagnose-pairs", type=int, default=None, help="pairs for the diagnose figure")
-    ap.add_argument("--diagnose-timeout", type=float, default=900.0, help="give up on one diagnose run after S s")
-    ap.add_argument("--only", default="", help="comma-separated: pcap,nginx,mw,diagnose,timeline,memory")
+    ap.add_argument(
+        "--diagnose-pairs", type=int, default=None, help="pairs for the diagnose figure"
+    )
+    ap.add_argument(
+        "--diagnose-timeout",
+        type=float,
+        default=900.0,
+        help="give up on one diagnose run after S s",
+    )
+    ap.add_argument(
+        "--only", default="", help="comma-separated: pcap,nginx,mw,diagnose,timeline,memory"
+    )
     a = ap.parse_args()
     if not shutil.which("tshark"):
         print("bench: tshark is required (make setup installs it)", file=sys.stderr)
         return 4
     only = set(filter(None, a.only.split(",")))
-    want = (lambda k: not only or k in only)  # noqa: E731
+    want = lambda k: not only or k in only  # noqa: E731
     n = 100_000 if a.quick else 1_000_000
     files = inputs(n)
     small = inputs(n // 10) if want("memory") else {}
     rows: list[Row] = []
 
-    def figure(name: str, ref_name: str, ref: Callable[[], object], ours: Callable[[], object], target: float,
-               *, n_pairs: int | None = None) -> None:
+    def figure(
+        name: str,
+        ref_name: str,
+        ref: Callable[[], object],
+        ours: Callable[[], object],
+        target: float,
+        *,
+        n_pairs: int | None = None,
+    ) -> None:
         p = pairs(ref, ours, n_pairs or a.pairs)
-        rows.append({"figure": name, "reference": ref_name, "ref_s": p.ref_s, "toolcall_s": p.ours_s,
-                     "ratio": p.ratio, "cpu_ratio": p.cpu_ratio, "target": f"≤ {target}×", "ok": p.ratio <= target})
-        print(f"{name:<34} ref {p.ref_s:7.2f}s  toolcall {p.ours_s:7.2f}s  ratio {p.ratio:5.2f}× "
-              f"(CPU {p.cpu_ratio:5.2f}×; target ≤ {target}×)", file=sys.stderr, flush=True)
+        rows.append(
+            {
+                "figure": name,
+                "reference": ref_name,
+                "ref_s": p.ref_s,
+                "toolcall_s": p.ours_s,
+                "ratio": p.ratio,
+                "cpu_ratio": p.cpu_ratio,
+                "target": f"≤ {target}×",
+                "ok": p.ratio <= target,
+            }
+        )
+        print(
+            f"{name:<34} ref {p.ref_s:7.2f}s  toolcall {p.ours_s:7.2f}s  ratio {p.ratio:5.2f}× "
+            f"(CPU {p.cpu_ratio:5.2f}×; target ≤ {target}×)",
+            file=sys.stderr,
+            flush=True,
+        )
 
     k = f"{n // 50:,}"
     if want("pcap"):
-        figure(f"pcap ingest, {k} exchanges", "tshark -T fields (same fields)", lambda: ref_tshark(files["pcap"]),
-               lambda: ingest([(files["pcap"], "pcap")], None), 1.5)
+        figure(
+            f"pcap ingest, {k} exchanges",
+            "tshark -T fields (same fields)",
+            lambda: ref_tshark(files["pcap"]),
+            lambda: ingest([(files["pcap"], "pcap")], None),
+            1.5,
+        )
     if want("nginx"):
-        figure(f"nginx ingest, {n:,} lines", "awk field split", lambda: ref_awk(files["nginx"]),
-               lambda: ingest([(files["nginx"], "nginx")], None), 4.0)
+        figure(
+            f"nginx ingest, {n:,} lines",
+            "awk field split",
+            lambda: ref_awk(files["nginx"]),
+            lambda: ingest([(files["nginx"], "nginx")], None),
+            4.0,
+        )
     if want("mw"):
-        figure(f"middleware ingest, {n:,} lines", "orjson loads loop", lambda: ref_orjson(files["mw"]),
-               lambda: ingest([(files["mw"], "middleware")], None), 2.0)
+        figure(
+            f"middleware ingest, {n:,} lines",
+            "orjson loads loop",
+            lambda: ref_orjson(files["mw"]),
+            lambda: ingest([(files["mw"], "middleware")], None),
+            2.0,
+        )
 
     store = CACHE / f"store-{n}"
     parts = store_inputs(files)
@@ -265,15 +360,34 @@ def main() -> int:
     if want("diagnose"):
         name = f"diagnose, store of {n_events:,} events"
         try:
-            figure(name, "ingest of the same", lambda: ingest(parts, store),
-                   lambda: diagnose_store(store, timeout=a.diagnose_timeout), 1.5, n_pairs=a.diagnose_pairs)
+            figure(
+                name,
+                "ingest of the same",
+                lambda: ingest(parts, store),
+                lambda: diagnose_store(store, timeout=a.diagnose_timeout),
+                1.5,
+                n_pairs=a.diagnose_pairs,
+            )
         except TimeoutError:
             ref, _ = timed(lambda: ingest(parts, store))
-            rows.append({"figure": name, "reference": "ingest of the same", "ref_s": ref,
-                         "toolcall_s": a.diagnose_timeout, "ratio": a.diagnose_timeout / ref, "over": True,
-                         "target": "≤ 1.5×", "ok": False})
-            print(f"{name}: still running after {a.diagnose_timeout:.0f}s (ingest {ref:.1f}s): "
-                  f"> {a.diagnose_timeout / ref:.1f}×", file=sys.stderr, flush=True)
+            rows.append(
+                {
+                    "figure": name,
+                    "reference": "ingest of the same",
+                    "ref_s": ref,
+                    "toolcall_s": a.diagnose_timeout,
+                    "ratio": a.diagnose_timeout / ref,
+                    "over": True,
+                    "target": "≤ 1.5×",
+                    "ok": False,
+                }
+            )
+            print(
+                f"{name}: still running after {a.diagnose_timeout:.0f}s (ingest {ref:.1f}s): "
+                f"> {a.diagnose_timeout / ref:.1f}×",
+                file=sys.stderr,
+                flush=True,
+            )
     if want("timeline"):
         cpu, wall = [], []
         for _ in range(max(a.pairs, 3)):
@@ -282,10 +396,23 @@ def main() -> int:
             cpu.append(time.process_time() - c0)
             wall.append(time.perf_counter() - w0)
         t = statistics.median(cpu)
-        rows.append({"figure": f"timeline of one trace ({got} events)", "reference": "CPU s of work", "ref_s": None,
-                     "toolcall_s": t, "ratio": None, "target": "< 1 s", "ok": t < 1.0 and got > 0})
-        print(f"timeline one trace: {t:.3f} CPU s ({statistics.median(wall):.3f} wall s), {got} events",
-              file=sys.stderr, flush=True)
+        rows.append(
+            {
+                "figure": f"timeline of one trace ({got} events)",
+                "reference": "CPU s of work",
+                "ref_s": None,
+                "toolcall_s": t,
+                "ratio": None,
+                "target": "< 1 s",
+                "ok": t < 1.0 and got > 0,
+            }
+        )
+        print(
+            f"timeline one trace: {t:.3f} CPU s "
+            f"({statistics.median(wall):.3f} wall s), {got} events",
+            file=sys.stderr,
+            flush=True,
+        )
     if want("memory"):
         _, base = peak_rss_child([])
         n_small, rss_small = peak_rss_child(store_inputs(small))
@@ -293,19 +420,43 @@ def main() -> int:
         growth = (rss_big - base) / max(rss_small - base, 1)
         scale = n_big / n_small
         mib = 2**20
-        rows.append({"figure": f"peak memory, ingest of {n_big:,} events", "reference": f"imports only {base / mib:.0f} MiB",
-                     "ref_s": None, "toolcall_s": rss_big / mib, "ratio": None, "target": "≤ 1024 MiB",
-                     "ok": rss_big <= 2**30, "unit": "MiB"})
-        rows.append({"figure": f"memory growth, {n_small:,} → {n_big:,} events", "reference": f"{scale:.1f}× the events",
-                     "ref_s": None, "toolcall_s": growth, "ratio": None, "target": f"≤ {scale * 1.5:.0f}× (linear)",
-                     "ok": growth <= scale * 1.5, "unit": "×"})
-        print(f"peak RSS: imports {base / mib:.0f} MiB, {n_small} events {rss_small / mib:.0f} MiB, "
-              f"{n_big} events {rss_big / mib:.0f} MiB; growth {growth:.1f}× for {scale:.1f}× the events",
-              file=sys.stderr, flush=True)
+        rows.append(
+            {
+                "figure": f"peak memory, ingest of {n_big:,} events",
+                "reference": f"imports only {base / mib:.0f} MiB",
+                "ref_s": None,
+                "toolcall_s": rss_big / mib,
+                "ratio": None,
+                "target": "≤ 1024 MiB",
+                "ok": rss_big <= 2**30,
+                "unit": "MiB",
+            }
+        )
+        rows.append(
+            {
+                "figure": f"memory growth, {n_small:,} → {n_big:,} events",
+                "reference": f"{scale:.1f}× the events",
+                "ref_s": None,
+                "toolcall_s": growth,
+                "ratio": None,
+                "target": f"≤ {scale * 1.5:.0f}× (linear)",
+                "ok": growth <= scale * 1.5,
+                "unit": "×",
+            }
+        )
+        print(
+            f"peak RSS: imports {base / mib:.0f} MiB, {n_small} events {rss_small / mib:.0f} MiB, "
+            f"{n_big} events {rss_big / mib:.0f} MiB; "
+            f"growth {growth:.1f}× for {scale:.1f}× the events",
+            file=sys.stderr,
+            flush=True,
+        )
 
     table = render(rows, quick=a.quick, pairs_n=a.pairs)
     print(table)
-    (CACHE / ("results-quick.json" if a.quick else "results.json")).write_text(json.dumps(rows, indent=2, default=str))
+    (CACHE / ("results-quick.json" if a.quick else "results.json")).write_text(
+        json.dumps(rows, indent=2, default=str)
+    )
     if not a.no_readme and not a.quick and not only:
         update_readme(table)
     return 0 if all(r["ok"] for r in rows) else 1
@@ -313,21 +464,37 @@ def main() -> int:
 
 def render(rows: list[Row], *, quick: bool, pairs_n: int) -> str:
     load = os.getloadavg()[0]
-    head = (f"Measured {datetime.now(UTC):%Y-%m-%d %H:%M} UTC on {platform.machine()}, {_cpus()} cores, "
-            f"{platform.python_implementation()} {platform.python_version()}, load average {load:.1f}"
-            f"{' (quick run)' if quick else ''}. Ratios are the median of {pairs_n} alternating "
-            "(reference, toolcall) pairs. Rerun with `make bench` (`--quick` for a smoke run).\n\n")
-    lines = ["| figure | reference | reference s | toolcall | ratio (wall) | ratio (CPU) | target | met |",
-             "|---|---|---:|---:|---:|---:|---|---|"]
+    head = (
+        f"Measured {datetime.now(UTC):%Y-%m-%d %H:%M} UTC on {platform.machine()}, "
+        f"{_cpus()} cores, "
+        f"{platform.python_implementation()} {platform.python_version()}, load average {load:.1f}"
+        f"{' (quick run)' if quick else ''}. Ratios are the median of {pairs_n} alternating "
+        "(reference, toolcall) pairs. Rerun with `make bench` (`--quick` for a smoke run).\n\n"
+    )
+    lines = [
+        "| figure | reference | reference s | toolcall | ratio (wall) | ratio (CPU) "
+        "| target | met |",
+        "|---|---|---:|---:|---:|---:|---|---|",
+    ]
     for r in rows:
         ref_s = f"{r['ref_s']:.2f}" if r["ref_s"] is not None else "–"
-        ratio = f"{'> ' if r.get('over') else ''}{r['ratio']:.2f}×" if r["ratio"] is not None else "–"
+        ratio = (
+            f"{'> ' if r.get('over') else ''}{r['ratio']:.2f}×" if r["ratio"] is not None else "–"
+        )
         cpu = f"{r['cpu_ratio']:.2f}×" if r.get("cpu_ratio") is not None else "–"
         unit = r.get("unit", "s")
-        val = f"{r['toolcall_s']:.0f} MiB" if unit == "MiB" else f"{r['toolcall_s']:.1f}×" if unit == "×" \
+        val = (
+            f"{r['toolcall_s']:.0f} MiB"
+            if unit == "MiB"
+            else f"{r['toolcall_s']:.1f}×"
+            if unit == "×"
             else f"{'> ' if r.get('over') else ''}{r['toolcall_s']:.2f} s"
-        lines.append(f"| {r['figure']} | {r['reference']} | {ref_s} | {val} | {ratio} | {cpu} | {r['target']} | "
-                     f"{'yes' if r['ok'] else '**no**'} |")
+        )
+        lines.append(
+            f"| {r['figure']} | {r['reference']} | {ref_s} | {val} | {ratio} | {cpu} "
+            f"| {r['target']} | "
+            f"{'yes' if r['ok'] else '**no**'} |"
+        )
     return head + "\n".join(lines) + "\n"
 
 

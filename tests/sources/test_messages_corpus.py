@@ -67,9 +67,12 @@ def test_gemini_empty_call_id_is_kept(corpus: Path) -> None:
     df = parse(corpus, "pydantic-ai_vcr_cassettes/"
                        "models__test_openai__test_compatible_api_with_tool_calls_without_id.yaml")
     c = calls(df)
-    assert len(c) == 1  # the replayed (re-id'd) call in the next request is not emitted twice
+    # the response's call keeps its empty id; the client re-ids it on replay (pyd_ai_…), and that
+    # call is emitted too, marked replay_of, so its result pairs by id (test_messages_cassette.py)
+    assert len(c) == 2
     assert c.loc[0, "tool_call_id"] == ""
     assert c.loc[0, "tool"] == "get_current_time"
+    assert c.loc[1, "tool_call_id"].startswith("pyd_ai_")
 
 
 def test_dashscope_chunks_keep_first_id(corpus: Path) -> None:

@@ -111,10 +111,13 @@ class Redactor:
         """A copy of the event table with secrets replaced in every text column."""
         if not self.enabled or df.empty:
             return df
-        out = df.copy()
+        out = df.copy(deep=False)  # columns are replaced, never written into
         for col in TEXT_COLUMNS:
             arr = pa.array(out[col], type=pa.large_string(), from_pandas=True)
-            out[col] = pd.Series(self._array(arr).to_pandas(), index=out.index).astype(STR)
+            red = self._array(arr)
+            if red is arr:  # no secret in this column (the common case): keep it as it is
+                continue
+            out[col] = pd.Series(red.to_pandas(), index=out.index).astype(STR)
         if self.json_paths:
             out["args"] = out["args"].map(self._json_paths, na_action="ignore").astype(STR)
         return out

@@ -44,8 +44,10 @@ from toolcall_cli.diagnose import orphans_pairing as _orphans_pairing  # noqa: E
 from toolcall_cli.diagnose import protocol as _protocol  # noqa: E402,F401
 from toolcall_cli.diagnose import provider_errors as _provider_errors  # noqa: E402,F401
 from toolcall_cli.diagnose import response_contract as _response_contract  # noqa: E402,F401
+from toolcall_cli.diagnose import silent_drop as _silent_drop  # noqa: E402,F401
 from toolcall_cli.diagnose import timeouts as _timeouts  # noqa: E402,F401
 from toolcall_cli.diagnose import truncation as _truncation  # noqa: E402,F401
+from toolcall_cli.diagnose import unknown_tools as _unknown_tools  # noqa: E402,F401
 
 
 def classify(

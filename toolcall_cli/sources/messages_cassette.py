@@ -1,9 +1,12 @@
 """VCR cassettes (YAML `interactions[].request/response`) → one conversation, emitted once.
 
 Each request body carries the conversation so far and each response the new assistant
-message, so messages are compared by a signature (role, text, call/result ids) with what was
-already emitted and only the new suffix is emitted. A request whose history shares nothing
-with the previous one starts a new conversation. HTTP error responses become provider-error
+message, so messages are compared by a signature (role, text, calls, result ids) with what was
+already emitted and only the new suffix is emitted. A call is identified by its id when it has
+one and by name + canonical arguments only when it has none, so a call the client re-ids on
+replay (an id-less Gemini call sent on as `pyd_ai_…`) is emitted under its new id together
+with the results that answer it: a result is never emitted without its call. A request whose
+history shares nothing with the previous one starts a new conversation. HTTP error responses become provider-error
 `system` events; bodies may be `parsed_body`, JSON strings, or gzip-compressed SSE streams.
 """
 
@@ -15,7 +18,9 @@ import re
 import zlib
 from typing import Any
 
-from toolcall_cli.core.jsonio import JSONError, loads
+import orjson
+
+from toolcall_cli.core.jsonio import JSONError, canonical, loads, try_loads
 from toolcall_cli.sources import messages_locate, messages_openai, messages_sse
 from toolcall_cli.sources.messages_rows import (
     RAW_CAP,
@@ -46,6 +51,7 @@ def emit_cassette(sink: Sink, doc: Any, base: str) -> None:
     conv: Conv | None = None
     seen: list[tuple[Any, ...]] = []
     emitted: set[tuple[Any, ...]] = set()
+    idless: list[dict[str, Any]] = []
     for i, it in enumerate(inter):
         o = ptr(base, "interactions", i)
         if not isinstance(it, dict):
@@ -63,6 +69,7 @@ def emit_cassette(sink: Sink, doc: Any, base: str) -> None:
         if conv is None or (sigs and seen and k == 0):
             conv = sink.conv()
             emitted = set()
+            idless = []
         start = len(sink.rows)
         if isinstance(body, dict):
             messages_locate.emit_request_meta(sink, conv, body, ptr(o, "request", bkey))
@@ -73,6 +80,7 @@ def emit_cassette(sink: Sink, doc: Any, base: str) -> None:
         seen = list(sigs)
         seen.extend(_response(sink, conv, resp, ptr(o, "response"), len(msgs), _provider(uri)))
         _drop_repeats(sink, start, emitted)
+        _mark_reids(sink, start, idless)
 
 
 def _drop_repeats(sink: Sink, start: int, emitted: set[tuple[Any, ...]]) -> None:
@@ -88,6 +96,28 @@ def _drop_repeats(sink: Sink, start: int, emitted: set[tuple[Any, ...]]) -> None
             emitted.add(key)
         keep.append(row)
     sink.rows[start:] = keep
+
+
+def _mark_reids(sink: Sink, start: int, idless: list[dict[str, Any]]) -> None:
+    """Mark a replayed call that re-ids an emitted id-less call: attrs.replay_of = its origin.
+
+    Both stay events (results pair by id with the replayed one); the mark says they are one
+    call of the model, sent twice under different ids by the client.
+    """
+    for row in sink.rows[start:]:
+        if row["kind"] != "tool_call":
+            continue
+        if not row["tool_call_id"]:
+            idless.append(row)
+            continue
+        if "/request/" not in row["origin"]:
+            continue
+        key = call_key(row["tool"], None, row["args"])
+        for j, old in enumerate(idless):
+            if call_key(old["tool"], None, old["args"]) == key:
+                row["attrs"] = {**(row["attrs"] or {}), "replay_of": old["origin"]}
+                del idless[j]
+                break
 
 
 def _response(sink: Sink, conv: Conv, resp: dict[str, Any], o: str, idx: int,
@@ -194,7 +224,7 @@ def signature(m: Any) -> tuple[Any, ...]:
         return (m["type"], as_id(m.get("call_id")), (content_text(m.get("content")) or "").strip())
     role = {"model": "assistant", "developer": "system"}.get(str(role), str(role))
     text: list[str] = []
-    ids: list[tuple[str, Any]] = []
+    ids: list[tuple[Any, ...]] = []
     blocks = m.get("content") if isinstance(m.get("content"), list) else m.get("parts")
     if isinstance(m.get("content"), str):
         text.append(m["content"])
@@ -204,19 +234,37 @@ def signature(m: Any) -> tuple[Any, ...]:
         if isinstance(b.get("text"), str) and not b.get("thought"):
             text.append(b["text"])
         if b.get("type") in ("tool_use", "server_tool_use"):
-            ids.append(("u", b.get("name")))
+            ids.append(call_key(b.get("name"), b.get("id"), b.get("input")))
         elif b.get("type") == "tool_result":
             ids.append(("r", as_id(b.get("tool_use_id"))))
         elif isinstance(b.get("functionCall"), dict):
-            ids.append(("u", b["functionCall"].get("name")))
+            fc = b["functionCall"]
+            ids.append(call_key(fc.get("name"), fc.get("id"), fc.get("args")))
         elif isinstance(b.get("functionResponse"), dict):
             ids.append(("r", b["functionResponse"].get("name")))
     for tc in as_list(m.get("tool_calls")):
         if isinstance(tc, dict):
             fn = as_dict(tc.get("function"))
-            ids.append(("u", fn.get("name")))  # not the id: clients re-id calls on replay
+            ids.append(call_key(fn.get("name"), tc.get("id"), fn.get("arguments")))
     if "tool_call_id" in m:
         ids.append(("r", as_id(m.get("tool_call_id"))))
     # Clients re-render history (reasoning as <think> text, whitespace): compare calls, not text.
-    joined = "" if any(k == "u" for k, _ in ids) else _THINK_RE.sub("", "".join(text)).strip()
+    joined = "" if any(t[0] == "u" for t in ids) else _THINK_RE.sub("", "".join(text)).strip()
     return (role, joined, tuple(ids))
+
+
+def call_key(name: Any, call_id: Any, args: Any) -> tuple[Any, ...]:
+    """A call's identity on replay: its id when it has one, else name + canonical arguments.
+
+    A replayed call whose id differs from the emitted one (a client re-iding an id-less call)
+    is therefore a new call, emitted with the results that answer it under that id.
+    """
+    cid = as_id(call_id)
+    if cid:
+        return ("u", name, cid)
+    parsed = try_loads(args) if isinstance(args, str) else args
+    try:
+        canon = canonical(parsed) if parsed is not None else args
+    except (orjson.JSONEncodeError, TypeError, RecursionError):  # e.g. nested too deep
+        canon = safe_dump(args)
+    return ("u", name, "", canon)
