@@ -44,7 +44,7 @@ def _orphan_results(df: pd.DataFrame) -> list[str]:
             continue
         at = first.get((row.session_id, row.tool_call_id))
         if at is None or at >= int(row.seq):
-            bad.append(f"{row.tool_call_id} at {row.origin}")
+            bad.append(f"{row.tool_call_id!s} at {row.origin!s}")
     return bad
 
 
@@ -72,9 +72,9 @@ def test_reid_call_after_provider_switch_is_kept_with_its_result(corpus: Path) -
     assert _ids(calls) == [
         None, "pyd_ai_504f8147f83f44f3a5f14d87bfd01bda", "call_SkEQ3ZGSJC8m6AvaIGNuuKdm"]
     assert calls["args"].tolist()[:2] == ['{"country":"France"}'] * 2
-    replay = json.loads(calls.loc[1, "attrs"])
+    replay = json.loads(str(calls.loc[1, "attrs"]))
     assert replay["replay_of"] == calls.loc[0, "origin"]
-    assert "replay_of" not in json.loads(calls.loc[2, "attrs"])
+    assert "replay_of" not in json.loads(str(calls.loc[2, "attrs"]))
     res = df[df["tool_call_id"] == "pyd_ai_504f8147f83f44f3a5f14d87bfd01bda"]
     assert res["kind"].tolist() == ["tool_call", "tool_result"]
     assert json.loads(res["attrs"].iloc[1])["follows_call"] is True
@@ -85,8 +85,8 @@ def test_empty_id_call_and_its_reid_replay(corpus: Path) -> None:
     df = ADAPTER.parse(corpus / "conversations" / NO_ID, ParseOptions())
     calls = df[df["kind"] == "tool_call"].reset_index(drop=True)
     assert _ids(calls) == ["", "pyd_ai_cee885c699414386a7e14b7ec43cadbc"]
-    assert json.loads(calls.loc[1, "attrs"])["replay_of"] == calls.loc[0, "origin"]
-    assert df[df["kind"] == "tool_result"]["tool_call_id"].tolist() == [calls.loc[1, "tool_call_id"]]
+    assert json.loads(str(calls.loc[1, "attrs"]))["replay_of"] == calls.loc[0, "origin"]
+    assert _ids(df[df["kind"] == "tool_result"]) == [_ids(calls)[1]]
 
 
 def _chat(uri: str, messages: list[dict[str, Any]], reply: dict[str, Any]) -> dict[str, Any]:

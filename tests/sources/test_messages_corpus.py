@@ -72,7 +72,7 @@ def test_gemini_empty_call_id_is_kept(corpus: Path) -> None:
     assert len(c) == 2
     assert c.loc[0, "tool_call_id"] == ""
     assert c.loc[0, "tool"] == "get_current_time"
-    assert c.loc[1, "tool_call_id"].startswith("pyd_ai_")
+    assert str(c.loc[1, "tool_call_id"]).startswith("pyd_ai_")
 
 
 def test_dashscope_chunks_keep_first_id(corpus: Path) -> None:

@@ -74,7 +74,10 @@ def read_json_buffer(
         return None
     if table.num_rows != n:
         return None
-    cols = {name: table.column(name).combine_chunks() for name in table.column_names}
+    try:
+        cols = {name: table.column(name).combine_chunks() for name in table.column_names}
+    except pa.ArrowException:  # pyarrow chokes on some odd columns (all-null lists): go per line
+        return None
     return JsonColumns(cols, pa.array(np.ones(n, dtype=bool)))
 
 

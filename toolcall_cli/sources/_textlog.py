@@ -6,6 +6,7 @@ build the `attrs` JSON objects without a per-row Python loop, and mark `unparsed
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -112,7 +113,7 @@ def as_string(arr: pa.Array | pa.ChunkedArray) -> pa.Array:
     if pa.types.is_floating(t):
         # 12.0 → "12", 12.5 → "12.5" (what the log most likely said)
         as_int = pc.cast(arr, pa.int64(), safe=False)
-        whole = pc.and_(pc.equal(pc.cast(as_int, t), arr), pc.less(pc.abs(arr), 1e15))
+        whole = pc.and_(pc.equal(pc.cast(as_int, t, safe=False), arr), pc.less(pc.abs(arr), 1e15))
         return pc.if_else(whole, as_int.cast(pa.large_string()), arr.cast(pa.large_string()))
     if pa.types.is_timestamp(t):
         return pc.strftime(arr, format="%Y-%m-%dT%H:%M:%S.%f").cast(pa.large_string())
@@ -239,11 +240,16 @@ def attr_kind(arr: pa.Array, *, json_text: bool = False) -> str:
     return "str"
 
 
+_NUL_RUN = re.compile(rb"\x00{16,}")
+
+
 def head_lines(head: bytes, *, full: int, limit: int = 50) -> list[str]:
     """Up to *limit* non-blank text lines of a sniffed head; [] for binary data.
 
     When the head filled the whole sniff window (*full* bytes) its last line is cut and dropped.
     """
+    # Long NUL runs are padding a crashed writer left in a text log; scattered NULs mean binary.
+    head = _NUL_RUN.sub(b"", head)
     if not head or b"\x00" in head[:4096]:
         return []
     text = head.decode("utf-8", errors="replace")

@@ -5,9 +5,10 @@ message, so messages are compared by a signature (role, text, calls, result ids)
 already emitted and only the new suffix is emitted. A call is identified by its id when it has
 one and by name + canonical arguments only when it has none, so a call the client re-ids on
 replay (an id-less Gemini call sent on as `pyd_ai_…`) is emitted under its new id together
-with the results that answer it: a result is never emitted without its call. A request whose
-history shares nothing with the previous one starts a new conversation. HTTP error responses become provider-error
-`system` events; bodies may be `parsed_body`, JSON strings, or gzip-compressed SSE streams.
+with the results that answer it (marked `replay_of`): a result is never emitted without its
+call. A request whose history shares nothing with the previous one starts a new conversation.
+HTTP error responses become provider-error `system` events; bodies may be `parsed_body`, JSON
+strings, or gzip-compressed SSE streams.
 """
 
 from __future__ import annotations
