@@ -12,7 +12,7 @@ from tests.diagnose.rule_fixture_helpers import run_rule
 from toolcall_cli.align.model import CallView
 from toolcall_cli.core.config import Sla
 from toolcall_cli.diagnose import CLASSIFIERS, DiagnoseContext
-from toolcall_cli.diagnose.timeouts import bare_timeout, breached_phases
+from toolcall_cli.diagnose.timeouts import MAX_CALL_FINDINGS, bare_timeout, breached_phases
 
 CODES = ("TM001", "TM002")
 
@@ -183,3 +183,18 @@ def test_quiet_on_tables_without_calls(code: str, make_ctx: Callable[..., Diagno
         "detail": "GET / HTTP/1.1",
     }
     assert _run(make_ctx([access]), code) == []
+
+
+def test_tm002_caps_per_call_findings(make_ctx: Callable[..., DiagnoseContext]) -> None:
+    ctx = make_ctx([])
+    calls = tuple(
+        CallView(f"c{i}", "search", f"c{i}", "s", "result", {"service_ms": 900.0 + i})
+        for i in range(MAX_CALL_FINDINGS + 7)
+    )
+    timeline = type(ctx.timeline)(events=ctx.timeline.events, calls=calls)
+    found = _run(DiagnoseContext(timeline=timeline, cfg=ctx.cfg), "TM002")
+    assert len(found) == MAX_CALL_FINDINGS + 1
+    summary = next(f for f in found if f.message.startswith("7 more calls"))
+    assert "service 7 calls" in summary.message and "worst 906 ms" in summary.message
+    # the worst call is reported on its own
+    assert any(f.tool_call_ids == (f"c{MAX_CALL_FINDINGS + 6}",) for f in found)

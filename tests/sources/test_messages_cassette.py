@@ -35,16 +35,18 @@ CASSETTES = (
 
 def _orphan_results(df: pd.DataFrame) -> list[str]:
     """Results whose non-empty id matches no tool_call emitted earlier in the same session."""
-    first: dict[tuple[Any, str], int] = {}
-    for row in df[df["kind"] == "tool_call"].itertuples():
-        first.setdefault((row.session_id, row.tool_call_id), int(row.seq))
+    rows = df.astype(object).where(df.notna(), None).to_dict("records")
+    first: dict[tuple[Any, Any], int] = {}
+    for row in rows:
+        if row["kind"] == "tool_call":
+            first.setdefault((row["session_id"], row["tool_call_id"]), int(row["seq"]))
     bad = []
-    for row in df[df["kind"] == "tool_result"].itertuples():
-        if pd.isna(row.tool_call_id) or not row.tool_call_id:
+    for row in rows:
+        if row["kind"] != "tool_result" or not row["tool_call_id"]:
             continue
-        at = first.get((row.session_id, row.tool_call_id))
-        if at is None or at >= int(row.seq):
-            bad.append(f"{row.tool_call_id!s} at {row.origin!s}")
+        at = first.get((row["session_id"], row["tool_call_id"]))
+        if at is None or at >= int(row["seq"]):
+            bad.append(f"{row['tool_call_id']} at {row['origin']}")
     return bad
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from toolcall_cli.core.findings import Finding, Severity, rule
@@ -165,9 +166,17 @@ def double_submit(ctx: DiagnoseContext) -> Iterator[Finding]:
     if len(chat) < 2:
         return
     results = _result_times(ctx)
+    # result times sorted by scope once: each session's slice is found by bisection instead of
+    # a scan of every result per session (quadratic on a large store)
+    r_scope = results["scope"].astype(str).to_numpy()
+    r_order = np.argsort(r_scope, kind="stable")
+    r_scope = r_scope[r_order]
+    r_t = pd.to_datetime(results["t"], utc=True).to_numpy(dtype="datetime64[ns]")[r_order]
     for (scope, source), grp in chat.groupby(["_scope", "source"], sort=True):
         grp = grp.sort_values("_start", kind="stable")
-        done = results.loc[results["scope"] == scope, "t"]
+        key = str(scope)
+        lo, hi = np.searchsorted(r_scope, key, "left"), np.searchsorted(r_scope, key, "right")
+        done = r_t[lo:hi]
         starts: list[Any] = grp["_start"].tolist()
         sizes: list[Any] = grp["size"].tolist()
         paths: list[Any] = grp["_path"].tolist()
@@ -176,7 +185,10 @@ def double_submit(ctx: DiagnoseContext) -> Iterator[Finding]:
             ta, tb = starts[k], starts[k + 1]
             close = tb - ta <= BURST
             same_body = source == "pcap" and sizes[k] == sizes[k + 1] and paths[k] == paths[k + 1]
-            if not (close or same_body) or bool(((done > ta) & (done < tb)).any()):
+            if not (close or same_body):
+                continue
+            a64, b64 = ta.to_datetime64(), tb.to_datetime64()
+            if bool(((done > a64) & (done < b64)).any()):
                 continue
             hits.extend(i for i in grp.index[k : k + 2] if i not in hits)
         if not hits:
@@ -214,6 +226,9 @@ def retry_duplicate(ctx: DiagnoseContext) -> Iterator[Finding]:
     id_defects = {c for f in ctx.findings_of("FL003") for c in f.tool_call_ids}
     flagged: set[str] = set()
     with_id = sends[sends["tool_call_id"].notna() & (sends["tool_call_id"] != "")]
+    # only ids sent twice or more can fire: drop the (many) single sends before iterating groups
+    sent = with_id.groupby(["tool_call_id", "source"], sort=False)["kind"].transform("size")
+    with_id = with_id[sent.to_numpy() >= 2]
     for (cid, source), grp in with_id.groupby(["tool_call_id", "source"], sort=True):
         if len(grp) < 2 or cid in id_defects or cid in flagged:
             continue

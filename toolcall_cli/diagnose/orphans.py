@@ -51,10 +51,23 @@ _INFRA = ("middleware", "nginx", "pcap")
 _FAILED_HTTP = (499, 502, 503, 504)
 
 
-def _chain(ctx: DiagnoseContext) -> dict[str, pd.DataFrame]:
+class _Chain:
+    """Infrastructure rows per tool_call_id, sliced out only when a call asks for them (most
+    calls have a result and never do: one DataFrame per call would dominate a large store)."""
+
+    def __init__(self, rows: pd.DataFrame) -> None:
+        self.rows = rows
+        self.where = rows.groupby("tool_call_id", sort=False).indices if len(rows) else {}
+
+    def get(self, cid: str) -> pd.DataFrame | None:
+        pos = self.where.get(cid)
+        return None if pos is None else self.rows.iloc[pos]
+
+
+def _chain(ctx: DiagnoseContext) -> _Chain:
     """Infrastructure events per tool_call_id (middleware, access log, capture)."""
 
-    def build() -> dict[str, pd.DataFrame]:
+    def build() -> _Chain:
         ev = with_attrs(ctx)
         infra = ev[
             ev["source"].isin(_INFRA) & ev["tool_call_id"].notna() & (ev["tool_call_id"] != "")
@@ -62,7 +75,7 @@ def _chain(ctx: DiagnoseContext) -> dict[str, pd.DataFrame]:
         infra = infra[
             ~infra["kind"].isin(["tool_call", "tool_result", "user", "system", "assistant_text"])
         ]
-        return {str(k): g for k, g in infra.groupby("tool_call_id", sort=False)}
+        return _Chain(infra)
 
     return ctx.memo("orphan_chain", build)
 

@@ -55,7 +55,9 @@ What it does
   Compares each call's phases from the aligned timeline with the SLA in `[sla]`: call
   initiation (received → request sent, 100 ms), tool service (request → response, 800 ms),
   injection (response → result injected, 50 ms) and end to end (3 s). One finding per call
-  lists every breached phase.
+  lists every breached phase, for the 50 calls furthest over their SLA; the other breaching
+  calls are summarised in one more finding (calls and worst latency per phase), so a slow
+  day does not bury the root causes.
 
 Why it matters
   Slow phases are where timeouts, retries and duplicate calls start; the phase tells which
@@ -165,34 +167,87 @@ def check_timeout_without_partial(ctx: DiagnoseContext) -> Iterator[Finding]:
         )
 
 
+#: Calls reported one by one (the furthest over their SLA); the rest share one finding.
+MAX_CALL_FINDINGS = 50
+
+
+def _breach_summary(
+    ctx: DiagnoseContext, rest: list[tuple[Any, list[tuple[str, float, float]]]]
+) -> Finding:
+    """One finding for the breaching calls beyond the per-call cap."""
+    per_phase: dict[str, tuple[int, float, float]] = {}
+    for _, breaches in rest:
+        for name, v, lim in breaches:
+            n, worst, _ = per_phase.get(name, (0, 0.0, lim))
+            per_phase[name] = (n + 1, max(worst, v), lim)
+    listed = ", ".join(
+        f"{name.removesuffix('_ms').replace('_', ' ')} {n:,} calls "
+        f"(worst {worst:,.0f} ms, SLA {lim:,.0f} ms)"
+        for name, (n, worst, lim) in per_phase.items()
+    )
+    ids = [c.tool_call_id for c, _ in rest[:20]]
+    ev = ctx.events()
+    return make(
+        TM002,
+        ctx,
+        f"{len(rest):,} more calls above their SLA: {listed}",
+        ev[ev["tool_call_id"].isin(ids[:3])].head(3),
+        call_ids=ids,
+        extra={
+            "calls": len(rest),
+            "phases": {
+                k: {"calls": n, "worst_ms": round(w, 1), "sla_ms": lim}
+                for k, (n, w, lim) in per_phase.items()
+            },
+        },
+    )
+
+
 def breached_phases(
     phases: dict[str, float | None] | Any, sla: Any
 ) -> list[tuple[str, float, float]]:
     """(phase, measured ms, SLA ms) for every phase above its SLA (unmeasured phases skipped)."""
     out: list[tuple[str, float, float]] = []
-    for name, value in dict(phases).items():
-        limit = getattr(sla, name, None)
-        if value is None or limit is None or pd.isna(value):
+    for name, value in phases.items():
+        if value is None:
             continue
-        if float(value) > float(limit):
-            out.append((name, float(value), float(limit)))
+        limit = getattr(sla, name, None)
+        v = float(value)
+        if limit is not None and v > limit:  # NaN compares False: unmeasured
+            out.append((name, v, float(limit)))
     return out
 
 
 #: Columns `make` and its evidence read from a finding's rows.
-_QUOTED = ("origin", "kind", "tool", "tool_call_id", "http_status", "detail", "args", "session_id",
-           "trace", "source", "ts", "seq")
+_QUOTED = (
+    "origin",
+    "kind",
+    "tool",
+    "tool_call_id",
+    "http_status",
+    "detail",
+    "args",
+    "session_id",
+    "trace",
+    "source",
+    "ts",
+    "seq",
+)
 
 
 @CLASSIFIERS.register(TM002.code)
 def check_sla_breach(ctx: DiagnoseContext) -> Iterator[Finding]:
-    """TM002: one finding per call with the phases above their SLA."""
+    """TM002: one finding per call with the phases above their SLA (the worst calls), plus a
+    summary of the rest."""
     ev = ctx.events()
     by_call: dict[Any, Any] | None = None  # call id → row positions, built once, not per call
-    for call in ctx.timeline.calls:
-        breaches = breached_phases(call.phases, ctx.cfg.sla)
-        if not breaches:
-            continue
+    breaching = [
+        (c, b) for c in ctx.timeline.calls if (b := breached_phases(c.phases, ctx.cfg.sla))
+    ]
+    breaching.sort(key=lambda cb: -max(v / lim if lim else float("inf") for _, v, lim in cb[1]))
+    if len(breaching) > MAX_CALL_FINDINGS:
+        yield _breach_summary(ctx, breaching[MAX_CALL_FINDINGS:])
+    for call, breaches in breaching[:MAX_CALL_FINDINGS]:
         cid = call.tool_call_id
         if by_call is None:
             by_call = ev.groupby("tool_call_id", sort=False, dropna=True, observed=True).indices

@@ -150,6 +150,8 @@ def check_result_truncated(ctx: DiagnoseContext) -> Iterator[Finding]:
     """TR002: one finding per tool result (per call id) that looks cut short."""
     ev = with_attrs(ctx)
     results = ev[ev["kind"].isin(_RESULT_KINDS) & ev["detail"].notna()]
+    if not len(results):
+        return
     wire = _wire_sizes(ev)
     names = tools_by_call(ev)
     seen: set[str] = set()
