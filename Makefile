@@ -45,7 +45,7 @@ chromium:
 	  if [ "$$CI" = "true" ]; then exit 1; fi; \
 	fi
 
-demo: setup
+demo: $(STAMP) tshark
 	@echo "\$$ toolcall diagnose $(DEMO)"
 	@$(BIN)/toolcall diagnose $(DEMO) --fail-on never
 	@echo
