@@ -118,12 +118,10 @@ class ConversationIndex:
         """
         cid = text(row["tool_call_id"]) or ""
         scopes = (f"s:{text(row['session_id'])}", f"t:{text(row.get('trace'))}")
-        keys = (
-            self.result_keys | self.injected_keys
-            if row["kind"] == "mw_received"
-            else self.result_keys
-        )
-        return any((sc, cid) in keys for sc in scopes)
+        # two lookups, not a union of the sets per call (which is linear in the store)
+        if row["kind"] == "mw_received" and any((sc, cid) in self.injected_keys for sc in scopes):
+            return True
+        return any((sc, cid) in self.result_keys for sc in scopes)
 
     def is_trailing(self, i: int) -> bool:
         """True when call row *i* is in the last message of its conversation."""
