@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -60,15 +61,7 @@ def parse_options(*, tz: str | None, nginx_format: str | None, no_redact: bool) 
 def ingest(paths: list[Path], *, source: str | None, opts: ParseOptions) -> IngestResult:
     """Parse PATHs with a progress bar on a terminal."""
     with progress_bar("ingesting", enabled=not _settings.current().quiet) as prog:
-        opts = ParseOptions(
-            tz=opts.tz,
-            nginx_format=opts.nginx_format,
-            formats=opts.formats,
-            progress=prog,
-            max_decompressed=opts.max_decompressed,
-            redactor=opts.redactor,
-        )
-        return ingest_paths(paths, source=source, opts=opts)
+        return ingest_paths(paths, source=source, opts=replace(opts, progress=prog))
 
 
 def events_for(

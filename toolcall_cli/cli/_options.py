@@ -83,6 +83,13 @@ NginxFormatOpt = Annotated[
 ConfigOpt = Annotated[
     Path | None, typer.Option("--config", help="Config file (toolcall.toml).", dir_okay=False)
 ]
+PathsArg = Annotated[
+    list[Path] | None,
+    typer.Argument(help="Evidence files or directories (default: the store).", show_default=False),
+]
+NoSkewOpt = Annotated[
+    bool, typer.Option("--no-skew-correction", help="Keep each source's own clock.")
+]
 
 
 def split_codes(values: list[str] | None) -> tuple[str, ...]:

@@ -218,6 +218,30 @@ def breached_phases(
     return out
 
 
+def _slow_requests(
+    ctx: DiagnoseContext, groups: dict[tuple[str, float], list[Any]]
+) -> Iterator[Finding]:
+    """One TM002 per chat request whose end-to-end time is above the SLA."""
+    ev = ctx.events()
+    limit = float(ctx.cfg.sla.end_to_end_ms)
+    for (trace, ms), calls in sorted(groups.items(), key=lambda kv: -kv[0][1])[:MAX_CALL_FINDINGS]:
+        ids = [c.tool_call_id for c in calls if c.tool_call_id]
+        rows = ev[ev["tool_call_id"].isin(ids[:3])].head(3) if ids else ev.iloc[0:0]
+        first = calls[0]
+        yield make(
+            TM002,
+            ctx,
+            f"chat request of trace {trace}: end to end {ms:,.0f} ms (SLA {limit:,.0f} ms) "
+            f"for {len(calls)} call{'s' if len(calls) != 1 else ''} ({', '.join(ids[:5])}"
+            f"{' …' if len(ids) > 5 else ''})",
+            rows,
+            call_ids=ids,
+            session_id=first.session_id,
+            trace_id=trace,
+            extra={"breaches": {"end_to_end_ms": {"ms": ms, "sla_ms": limit}}},
+        )
+
+
 #: Columns `make` and its evidence read from a finding's rows.
 _QUOTED = (
     "origin",
@@ -241,9 +265,19 @@ def check_sla_breach(ctx: DiagnoseContext) -> Iterator[Finding]:
     summary of the rest."""
     ev = ctx.events()
     by_call: dict[Any, Any] | None = None  # call id → row positions, built once, not per call
-    breaching = [
-        (c, b) for c in ctx.timeline.calls if (b := breached_phases(c.phases, ctx.cfg.sla))
-    ]
+    breaching = []
+    # End to end is the chat request around the calls: one slow request is one finding, not
+    # one per call it carried.
+    slow_requests: dict[tuple[str, float], list[Any]] = {}
+    for c in ctx.timeline.calls:
+        b = breached_phases(c.phases, ctx.cfg.sla)
+        e2e = [x for x in b if x[0] == "end_to_end_ms"]
+        own = [x for x in b if x[0] != "end_to_end_ms"]
+        if e2e:
+            slow_requests.setdefault((str(c.trace), round(e2e[0][1], 1)), []).append(c)
+        if own:
+            breaching.append((c, own))
+    yield from _slow_requests(ctx, slow_requests)
     breaching.sort(key=lambda cb: -max(v / lim if lim else float("inf") for _, v, lim in cb[1]))
     if len(breaching) > MAX_CALL_FINDINGS:
         yield _breach_summary(ctx, breaching[MAX_CALL_FINDINGS:])

@@ -118,6 +118,15 @@ def _types(schema: dict[str, Any]) -> set[str]:
     return {DIALECT.get(t, t) for t in types_of(schema)}
 
 
+def _label(tool: ToolDef, node: Node) -> str:
+    """`"name"` for a named property, else its pointer below `parameters` (or `parameters`)."""
+    return (
+        f'"{node.name}"'
+        if node.name
+        else (node.pointer[len(tool.schema_pointer) :] or "parameters")
+    )
+
+
 @tool_rule(SC005)
 def check_strings(tool: ToolDef, ctx: LintContext) -> Iterator[Finding]:
     """Required strings that accept ""."""
@@ -148,16 +157,11 @@ def check_numbers(tool: ToolDef, ctx: LintContext) -> Iterator[Finding]:
         s = node.schema
         if not _types(s) & {"number", "integer"} or any(k in s for k in (*_NUM_BOUNDS, *_BOUNDED)):
             continue
-        label = (
-            f'"{node.name}"'
-            if node.name
-            else (node.pointer[len(tool.schema_pointer) :] or "parameters")
-        )
         yield finding(
             SC006,
             tool,
             node.pointer,
-            f"number {label} has no minimum or maximum",
+            f"number {_label(tool, node)} has no minimum or maximum",
             fix='add the real range, e.g. "minimum": 0, "maximum": 1000',
         )
 
@@ -178,16 +182,11 @@ def check_open(tool: ToolDef, ctx: LintContext) -> Iterator[Finding]:
     strict = ctx.profile_for(tool).strict
     for node in open_objects(tool, ctx):
         state = "true" if "additionalProperties" in node.schema else "absent"
-        where = (
-            f'"{node.name}"'
-            if node.name
-            else (node.pointer[len(tool.schema_pointer) :] or "parameters")
-        )
         yield finding(
             SC007,
             tool,
             node.pointer,
-            f"object {where} accepts unknown properties (additionalProperties {state})"
+            f"object {_label(tool, node)} accepts unknown properties (additionalProperties {state})"
             + (" — strict mode requires false" if strict else ""),
             fix='add "additionalProperties": false',
             severity=Severity.error if strict else None,

@@ -15,7 +15,7 @@ from rich.text import Text
 
 from toolcall_cli import __version__
 from toolcall_cli.core.jsonio import pretty
-from toolcall_cli.pipeline import PIPELINE, CallReplay, ReplayReport
+from toolcall_cli.pipeline import PIPELINE, CallReplay, ReplayReport, Verdict
 from toolcall_cli.pipeline.live import LiveResult
 from toolcall_cli.render import RenderOptions, renders
 from toolcall_cli.render._rich import cell, console
@@ -61,22 +61,23 @@ def summary_line(report: ReplayReport) -> str:
     return text
 
 
+def _verdict_doc(v: Verdict) -> dict[str, Any]:
+    return {
+        "stage": v.stage,
+        "verdict": v.verdict,
+        "code": v.code,
+        "reason": v.reason,
+        "detail": v.detail,
+    }
+
+
 def _call_doc(c: CallReplay) -> dict[str, Any]:
     return {
         "tool_call_id": c.tool_call_id,
         "tool": c.tool,
         "origin": c.origin,
         "session_id": c.session_id,
-        "stages": [
-            {
-                "stage": v.stage,
-                "verdict": v.verdict,
-                "code": v.code,
-                "reason": v.reason,
-                "detail": v.detail,
-            }
-            for v in c.stages
-        ],
+        "stages": [_verdict_doc(v) for v in c.stages],
         "replayed": c.replayed,
         "observed": c.observed,
         "agrees": c.agrees,
@@ -90,13 +91,7 @@ def _live_doc(r: LiveResult) -> dict[str, Any]:
         "url": r.url,
         "http_status": r.http_status,
         "elapsed_ms": r.elapsed_ms,
-        "verdict": {
-            "stage": r.verdict.stage,
-            "verdict": r.verdict.verdict,
-            "code": r.verdict.code,
-            "reason": r.verdict.reason,
-            "detail": r.verdict.detail,
-        },
+        "verdict": _verdict_doc(r.verdict),
         "diffs": [{"path": d.path, "recorded": d.recorded, "live": d.live} for d in r.diffs],
     }
 

@@ -16,7 +16,9 @@ from toolcall_cli.cli._options import (
     FormatOpt,
     IgnoreOpt,
     NginxFormatOpt,
+    NoSkewOpt,
     OutputOpt,
+    PathsArg,
     SelectOpt,
     SourceOpt,
     StoreOpt,
@@ -30,15 +32,8 @@ from toolcall_cli.core.store import DEFAULT_STORE
 from toolcall_cli.diagnose.run import DiagnoseRequest, diagnose
 from toolcall_cli.render.diagnose_view import summary_line
 
-PathsArg = Annotated[
-    list[Path] | None,
-    typer.Argument(help="Evidence files or directories (default: the store).", show_default=False),
-]
 ToolsOpt = Annotated[
     list[Path] | None, typer.Option("--tools", help="Tool definition files (repeatable).")
-]
-NoSkewOpt = Annotated[
-    bool, typer.Option("--no-skew-correction", help="Keep each source's own clock.")
 ]
 
 

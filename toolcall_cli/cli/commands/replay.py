@@ -14,18 +14,21 @@ import typer
 from toolcall_cli.cli import _settings
 from toolcall_cli.cli._console import say
 from toolcall_cli.cli._inputs import NoRedactOpt, events_for, parse_options
-from toolcall_cli.cli._options import Format, FormatOpt, OutputOpt, StoreOpt, check_format, emit
+from toolcall_cli.cli._options import (
+    Format,
+    FormatOpt,
+    OutputOpt,
+    PathsArg,
+    StoreOpt,
+    check_format,
+    emit,
+)
 from toolcall_cli.core.config import load_config
 from toolcall_cli.core.store import DEFAULT_STORE
 from toolcall_cli.errors import UsageError
 from toolcall_cli.pipeline.live import check_target, live_replay
 from toolcall_cli.pipeline.whatif import replay_compare
 from toolcall_cli.render.replay_view import summary_line
-
-PathsArg = Annotated[
-    list[Path] | None,
-    typer.Argument(help="Evidence files or directories (default: the store).", show_default=False),
-]
 
 
 def run(

@@ -17,6 +17,7 @@ from toolcall_cli.cli._options import (
     Format,
     FormatOpt,
     NginxFormatOpt,
+    NoSkewOpt,
     OutputOpt,
     SourceOpt,
     StoreOpt,
@@ -41,9 +42,6 @@ UntilOpt = Annotated[
     typer.Option("--until", help="Only traces active at or before this time (ISO 8601)."),
 ]
 LimitOpt = Annotated[int, typer.Option("--limit", min=1, help="Show at most this many traces.")]
-NoSkewOpt = Annotated[
-    bool, typer.Option("--no-skew-correction", help="Keep each source's own clock.")
-]
 PathsArg = Annotated[
     list[Path] | None, typer.Argument(help="Evidence files or directories (default: the store).")
 ]
