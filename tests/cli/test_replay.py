@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.conftest import FIXTURES, ROOT, assert_golden, run_cli
+from tests.pipeline.replay_helpers import loopback
 
 B = "fixtures/replay/booking"
 INPUTS = [f"{B}/messages.json", f"{B}/middleware.log"]
@@ -168,13 +168,8 @@ class _Echo(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def echo() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Echo)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with loopback(_Echo) as url:
+        yield url
 
 
 def test_live_target_on_loopback(echo: str) -> None:

@@ -1,7 +1,12 @@
-"""Builders for pipeline tests: ToolCalls, registries, and event frames (build_frame only)."""
+"""Builders for pipeline tests: ToolCalls, registries, event frames (build_frame only), and a
+loopback HTTP server for live replay."""
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pandas as pd
@@ -148,3 +153,16 @@ def mw(
         "trace_id": extra.pop("trace_id", "t1"),
         **extra,
     }
+
+
+@contextmanager
+def loopback(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
+    """Serve *handler* on 127.0.0.1 (a free port) in a thread; yields the base URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any, ClassVar
 
 import pytest
 
-from tests.pipeline.replay_helpers import call, frame, mw
+from tests.pipeline.replay_helpers import call, frame, loopback, mw
 from toolcall_cli.errors import UsageError
 from toolcall_cli.pipeline import replay
 from toolcall_cli.pipeline.live import check_target, live_replay
@@ -58,17 +57,10 @@ class ToolService(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def service() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), ToolService)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
     ToolService.seen = []
     ToolService.mode = "good"
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with loopback(ToolService) as url:
+        yield url
 
 
 def _report() -> Any:

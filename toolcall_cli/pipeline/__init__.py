@@ -95,7 +95,8 @@ def run_stages(call: ToolCall, ctx: ReplayContext) -> tuple[Verdict, ...]:
     return tuple(out)
 
 
-def _aligned(events: pd.DataFrame, cfg: Config) -> pd.DataFrame:
+def aligned(events: pd.DataFrame, cfg: Config) -> pd.DataFrame:
+    """*events* with the aligned `trace` column (as given when it already has one)."""
     if "trace" in events.columns:
         return events
     try:
@@ -118,7 +119,7 @@ def replay(
     Without *registry* the tools the session declared are used; with neither, names and
     schemas are not checked (the stages say so).
     """
-    scope = select(_aligned(events, cfg), trace_id=trace_id, session_id=session_id)
+    scope = select(aligned(events, cfg), trace_id=trace_id, session_id=session_id)
     if registry is None:
         registry = registry_from_session(scope.events)
     ctx = ReplayContext(cfg=cfg, registry=registry)

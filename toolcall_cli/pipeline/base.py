@@ -59,6 +59,11 @@ def skipped(stage: str, code: str, reason: str) -> Verdict:
     return Verdict(stage, "skip", code, reason)
 
 
+def shorten(text: str, limit: int) -> str:
+    """*text* cut to at most *limit* characters, the last one "…" when cut (for reasons)."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 @dataclass(frozen=True, slots=True)
 class RequestEvidence:
     """The recorded request to the tool service (pcap http_request or middleware mw_request)."""

@@ -14,7 +14,15 @@ from __future__ import annotations
 from typing import Final
 
 from toolcall_cli.core.jsonio import dumps, try_loads
-from toolcall_cli.pipeline.base import ReplayContext, ToolCall, Verdict, failed, passed, session_key
+from toolcall_cli.pipeline.base import (
+    ReplayContext,
+    ToolCall,
+    Verdict,
+    failed,
+    passed,
+    session_key,
+    shorten,
+)
 from toolcall_cli.pipeline.repair import Repair, classify, double_encoded
 
 name: Final = "prescreen"
@@ -110,5 +118,4 @@ def _repair_text(r: Repair) -> str:
 
 
 def _short(value: object, limit: int = 160) -> str:
-    text = dumps(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return shorten(dumps(value), limit)

@@ -24,7 +24,15 @@ from jsonschema import Draft7Validator, Draft202012Validator, FormatChecker
 from jsonschema.protocols import Validator
 
 from toolcall_cli.core.jsonio import canonical, loads
-from toolcall_cli.pipeline.base import ReplayContext, ToolCall, Verdict, failed, passed, skipped
+from toolcall_cli.pipeline.base import (
+    ReplayContext,
+    ToolCall,
+    Verdict,
+    failed,
+    passed,
+    shorten,
+    skipped,
+)
 
 name: Final = "schema"
 
@@ -78,7 +86,7 @@ def check(call: ToolCall, ctx: ReplayContext) -> Verdict:
         return skipped(
             name, "invalid-schema", f"the registered schema of {tool.name!r} is invalid: {e}"[:300]
         )
-    lines = [f"{e.json_path}: {_short(e.message)}" for e in errors]
+    lines = [f"{e.json_path}: {shorten(e.message, MAX_SHOWN)}" for e in errors]
     notes: list[str] = []
     rules = list(_business_violations(tool.schema, args, "$", call.now, notes))
     if lines:
@@ -90,10 +98,6 @@ def check(call: ToolCall, ctx: ReplayContext) -> Verdict:
 
 def _error_key(e: jsonschema.ValidationError) -> tuple[str, str]:
     return (e.json_path, e.message)
-
-
-def _short(text: str) -> str:
-    return text if len(text) <= MAX_SHOWN else text[: MAX_SHOWN - 1] + "…"
 
 
 def _detail(lines: list[str]) -> str:

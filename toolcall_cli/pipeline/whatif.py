@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from toolcall_cli.core.config import Config
-from toolcall_cli.pipeline import Change, ReplayReport, replay
+from toolcall_cli.pipeline import Change, ReplayReport, aligned, replay
 from toolcall_cli.pipeline.registry import ToolRegistry, registry_from_paths
 
 
@@ -44,6 +44,7 @@ def replay_compare(
     session_id: str | None = None,
 ) -> ReplayReport:
     """A plain replay, or — with new *tools* and/or *new_cfg* — a what-if with `changes`."""
+    events = aligned(events, cfg)  # once for both replays: only align's call views use cfg
     base_reg = _registry(cfg.tools)
     base = replay(events, cfg=cfg, registry=base_reg, trace_id=trace_id, session_id=session_id)
     if not tools and new_cfg is None:

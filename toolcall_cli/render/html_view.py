@@ -20,6 +20,7 @@ from toolcall_cli.diagnose.base import DiagnoseReport
 from toolcall_cli.render import RenderOptions, renders
 from toolcall_cli.render.html_page import OUTCOME_STYLE, SOURCE_COLOUR, h, outcome_tag, page
 from toolcall_cli.render.html_svg import MAX_CALL_LANES, OK_FILL, fmt_ms, swimlane
+from toolcall_cli.render.timeline_view import shifted_sources
 
 #: Traces drawn in full; the rest are listed by name.
 MAX_TRACES = 25
@@ -34,10 +35,6 @@ _PHASE_LABEL = {
 
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
-
-
-def _shifted(report: TimelineReport) -> dict[str, float]:
-    return {s: v for s, v in report.skews.items() if report.corrected and abs(v) >= 0.5}
 
 
 def _skew_note(report: TimelineReport) -> str:
@@ -328,7 +325,7 @@ def to_html(report: DiagnoseReport, out: TextIO, opts: RenderOptions) -> None:
         parts.append(_skew_note(tr))
     if shown:
         parts.append(_legend(_sources(shown)))
-    shifted = _shifted(tr) if tr else {}
+    shifted = shifted_sources(tr) if tr else {}
     for tix, b in enumerate(shown, 1):
         parts.append(_trace_section(tix, b, per.get(b.trace, []), shifted))
     hidden = [blocks[i] for i in order[MAX_TRACES:]]
@@ -365,7 +362,7 @@ def to_html_timeline(report: TimelineReport, out: TextIO, opts: RenderOptions) -
         parts.append(_legend(_sources(report.traces)))
     else:
         parts.append('<p class="note">No traces to show.</p>')
-    shifted = _shifted(report)
+    shifted = shifted_sources(report)
     for tix, b in enumerate(report.traces, 1):
         parts.append(_trace_section(tix, b, None, shifted))
     sub = f"timeline · {len(report.traces)} of {report.total} traces shown"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from typing import Any, TextIO
 
 import orjson
@@ -134,8 +135,9 @@ def _skew_line(report: TimelineReport) -> str:
     return f"clock offsets vs {report.reference}: {', '.join(parts)}; {state}"
 
 
-def _shifted(report: TimelineReport) -> set[str]:
-    return {s for s, v in report.skews.items() if report.corrected and abs(v) >= 0.5}
+def shifted_sources(report: TimelineReport) -> dict[str, float]:
+    """Sources whose times were moved by skew correction (≥ 0.5 ms), with their offsets."""
+    return {s: v for s, v in report.skews.items() if report.corrected and abs(v) >= 0.5}
 
 
 def _time(ts: Any) -> str:
@@ -152,7 +154,7 @@ def to_table(report: TimelineReport, out: TextIO, opts: RenderOptions) -> None:
     line = _skew_line(report)
     if line:
         con.print(cell(line, limit=None))
-    shifted = _shifted(report)
+    shifted = shifted_sources(report)
     for b in report.traces:
         present = [s for s in SOURCES if (b.events["source"] == s).any()]
         _trace_table(con, b, present, shifted)
@@ -171,7 +173,7 @@ def _title(b: TraceBlock) -> str:
     )
 
 
-def _trace_table(con: Any, b: TraceBlock, present: list[str], shifted: set[str]) -> None:
+def _trace_table(con: Any, b: TraceBlock, present: list[str], shifted: Collection[str]) -> None:
     ev = Table(title=cell(_title(b), limit=None), title_justify="left", show_lines=False)
     ev.add_column("time", no_wrap=True)
     ev.add_column("call", overflow="fold")
