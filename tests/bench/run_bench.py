@@ -240,14 +240,16 @@ def timeline_one(store: Path, trace: str) -> int:
 
 
 _CHILD = """
-import sys, resource
+import sys
 sys.path.insert(0, {root!r})
 sys.path.insert(0, {here!r})
 import run_bench
 from pathlib import Path
 parts = {parts!r}
 n = run_bench.ingest([(Path(p), s) for p, s in parts], Path({store!r})) if parts else 0
-print(n, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
+# VmHWM, not ru_maxrss: the latter keeps the parent's high-water mark across fork + exec
+hwm = [l for l in open("/proc/self/status") if l.startswith("VmHWM:")][0].split()[1]
+print(n, int(hwm) * 1024)
 """
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from functools import reduce
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -19,7 +20,7 @@ import pyarrow.parquet as pq
 
 from toolcall_cli.align.select import hint
 from toolcall_cli.core.events import COLUMNS, concat_frames
-from toolcall_cli.core.store import load_events, read_file, read_manifest
+from toolcall_cli.core.store import load_events, read_file, read_manifest, row_groups_of
 from toolcall_cli.errors import InputError, UsageError
 
 #: Rounds of key expansion before giving up on finding more (chains longer than this are rare).
@@ -41,6 +42,16 @@ def _read(
     pf: Path, *, columns: list[str] | None = None, expr: pc.Expression | None = None
 ) -> pa.Table:
     return read_file(pf, columns=columns, filters=expr)  # drops the store's hidden `_row`
+
+
+def _read_matching(pf: Path, keys: pa.Table, expr: pc.Expression) -> pa.Table:
+    """Whole rows matching *expr*, reading only the row groups where the id columns (*keys*,
+    read in storage order) matched: Parquet statistics cannot prune an `isin`/prefix filter."""
+    pos = keys.append_column("_pos", pa.array(np.arange(keys.num_rows))).filter(expr)
+    if not pos.num_rows:
+        return keys.slice(0, 0)
+    groups = row_groups_of(pf, pos.column("_pos").to_numpy())
+    return read_file(pf, filters=expr, row_groups=groups)
 
 
 def _row_groups(pf: Path) -> int:
@@ -102,8 +113,8 @@ def load_selected(
         expr = _any([expr, *(f(c).isin(sorted(v)) for c, v in new.items() if v)])
     expr = _with_pcap_responses(keys, expr)
     tables = [
-        w.filter(expr) if w is not None else _read(pf, expr=expr)
-        for w, pf in zip(whole, files, strict=True)
+        w.filter(expr) if w is not None else _read_matching(pf, k, expr)
+        for w, k, pf in zip(whole, keys, files, strict=True)
     ]
     frames = [t.to_pandas().astype(COLUMNS) for t in tables if t.num_rows]
     return concat_frames(frames)

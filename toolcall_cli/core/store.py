@@ -204,14 +204,26 @@ def _sorted_table(df: pd.DataFrame, schema: pa.Schema) -> pa.Table:
     return table.sort_by(order)
 
 
-def read_file(pf: Path, *, columns: list[str] | None = None, filters: Any = None) -> pa.Table:
-    """One store file (optionally only *columns*, rows filtered with Parquet push-down).
+def read_file(
+    pf: Path,
+    *,
+    columns: list[str] | None = None,
+    filters: Any = None,
+    row_groups: list[int] | None = None,
+) -> pa.Table:
+    """One store file (optionally only *columns*, only *row_groups*, rows filtered with Parquet
+    push-down).
 
     A whole-row read comes back in the input's order without the hidden `_row` column; a read
     of named columns comes back in storage order (sorted by trace keys).
     """
     try:
-        table = pq.read_table(pf, columns=columns, filters=filters)
+        if row_groups is not None:
+            table = pq.ParquetFile(pf).read_row_groups(row_groups, columns=columns)
+            if filters is not None:
+                table = table.filter(filters)
+        else:
+            table = pq.read_table(pf, columns=columns, filters=filters)
     except (OSError, pa.ArrowInvalid) as e:
         raise InputError(
             f"store file {pf} is unreadable: {e}", hint="re-ingest its input"
@@ -221,6 +233,13 @@ def read_file(pf: Path, *, columns: list[str] | None = None, filters: Any = None
     if columns is None and table.num_rows > 1:
         table = table.take(pc.sort_indices(table.column(ROW)))
     return table.drop_columns([ROW])
+
+
+def row_groups_of(pf: Path, positions: np.ndarray) -> list[int]:
+    """The row groups of store file *pf* that hold the rows at storage *positions*."""
+    md = pq.ParquetFile(pf).metadata
+    starts = np.cumsum([0] + [md.row_group(g).num_rows for g in range(md.num_row_groups)])
+    return sorted({int(g) for g in np.searchsorted(starts, positions, side="right") - 1})
 
 
 def stored_files(store: Path) -> list[StoredFile]:

@@ -15,12 +15,14 @@ never loses its evidence. Quoted text goes through the active redactor
 
 from __future__ import annotations
 
+import mmap
+import os
 import re
 from functools import lru_cache
-from itertools import islice
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from toolcall_cli.core.findings import Evidence, Location
@@ -71,12 +73,38 @@ def _line(path: str, n: int) -> str | None:
     lines = _file_lines(path)
     if lines is not None:
         return lines[n - 1] if n <= len(lines) else None
-    try:  # a large plain file: stream to the line instead of caching it
-        with open(path, encoding="utf-8", errors="replace") as f:
-            got = next(islice(f, n - 1, n), None)
+    # a large plain file: seek to the line through an index of line starts built once per file
+    # (streaming from the top for every quoted line is quadratic over a big log)
+    index = _line_starts(path)
+    if index is None:
+        return None
+    starts, size = index
+    if n > len(starts) or starts[n - 1] >= size:
+        return None
+    try:
+        with open(path, "rb") as f:
+            f.seek(int(starts[n - 1]))
+            got = f.readline()
     except OSError:
         return None
-    return got.rstrip("\r\n") if got is not None else None
+    return got.decode("utf-8", errors="replace").rstrip("\r\n")
+
+
+@lru_cache(maxsize=4)
+def _line_starts(path: str) -> tuple[np.ndarray, int] | None:
+    """Byte offsets where each line of *path* starts, and the file size (None: unreadable)."""
+    try:
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            if size == 0:
+                return np.zeros(1, dtype=np.int64), 0
+            with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
+                data = np.frombuffer(m, dtype=np.uint8)
+                ends = np.flatnonzero(data == 10)
+                del data  # the mmap cannot close while a view of it lives
+    except (OSError, ValueError):
+        return None
+    return np.concatenate(([0], ends + 1)).astype(np.int64), size
 
 
 @lru_cache(maxsize=8)
