@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from toolcall_cli.core.events import KINDS
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose._common import attr, cite_floods, flood_rows, make, of_kind, text
@@ -311,14 +312,4 @@ def session_state_loss(ctx: DiagnoseContext) -> Iterator[Finding]:
         )
 
 
-_MW_KINDS = (
-    "mw_received",
-    "mw_rejected",
-    "mw_flooded",
-    "mw_request",
-    "mw_response",
-    "mw_dropped",
-    "mw_injected",
-    "mw_timeout",
-    "mw_other",
-)
+_MW_KINDS = KINDS["middleware"]
