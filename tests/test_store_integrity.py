@@ -79,7 +79,8 @@ def test_failed_rename_mid_ingest_leaves_the_previous_store(
     _consistent(store)
     # the next ingest sweeps the leftovers and lands whole
     write_files(store, parts)
-    assert not [p for p in (store / "events").iterdir() if not p.name.endswith(".parquet")]
+    left = [p for p in (store / "events").iterdir() if not p.name.endswith((".parquet", ".index"))]
+    assert not left
     assert len(_snapshot(store)) == len(before) + 2
     _consistent(store)
 
@@ -158,7 +159,8 @@ def test_reingest_is_idempotent(tmp_path: Path) -> None:
         outs.append((json.loads(res.stdout)["summary"], _snapshot(store)))
     assert outs[0][0] == outs[1][0]
     pd.testing.assert_frame_equal(outs[0][1], outs[1][1])
-    assert len(list((store / "events").iterdir())) == 3
+    suffixes = sorted(p.suffix for p in (store / "events").iterdir())
+    assert suffixes == [".index"] * 3 + [".parquet"] * 3
     assert [f.events for f in stored_files(store)] == [f["events"] for f in sorted(
         outs[0][0]["files"], key=lambda f: store_mod.file_key(Path(f["path"])))]
 
@@ -198,7 +200,13 @@ def test_damaged_store_gives_a_clear_error(tmp_path: Path, damage: str) -> None:
         mf.write_bytes(b"\x00{not json")
     else:
         mf.write_text(json.dumps({"schema_version": 1, "files": {"k": {"path": 3}}}))
-    for command in (["timeline"], ["diagnose"], ["replay", "--session-id", "s1"]):
+    commands = (
+        ["timeline"],
+        ["timeline", "--trace-id", "t"],
+        ["diagnose"],
+        ["replay", "--session-id", "s1"],
+    )
+    for command in commands:
         res = run_cli([*command, "--store", str(store)])
         assert res.exit_code == 3, (command, res.exit_code, res.stderr)
         lines = res.stderr.strip().splitlines()

@@ -7,9 +7,12 @@ clock offset of each source and the traces of each session.
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute
 
-from toolcall_cli.align import keys, phases, place, skew
+from toolcall_cli.align import arrays, keys, phases, place, skew
 from toolcall_cli.align.model import OUTCOMES, PHASES, CallView, Timeline
 from toolcall_cli.core.config import DEFAULT, Config
 from toolcall_cli.core.events import STR
@@ -47,48 +50,60 @@ _RANK = {
 def align(events: pd.DataFrame, *, cfg: Config = DEFAULT, skew_correction: bool = True) -> Timeline:
     """Correlate *events* into traces, estimate (and unless told not to, correct) clock skew,
     and derive each call's outcome and phase latencies against `cfg.sla`."""
-    ev = events.reset_index(drop=True).copy()
-    cols = keys.key_columns(ev)
-    pairs = cols[-1]
-    groups = keys.components(ev, cols)
-    ev["trace"] = keys.trace_keys(ev, groups)
-    ev["call"] = keys.call_keys(ev, pairs)
-    est = skew.estimate(ev, ev["call"])
-    ts = skew.correct(ev, est.offsets) if skew_correction else ev["ts"].copy()
-    ts = skew.refine_coarse(ev, ev["call"], ts, skew.resolution(ev))
-    ev["ts_corrected"] = place.place_messages(ev, ev["call"], ts)
-    sort_t, bump = place.sort_times(ev, ev["ts_corrected"])
-    rank = ev["kind"].astype(object).map(_RANK).fillna(99).astype(int)
-    order = pd.DataFrame(
-        {
-            "t": sort_t,
-            # unplaced messages: message order decides, not the kind
-            "rank": rank.where((bump == 0) & sort_t.notna(), 1000 * bump),
-            "source": ev["source"],
-            "seq": ev["seq"],
-        }
+    a = arrays.event_arrays(events)
+    fields = arrays.attr_fields(a.attrs, keys.LINK_ATTRS)
+    pairs = keys.pcap_pairs(a, fields["stream"])
+    groups = keys.components(a, keys.link_codes(a, fields, pairs))
+    trace = keys.trace_keys(a, groups)
+    calls = keys.call_codes(a, pairs)
+    moments = skew.moment_rows(a, calls, a.tool_call_id.values)
+    est = skew.estimate(a, moments)
+    ts = skew.correct(a, est.offsets) if skew_correction else a.ts
+    ts = skew.refine_coarse(a, moments, ts, skew.resolution(a))
+    ts = place.place_messages(a, calls, ts)
+    sort_t, bump = place.sort_times(a, ts)
+    rank = a.kind.lookup(_RANK, 99.0).astype(np.int64)
+    # unplaced messages: message order decides, not the kind
+    rank = np.where((bump == 0) & (sort_t != arrays.NAT), rank, 1000 * bump)
+    unset = sort_t == arrays.NAT
+    idx = np.lexsort(
+        (
+            np.arange(a.n),
+            a.seq,
+            a.source.ranks()[a.source.codes],
+            rank,
+            np.where(unset, 0, sort_t),
+            unset,
+        )
     )
-    idx = order.sort_values(["t", "rank", "source", "seq"], kind="stable", na_position="last").index
-    calls = phases.call_views(ev, pairs, cfg.sla)
-    ev = ev.loc[idx].reset_index(drop=True)
-    ev["trace"] = ev["trace"].astype(STR)
+    views = phases.call_views(events, a, calls, trace, ts, pairs, cfg.sla)
+    ev = events.take(idx).reset_index(drop=True)
+    ev["trace"] = pd.Series(pd.array(trace.text().take(pa.array(idx)), dtype=STR))
+    ev["call"] = pd.Series(pd.array(a.tool_call_id.text(calls[idx]), dtype=STR))
+    ev["ts_corrected"] = arrays.to_datetime(ts[idx])
     return Timeline(
         events=ev,
-        calls=calls,
+        calls=views,
         skews=est.offsets,
-        sessions=_sessions(ev),
+        sessions=_sessions(a, trace),
         anchors=est.anchors,
         reference=est.reference,
         corrected=skew_correction,
     )
 
 
-def _sessions(ev: pd.DataFrame) -> dict[str, tuple[str, ...]]:
-    both = ev[ev["session_id"].notna() & ev["trace"].notna() & (ev["session_id"] != "")]
-    pairs = both[["session_id", "trace"]].astype(str).drop_duplicates()
+def _sessions(a: arrays.EventArrays, trace: arrays.Coded) -> dict[str, tuple[str, ...]]:
+    """Per session id the traces it touches, both in text order."""
+    s, t = a.session_id_raw, trace
+    has = (s.codes >= 0) & (t.codes >= 0)
+    nt = len(t.values)
+    pair = pd.unique(s.codes[has] * nt + t.codes[has])  # hashing: no sort of every row
+    sc, tc = pair // max(nt, 1), pair % max(nt, 1)
+    order = np.lexsort((t.ranks()[tc], s.ranks()[sc]))
+    sc, tc = sc[order], tc[order]
+    names = s.values.take(pa.array(sc)).to_pylist()
+    traces = t.values.take(pa.array(tc)).to_pylist()
     out: dict[str, list[str]] = {}
-    for sid, trace in sorted(
-        zip(pairs["session_id"].tolist(), pairs["trace"].tolist(), strict=True)
-    ):
-        out.setdefault(sid, []).append(trace)
-    return {sid: tuple(traces) for sid, traces in out.items()}
+    for sid, tr in zip(names, traces, strict=True):
+        out.setdefault(sid, []).append(tr)
+    return {sid: tuple(trs) for sid, trs in out.items()}

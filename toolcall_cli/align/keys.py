@@ -11,114 +11,127 @@ Empty ids are ignored. The union-find runs over the distinct key values with num
 from __future__ import annotations
 
 import re
-from typing import Any
 
 import numpy as np
-import orjson
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
-from toolcall_cli.core.events import STR
+from toolcall_cli.align.arrays import (
+    NAT,
+    Coded,
+    EventArrays,
+    encode,
+    first_by,
+    nonempty,
+    true_mask,
+)
 
 _TRACEPARENT = re.compile(r"^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$", re.IGNORECASE)
 
 
-def attr(events: pd.DataFrame, name: str) -> pd.Series:
-    """One field of the `attrs` JSON as text (null where absent); parses only rows naming it."""
-    out = pd.Series(pd.array([None] * len(events), dtype=STR), index=events.index)
-    attrs = events["attrs"]
-    hit = attrs.str.contains(f'"{name}"', regex=False).fillna(False).astype(bool)
-    if not hit.any():
-        return out
-    vals: list[str | None] = []
-    for text in attrs[hit]:
-        try:
-            obj = orjson.loads(text)
-        except orjson.JSONDecodeError:
-            vals.append(None)
-            continue
-        v = obj.get(name) if isinstance(obj, dict) else None
-        vals.append(None if v is None or isinstance(v, dict | list) else str(v))
-    out[hit] = pd.array(vals, dtype=STR)
-    return out
-
-
-def _nonempty(s: pd.Series) -> pd.Series:
-    s = s.astype(STR).str.strip()
-    return s.where(s.notna() & (s != ""))
-
-
-def traceparent_ids(events: pd.DataFrame) -> pd.Series:
-    """The trace id inside `attrs.traceparent` (lower-cased), null when absent or malformed."""
-    tp = attr(events, "traceparent")
-    return tp.str.extract(_TRACEPARENT, expand=False).str.lower().astype(STR)
-
-
-def pcap_pairs(events: pd.DataFrame) -> pd.Series:
-    """A key shared by a pcap request and its response: file, TCP stream, position in stream."""
-    out = pd.Series(pd.array([None] * len(events), dtype=STR), index=events.index)
-    http = events["source"].eq("pcap") & events["kind"].isin(["http_request", "http_response"])
-    if not http.any():
-        return out
-    sub = events.loc[http, ["origin", "kind", "seq"]].copy()
-    sub["stream"] = attr(events.loc[http], "stream")
-    sub = sub[sub["stream"].notna()]
-    if sub.empty:
-        return out
-    sub["file"] = sub["origin"].str.rsplit("#frame=", n=1).str[0]
-    sub = sub.sort_values(["file", "stream", "seq"], kind="stable")
-    sub["n"] = sub.groupby(["file", "stream", "kind"], observed=True).cumcount().astype(str)
-    out[sub.index] = ("px:" + sub["file"] + "|" + sub["stream"] + "|" + sub["n"]).astype(STR)
-    return out
-
-
-#: Positions in :func:`key_columns`.
+#: Positions in :func:`link_codes`.
 _TC, _TR, _TP, _RQ, _PX = (0, 1), 2, 3, (4,), 5
 
+#: The `attrs` fields linking uses.
+LINK_ATTRS = ("x_original_id", "traceparent", "stream")
 
-def key_columns(events: pd.DataFrame) -> list[pd.Series]:
-    """The namespaced linking keys of every event (one Series per key kind, null = none)."""
-    tc = _nonempty(events["tool_call_id"])
-    orig = _nonempty(attr(events, "x_original_id"))
-    tr = _nonempty(events["trace_id"])
-    tp = _nonempty(traceparent_ids(events))
-    rq = _nonempty(events["request_id"])
-    return [
-        "tc:" + tc,
-        "tc:" + orig,  # X-Original-ID names the call a retry stands for
-        "tr:" + tr,
-        "tr:" + tp,
-        "rq:" + rq,
-        pcap_pairs(events),
+
+def traceparent_ids(traceparent: pa.Array) -> pa.Array:
+    """The trace id inside `attrs.traceparent` (lower-cased), null when absent or malformed."""
+    rows = np.flatnonzero(np.asarray(traceparent.is_valid().to_numpy(zero_copy_only=False)))
+    ids: list[str | None] = []
+    for text in traceparent.take(pa.array(rows)).to_pylist():
+        m = _TRACEPARENT.match(text)
+        ids.append(m.group(1).lower() if m else None)
+    at = np.full(len(traceparent), -1, dtype=np.int64)
+    at[rows] = np.arange(len(rows))
+    return pa.array(ids, type=pa.large_string()).take(pa.array(at, mask=at < 0))
+
+
+def pcap_pairs(a: EventArrays, stream: pa.Array) -> Coded:
+    """A key shared by a pcap request and its response: file, TCP stream, position in stream
+    (the n-th request and the n-th response, by seq)."""
+    http = a.source.mask(["pcap"]) & a.kind.mask(["http_request", "http_response"])
+    http &= true_mask(stream.is_valid())
+    rows = np.flatnonzero(http)
+    codes = np.full(a.n, -1, dtype=np.int64)
+    if not len(rows):
+        return Coded(codes, pa.array([], type=pa.large_string()))
+    take = pa.array(rows)
+    origin = a.origin.take(take)
+    file = pc.struct_field(pc.extract_regex(origin, r"(?s)^(?P<f>.*)#frame="), [0])
+    file = pc.if_else(file.is_null(), origin, file)  # the text before the last "#frame="
+    strm = stream.take(take)
+    # position of each row among the rows of its file, stream and kind, by seq
+    f, st = encode(file), encode(strm)
+    group = (f.codes * len(st.values) + st.codes) * len(a.kind.values) + a.kind.codes[rows]
+    order = np.lexsort((np.arange(len(rows)), a.seq[rows], group))
+    g = group[order]
+    starts = np.flatnonzero(np.diff(g, prepend=-1) != 0)
+    n = np.arange(len(g)) - np.repeat(starts, np.diff(np.r_[starts, len(g)]))
+    nth = np.empty(len(g), dtype=np.int64)
+    nth[order] = n
+    lit = [pa.scalar(t, pa.large_string()) for t in ("px:", "|", "")]
+    text = pc.binary_join_element_wise(
+        lit[0], file, lit[1], strm, lit[1], pa.array(nth).cast(pa.large_string()), lit[2]
+    )
+    key = encode(text)
+    codes[rows] = key.codes
+    return Coded(codes, key.values)
+
+
+def _joint(base: Coded, extra: pa.Array) -> list[np.ndarray]:
+    """Codes of *base* and of the text column *extra* in one space (equal text → equal code;
+    null → -1): *extra*'s text found in *base* takes its code, new text codes after them."""
+    known = np.asarray(
+        pc.index_in(extra, value_set=base.values).fill_null(-1).to_numpy(zero_copy_only=False),
+        dtype=np.int64,
+    )
+    new = encode(pc.if_else(pc.greater_equal(known, 0), pa.scalar(None, extra.type), extra))
+    codes = np.where(new.codes >= 0, new.codes + len(base.values), known)
+    return [base.codes, codes]
+
+
+def link_codes(a: EventArrays, fields: dict[str, pa.Array], pairs: Coded) -> list[np.ndarray]:
+    """The linking keys of every event as integer codes, one array per key kind (-1 = none):
+    tool_call_id, X-Original-ID (the call a retry stands for), trace_id, traceparent,
+    request_id, pcap pairing. Codes of different key kinds never collide, except that a
+    tool_call_id and an X-Original-ID (or a trace_id and a traceparent id) with equal text
+    are one key."""
+    orig = nonempty(fields["x_original_id"])
+    tp = nonempty(traceparent_ids(fields["traceparent"]))
+    spaces = [
+        _joint(a.tool_call_id, orig),
+        _joint(a.trace_id, tp),
+        [a.request_id.codes],
+        [pairs.codes],
     ]
+    out: list[np.ndarray] = []
+    shift = 0
+    for space in spaces:
+        out += [np.where(c >= 0, c + shift, -1) for c in space]
+        shift += max((int(c.max()) + 1 for c in space if len(c)), default=0)
+    return out
 
 
-def call_keys(events: pd.DataFrame, pairs: pd.Series) -> pd.Series:
-    """The call each event belongs to: its tool_call_id, or for a pcap response without one,
-    the tool_call_id of the request it answers (same pairing key)."""
-    tc = _nonempty(events["tool_call_id"])
-    need = tc.isna() & pairs.notna()
-    if need.any():
-        known = pd.DataFrame(
-            {"p": pairs[tc.notna() & pairs.notna()], "c": tc[tc.notna() & pairs.notna()]}
-        )
-        by_pair = known.drop_duplicates("p").set_index("p")["c"]
-        tc = tc.copy()
-        tc[need] = pairs[need].map(by_pair).astype(STR)
-    return tc.astype(STR)
+def call_codes(a: EventArrays, pairs: Coded) -> np.ndarray:
+    """The call each event belongs to (a code of `a.tool_call_id`): its tool_call_id, or for a
+    pcap response without one, the tool_call_id of the request it answers (same pairing key)."""
+    tc = a.tool_call_id.codes
+    need = (tc < 0) & (pairs.codes >= 0)
+    if not need.any():
+        return tc
+    known = np.flatnonzero((tc >= 0) & (pairs.codes >= 0))
+    by_pair = np.full(len(pairs.values), -1, dtype=np.int64)
+    uniq, first = np.unique(pairs.codes[known], return_index=True)
+    by_pair[uniq] = tc[known[first]]
+    out = tc.copy()
+    out[need] = by_pair[pairs.codes[need]]
+    return out
 
 
-def _codes(cols: list[pd.Series]) -> list[np.ndarray]:
-    """Integer codes of key columns in one shared space (equal text → equal code; null → -1)."""
-    n = len(cols[0]) if cols else 0
-    if not n:
-        return [np.full(0, -1, dtype=np.int64) for _ in cols]
-    joint = pd.concat([c.reset_index(drop=True) for c in cols], ignore_index=True)
-    codes, _ = pd.factorize(joint, use_na_sentinel=True)
-    codes = np.asarray(codes, dtype=np.int64)
-    return [codes[i * n : (i + 1) * n] for i in range(len(cols))]
-
-
-def components(events: pd.DataFrame, cols: list[pd.Series] | None = None) -> np.ndarray:
+def components(a: EventArrays, codes: list[np.ndarray]) -> np.ndarray:
     """Connected-group label per event (-1 for an event with no linking key).
 
     Trace ids, traceparent and the pcap pairing link first. A call id (or X-Original-ID) then
@@ -127,12 +140,9 @@ def components(events: pd.DataFrame, cols: list[pd.Series] | None = None) -> np.
     name at most one trace id between them (request ids such as `req-1` get reused).
     Everything runs on integer codes of the distinct key values.
     """
-    n = len(events)
-    cols = key_columns(events) if cols is None else cols
-    if n == 0:
+    if a.n == 0:
         return np.full(0, -1, dtype=np.int64)
-    codes = _codes(cols)
-    (sessions,) = _codes([_nonempty(events["session_id"])])
+    sessions = a.session_id.codes
     traces = [codes[_TR], codes[_TP]]
     labels = _label([codes[_TR], codes[_TP], codes[_PX]])
     for idx, need_session_clash in ((_TC, True), (_RQ, False)):
@@ -149,59 +159,71 @@ def components(events: pd.DataFrame, cols: list[pd.Series] | None = None) -> np.
 
 def _clashes(labels: np.ndarray, keys: list[np.ndarray], attrs: list[np.ndarray]) -> np.ndarray:
     """Key codes whose rows (with the groups they are in) carry more than one attr value."""
-    rows = np.arange(len(labels))
-    key_rows = pd.DataFrame(
-        {
-            "k": np.concatenate(keys),
-            "g": np.tile(labels, len(keys)),
-            "row": np.tile(rows, len(keys)),
-        }
-    )
-    key_rows = key_rows[key_rows["k"] >= 0]
-    # Only a key spread over several groups (or loose rows) can clash: check just those.
-    spread = key_rows.groupby("k")["g"].agg(["nunique", "min"])
-    spread = spread[(spread["nunique"] > 1) | (spread["min"] < 0)]
-    key_rows = key_rows[key_rows["k"].isin(spread.index)]
-    if key_rows.empty:
+    k = np.concatenate(keys)
+    g = np.tile(labels, len(keys))
+    row = np.tile(np.arange(len(labels)), len(keys))
+    ok = k >= 0
+    k, g, row = k[ok], g[ok], row[ok]
+    if not len(k):
         return np.zeros(0, dtype=np.int64)
-    own = pd.DataFrame(
-        {
-            "g": np.tile(labels, len(attrs)),
-            "row": np.tile(rows, len(attrs)),
-            "a": np.concatenate(attrs),
-        }
+    # Only a key spread over several groups (or loose rows) can clash: check just those.
+    top = int(k.max()) + 1
+    lo = np.full(top, np.iinfo(np.int64).max, dtype=np.int64)
+    hi = np.full(top, np.iinfo(np.int64).min, dtype=np.int64)
+    np.minimum.at(lo, k, g)
+    np.maximum.at(hi, k, g)
+    spread = (lo < 0) | (lo != hi)
+    sel = spread[k]
+    k, g, row = k[sel], g[sel], row[sel]
+    if not len(k):
+        return np.zeros(0, dtype=np.int64)
+    a_all = np.concatenate(attrs)
+    a_grp = np.tile(labels, len(attrs))
+    has = a_all >= 0
+    # the attr values of each group: distinct (group, value), sorted by group
+    width = int(a_all.max()) + 1 if len(a_all) else 1
+    both = has & (a_grp >= 0)
+    packed = np.unique(a_grp[both] * width + a_all[both])
+    gv = (packed // width, packed % width)
+    named_k: list[np.ndarray] = []
+    named_a: list[np.ndarray] = []
+    in_group = g >= 0
+    first = np.searchsorted(gv[0], g[in_group], side="left")
+    count = np.searchsorted(gv[0], g[in_group], side="right") - first
+    named_k.append(np.repeat(k[in_group], count))
+    at = (
+        np.repeat(first, count)
+        + np.arange(count.sum())
+        - np.repeat(np.cumsum(count) - count, count)
     )
-    own = own[own["a"] >= 0]
-    by_group = own[own["g"] >= 0][["g", "a"]].drop_duplicates()
-    named = pd.concat(
-        [
-            key_rows[key_rows["g"] >= 0][["k", "g"]].merge(by_group, on="g")[["k", "a"]],
-            key_rows[["k", "row"]].merge(own[["row", "a"]], on="row")[["k", "a"]],
-        ]
-    )
-    counts = named.drop_duplicates().groupby("k")["a"].size()
-    return counts[counts > 1].index.to_numpy(dtype=np.int64)
+    named_a.append(gv[1][at])
+    # and each row's own values
+    for col in attrs:
+        own = col[row] >= 0
+        named_k.append(k[own])
+        named_a.append(col[row[own]])
+    pairs = np.unique(np.concatenate(named_k) * width + np.concatenate(named_a))
+    keys_, counts = np.unique(pairs // width, return_counts=True)
+    return keys_[counts > 1].astype(np.int64)
 
 
 def _label(cols: list[np.ndarray]) -> np.ndarray:
     """Union-find over integer key codes: rows sharing any code share a label (-1: no key)."""
     n = len(cols[0])
-    keys = np.concatenate(cols)
-    rows = np.tile(np.arange(n), len(cols))
-    has = keys >= 0
-    keys, rows = keys[has], rows[has]
-    out = np.full(n, -1, dtype=np.int64)
-    if not len(keys):
-        return out
-    order = np.argsort(rows, kind="stable")
-    rows, keys = rows[order], keys[order]
+    cols = [c for c in cols if n and c.max() >= 0]  # key kinds no row has add nothing
+    if not cols:
+        return np.full(n, -1, dtype=np.int64)
     # The first key of each row is its anchor; every other key of the row hooks onto it.
-    uniq_rows, first_at = np.unique(rows, return_index=True)
-    anchors = keys[first_at]
-    anchor_of_entry = anchors[np.searchsorted(uniq_rows, rows)]
-    roots = _union_find(anchor_of_entry, keys, int(keys.max()) + 1)
-    out[uniq_rows] = roots[anchors]
-    return out
+    anchor = cols[0]
+    for c in cols[1:]:
+        anchor = np.where(anchor >= 0, anchor, c)
+    if len(cols) == 1:  # no links: each key is its own group
+        return anchor.astype(np.int64, copy=True)
+    u = np.concatenate([anchor[c >= 0] for c in cols[1:]])
+    v = np.concatenate([c[c >= 0] for c in cols[1:]])
+    top = max(int(anchor.max()), int(v.max()) if len(v) else -1) + 1
+    roots = _union_find(u, v, top)
+    return np.where(anchor >= 0, roots[np.maximum(anchor, 0)], -1)
 
 
 def _union_find(u: np.ndarray, v: np.ndarray, n: int) -> np.ndarray:
@@ -225,28 +247,41 @@ def _union_find(u: np.ndarray, v: np.ndarray, n: int) -> np.ndarray:
         labels = new
 
 
-def trace_keys(events: pd.DataFrame, groups: np.ndarray) -> pd.Series:
+def trace_keys(a: EventArrays, groups: np.ndarray) -> Coded:
     """The `trace` column: per group its (most common) trace_id, else first tool_call_id, else
     the event's session_id; events without any key take their session_id."""
-    tr = _nonempty(events["trace_id"])
-    tc = _nonempty(events["tool_call_id"])
-    g = pd.Series(groups, index=events.index)
-    keyed = g >= 0
-    name: dict[Any, str] = {}
-    with_tr = pd.DataFrame({"g": g[keyed & tr.notna()], "v": tr[keyed & tr.notna()]})
-    if not with_tr.empty:
-        counts = with_tr.groupby(["g", "v"], observed=True).size().reset_index(name="n")
-        counts = counts.sort_values(["g", "n", "v"], ascending=[True, False, True], kind="stable")
-        name.update(counts.drop_duplicates("g").set_index("g")["v"].astype(str).to_dict())
-    order = events.sort_values(["ts", "seq"], kind="stable", na_position="last").index
-    with_tc = pd.DataFrame({"g": g[order], "v": tc[order]})
-    with_tc = with_tc[(with_tc["g"] >= 0) & with_tc["v"].notna() & ~with_tc["g"].isin(list(name))]
-    if not with_tc.empty:
-        name.update(with_tc.drop_duplicates("g").set_index("g")["v"].astype(str).to_dict())
-    sess = _nonempty(events["session_id"])
-    with_s = pd.DataFrame({"g": g[order], "v": sess[order]})
-    with_s = with_s[(with_s["g"] >= 0) & with_s["v"].notna() & ~with_s["g"].isin(list(name))]
-    if not with_s.empty:
-        name.update(with_s.drop_duplicates("g").set_index("g")["v"].astype(str).to_dict())
-    out = g.map(name).astype(STR)
-    return out.fillna(sess).astype(STR)
+    n = a.n
+    ngroups = int(groups.max()) + 1 if n else 0
+    tr, tc, sess = a.trace_id, a.tool_call_id, a.session_id
+    if not ngroups:
+        return sess
+    # where each group's name comes from: (0 trace / 1 call / 2 session, code); -1 unnamed
+    src = np.full(ngroups, -1, dtype=np.int64)
+    code = np.full(ngroups, -1, dtype=np.int64)
+    with_tr = (groups >= 0) & (tr.codes >= 0)
+    if with_tr.any():
+        ntr = len(tr.values)
+        which, pair = pd.factorize(groups[with_tr] * ntr + tr.codes[with_tr])  # hashing, no sort
+        counts = np.bincount(which, minlength=len(pair))
+        pair = np.asarray(pair)
+        g, v = pair // ntr, pair % ntr
+        best = np.lexsort((tr.ranks()[v], -counts, g))
+        g, v = g[best], v[best]
+        first = np.r_[True, g[1:] != g[:-1]]
+        src[g[first]], code[g[first]] = 0, v[first]
+    isnat = a.ts == NAT
+    by_time = [isnat, np.where(isnat, 0, a.ts), a.seq]  # the first event by (ts, seq)
+    for kind, col in ((1, tc), (2, sess)):
+        open_ = src[np.maximum(groups, 0)] < 0
+        cand = np.where((groups >= 0) & open_ & (col.codes >= 0), groups, -1)
+        at = first_by(cand, ngroups, by_time)
+        named = at >= 0
+        src[named], code[named] = kind, col.codes[at[named]]
+    # one text space: trace ids, then call ids, then session ids (equal text: one code)
+    base = np.array([0, len(tr.values), len(tr.values) + len(tc.values)], dtype=np.int64)
+    space = encode(pa.concat_arrays([c.values for c in (tr, tc, sess)]))
+    gi = np.maximum(groups, 0)
+    row_code = np.where(sess.codes >= 0, sess.codes + base[2], -1)
+    has = (groups >= 0) & (src[gi] >= 0)
+    row_code = np.where(has, base[np.maximum(src[gi], 0)] + code[gi], row_code)
+    return Coded(np.where(row_code >= 0, np.append(space.codes, -1)[row_code], -1), space.values)

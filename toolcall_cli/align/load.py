@@ -1,13 +1,20 @@
 """Reading only what a selection needs from the store.
 
-The id columns of each store file are read first; the selector (`--trace-id`, `--session-id`,
-`--tool-call-id`) is matched there and the keys of the rows found are followed (trace ids,
-call ids, request ids) until nothing new turns up. Only then are whole rows read, with the
-final filter pushed down to Parquet, so a store laid out in small row groups is pruned.
+The selector (`--trace-id`, `--session-id`, `--tool-call-id`) is matched and the keys of the
+rows found are followed (trace ids, call ids, request ids) until nothing new turns up; then
+the rows matching the final filter are read whole.
+
+A store file with an id index (layout 3, core/store_index.py) is never scanned: each round
+looks the new ids up in the index and reads just the row groups that hold them, so a trace of
+a few dozen events costs a few row groups however large the store. A file without one (older
+layouts, or an index that no longer matches its file) is scanned as before: its id columns are
+read in full and only the row groups where they matched are read whole. Both paths find the
+same rows: the index names every row group holding an id, and the rows are filtered alike.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import reduce
 from pathlib import Path
 
@@ -18,59 +25,139 @@ import pyarrow.compute as pc
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
-from toolcall_cli.align.select import hint
-from toolcall_cli.core.events import COLUMNS, concat_frames
-from toolcall_cli.core.store import load_events, read_file, read_manifest, row_groups_of
+from toolcall_cli.align.select import HINT_IDS, hint_of
+from toolcall_cli.core.events import COLUMNS, concat_frames, empty_frame
+from toolcall_cli.core.store import (
+    input_order,
+    load_events,
+    read_file,
+    read_manifest,
+    row_groups_of,
+)
+from toolcall_cli.core.store_index import IdIndex
 from toolcall_cli.errors import InputError, UsageError
 
 #: Rounds of key expansion before giving up on finding more (chains longer than this are rare).
 MAX_ROUNDS = 6
 _LINKS = ("trace_id", "tool_call_id", "request_id")
 _KEYS = ["source", "kind", "origin", "session_id", *_LINKS]
+_FRAME = "#frame="
 
 
-def _files(store: Path) -> list[Path]:
+@dataclass(frozen=True, slots=True)
+class ReadStats:
+    """What a selective read touched: row groups in the store, row groups read whole, and
+    files whose id columns had to be scanned (no usable index)."""
+
+    row_groups: int
+    row_groups_read: int
+    scanned_files: int
+
+
+def _unreadable(pf: Path, e: Exception) -> InputError:
+    return InputError(f"store file {pf} is unreadable: {e}", hint="re-ingest its input")
+
+
+class _Part:
+    """One store file as the selection sees it: the rows matched so far can come from here."""
+
+    def __init__(self, pf: Path) -> None:
+        self.pf = pf
+        try:
+            self.file = pq.ParquetFile(pf)
+            self.index = IdIndex.open(pf, self.file)
+        except (OSError, pa.ArrowException) as e:
+            raise _unreadable(pf, e) from None
+        self.groups = int(self.file.metadata.num_row_groups)
+        self.read: set[int] = set()  # row groups read whole
+        self._tables: list[pa.Table] = []
+        self._keys: pa.Table | None = None
+        self._whole: pa.Table | None = None
+        if self.index is None:  # scan: one row group is read whole, else the id columns
+            if self.groups <= 1:
+                self._whole = read_file(pf)
+                self.read = set(range(self.groups))
+            self._keys = self._whole if self._whole is not None else read_file(pf, columns=_KEYS)
+
+    @property
+    def scanned(self) -> bool:
+        return self.index is None
+
+    def fetch(self, ids: dict[str, set[str]]) -> None:
+        """Make sure every row holding one of *ids* (column → values) is at hand."""
+        if self.index is None:
+            return
+        want: set[int] = set()
+        for col, values in ids.items():
+            if values:
+                want |= self.index.groups(col, values)
+        self._load(want)
+
+    def fetch_captures(self, names: set[str]) -> None:
+        """Make sure the id-less responses of the captures *names* are at hand."""
+        if self.index is not None and names:
+            self._load(self.index.capture_groups(names))
+
+    def _load(self, groups: set[int]) -> None:
+        new = sorted(groups - self.read)
+        if not new:
+            return
+        try:
+            self._tables.append(self.file.read_row_groups(new, use_threads=False))
+        except (OSError, pa.ArrowException) as e:
+            raise _unreadable(self.pf, e) from None
+        self.read |= set(new)
+        self._keys = None
+
+    def keys(self) -> pa.Table:
+        """The id columns of the rows at hand."""
+        if self._keys is None:
+            if not self._tables:
+                return pa.table({c: pa.array([], pa.large_string()) for c in _KEYS})
+            self._keys = pa.concat_tables(self._tables).select(_KEYS)
+        return self._keys
+
+    def rows(self, expr: pc.Expression) -> pa.Table:
+        """The whole rows matching *expr*, in input order."""
+        if self._whole is not None:
+            return self._whole.filter(expr)
+        if self.index is None:
+            keys = self.keys()
+            pos = keys.append_column("_pos", pa.array(np.arange(keys.num_rows))).filter(expr)
+            if not pos.num_rows:
+                return keys.slice(0, 0)
+            groups = row_groups_of(self.pf, pos.column("_pos").to_numpy())
+            self.read |= set(groups)
+            return read_file(self.pf, filters=expr, row_groups=groups)
+        if not self._tables:
+            return self.keys()
+        return input_order(pa.concat_tables(self._tables).filter(expr))
+
+    def known(self, col: str) -> pa.Array:
+        """The distinct non-empty values of *col* in the file."""
+        if self.index is not None:
+            return self.index.values(col)
+        values = self.keys().column(col).unique().drop_null().cast(pa.large_string())
+        return values.filter(pc.not_equal(values, ""))
+
+
+def _parts(store: Path) -> list[_Part]:
     manifest = read_manifest(store)
     if not manifest["files"]:
         raise InputError(
             f"the store {store} is empty", hint="run `toolcall ingest PATH...` first, or pass PATHs"
         )
-    return [store / "events" / f"{k}.parquet" for k in sorted(manifest["files"])]
-
-
-def _read(
-    pf: Path, *, columns: list[str] | None = None, expr: pc.Expression | None = None
-) -> pa.Table:
-    return read_file(pf, columns=columns, filters=expr)  # drops the store's hidden `_row`
-
-
-def _read_matching(pf: Path, keys: pa.Table, expr: pc.Expression) -> pa.Table:
-    """Whole rows matching *expr*, reading only the row groups where the id columns (*keys*,
-    read in storage order) matched: Parquet statistics cannot prune an `isin`/prefix filter."""
-    pos = keys.append_column("_pos", pa.array(np.arange(keys.num_rows))).filter(expr)
-    if not pos.num_rows:
-        return keys.slice(0, 0)
-    groups = row_groups_of(pf, pos.column("_pos").to_numpy())
-    return read_file(pf, filters=expr, row_groups=groups)
-
-
-def _row_groups(pf: Path) -> int:
-    try:
-        return int(pq.ParquetFile(pf).metadata.num_row_groups)
-    except (OSError, pa.ArrowInvalid) as e:
-        raise InputError(
-            f"store file {pf} is unreadable: {e}", hint="re-ingest its input"
-        ) from None
+    return [_Part(store / "events" / f"{k}.parquet") for k in sorted(manifest["files"])]
 
 
 def _any(parts: list[pc.Expression]) -> pc.Expression:
     return reduce(lambda a, b: a | b, parts)
 
 
-def _values(tables: list[pa.Table], expr: pc.Expression, col: str) -> set[str]:
+def _values(tables: list[pa.Table], col: str) -> set[str]:
     out: set[str] = set()
     for t in tables:
-        vals = t.filter(expr).column(col).unique().to_pylist()
+        vals = t.column(col).unique().to_pylist()
         out |= {str(v) for v in vals if v is not None and str(v).strip()}
     return out
 
@@ -85,43 +172,74 @@ def load_selected(
     """Events connected to the selected ids (all events when nothing is selected)."""
     if trace_id is None and session_id is None and tool_call_id is None:
         return load_events(store)
-    files = _files(store)
-    # A file of one row group cannot be pruned: read it whole, once, and filter in memory.
-    # Otherwise read the id columns, and later only the row groups the filter keeps.
-    whole = [_read(pf) if _row_groups(pf) <= 1 else None for pf in files]
-    keys = [
-        w if w is not None else _read(pf, columns=_KEYS) for w, pf in zip(whole, files, strict=True)
-    ]
+    return read_selected(
+        store, trace_id=trace_id, session_id=session_id, tool_call_id=tool_call_id
+    )[0]
+
+
+def read_selected(
+    store: Path,
+    *,
+    trace_id: str | None = None,
+    session_id: str | None = None,
+    tool_call_id: str | None = None,
+) -> tuple[pd.DataFrame, ReadStats]:
+    """The events connected to the selected ids, and what reading them touched."""
+    parts = _parts(store)
     f = ds.field
     seeds: list[pc.Expression] = []
+    first: dict[str, set[str]] = {c: set() for c in ("trace_id", "tool_call_id", "session_id")}
     if trace_id is not None:  # a trace may be named by a trace id, a call id or a session id
         seeds += [f(c) == trace_id for c in ("trace_id", "tool_call_id", "session_id")]
+        for ids in first.values():
+            ids.add(trace_id)
     if session_id is not None:
         seeds.append(f("session_id") == session_id)
+        first["session_id"].add(session_id)
     if tool_call_id is not None:
         seeds.append(f("tool_call_id") == tool_call_id)
+        first["tool_call_id"].add(tool_call_id)
+    if not seeds:
+        raise UsageError("no selection: pass --trace-id, --session-id or --tool-call-id")
     expr = _any(seeds)
-    if not any(t.filter(expr).num_rows for t in keys):
-        _no_match(keys, trace_id=trace_id, session_id=session_id, tool_call_id=tool_call_id)
+    for p in parts:
+        p.fetch(first)
+    matched = [p.keys().filter(expr) for p in parts]
+    if not any(t.num_rows for t in matched):
+        _no_match(parts, trace_id=trace_id, session_id=session_id, tool_call_id=tool_call_id)
     seen: dict[str, set[str]] = {c: set() for c in _LINKS}
     for _ in range(MAX_ROUNDS):
-        new = {c: _values(keys, expr, c) - seen[c] for c in _LINKS}
+        new = {c: _values(matched, c) - seen[c] for c in _LINKS}
         if not any(new.values()):
             break
         for c in _LINKS:
             seen[c] |= new[c]
         expr = _any([expr, *(f(c).isin(sorted(v)) for c, v in new.items() if v)])
-    expr = _with_pcap_responses(keys, expr)
-    tables = [
-        w.filter(expr) if w is not None else _read_matching(pf, k, expr)
-        for w, k, pf in zip(whole, keys, files, strict=True)
-    ]
-    frames = [t.to_pandas().astype(COLUMNS) for t in tables if t.num_rows]
-    return concat_frames(frames)
+        for p in parts:
+            p.fetch(new)
+        matched = [p.keys().filter(expr) for p in parts]
+    expr = _with_pcap_responses(parts, matched, expr)
+    tables = [p.rows(expr) for p in parts]
+    stats = ReadStats(
+        row_groups=sum(p.groups for p in parts),
+        row_groups_read=sum(len(p.read) for p in parts),
+        scanned_files=sum(p.scanned for p in parts),
+    )
+    return _frame(tables), stats
+
+
+def _frame(tables: list[pa.Table]) -> pd.DataFrame:
+    """The rows of every file as one event table (one conversion to pandas, not one a file)."""
+    tables = [t for t in tables if t.num_rows]
+    try:
+        one = pa.concat_tables(tables, promote_options="permissive") if tables else None
+    except (pa.ArrowInvalid, pa.ArrowTypeError):  # files written with differing column types
+        return concat_frames([t.to_pandas().astype(COLUMNS) for t in tables])
+    return empty_frame() if one is None else one.to_pandas().astype(COLUMNS)
 
 
 def _no_match(
-    keys: list[pa.Table], *, trace_id: str | None, session_id: str | None, tool_call_id: str | None
+    parts: list[_Part], *, trace_id: str | None, session_id: str | None, tool_call_id: str | None
 ) -> None:
     """Raise the "no trace matches" usage error, with a few ids the store does know."""
     option, value, col, what = (
@@ -131,22 +249,27 @@ def _no_match(
         if session_id is not None
         else ("--tool-call-id", tool_call_id, "tool_call_id", "tool call ids")
     )
-    known: set[str] = set()
-    for t in keys:
-        known |= {str(v) for v in t.column(col).unique().to_pylist() if v}
-    raise UsageError(f"no trace matches {option} {value}", hint=hint(sorted(known), what))
+    known = pc.unique(pa.concat_arrays([p.known(col) for p in parts]))
+    first = known.take(pc.sort_indices(known)[:HINT_IDS]).to_pylist()
+    raise UsageError(f"no trace matches {option} {value}", hint=hint_of(first, len(known), what))
 
 
-def _with_pcap_responses(keys: list[pa.Table], expr: pc.Expression) -> pc.Expression:
+def _with_pcap_responses(
+    parts: list[_Part], matched: list[pa.Table], expr: pc.Expression
+) -> pc.Expression:
     """Add the id-less responses of the captures the selection touched: they join their request
     by TCP stream during alignment."""
     f = ds.field
-    req = expr & (f("source") == "pcap") & (f("kind") == "http_request")
+    req = (f("source") == "pcap") & (f("kind") == "http_request")
     origins: set[str] = set()
-    for t in keys:
+    for t in matched:
         origins |= {str(o) for o in t.filter(req).column("origin").to_pylist() if o}
-    names = sorted({o.rsplit("#frame=", 1)[0] for o in origins})
+    names = {o.rsplit(_FRAME, 1)[0] for o in origins}
     if not names:
         return expr
+    for p in parts:
+        p.fetch_captures(names)
     base = (f("source") == "pcap") & (f("kind") == "http_response") & f("tool_call_id").is_null()
-    return expr | (base & _any([pc.starts_with(f("origin"), f"{n}#frame=") for n in names]))
+    return expr | (
+        base & _any([pc.starts_with(f("origin"), f"{n}{_FRAME}") for n in sorted(names)])
+    )

@@ -19,7 +19,9 @@ class CallView:
     """One tool call as seen across every source.
 
     `phases` maps each name of :data:`PHASES` to milliseconds, or None when a boundary of the
-    phase was not observed; `breaches` names the phases above their SLA.
+    phase was not observed; `breaches` names the phases above their SLA. `start` (the
+    earliest corrected time of the call) is kept as nanoseconds since the epoch and made a
+    Timestamp only when read: boxing a quarter of a million Timestamps costs seconds.
     """
 
     tool_call_id: str
@@ -30,7 +32,12 @@ class CallView:
     phases: dict[str, float | None]
     breaches: tuple[str, ...] = ()
     origin: str | None = None  # evidence pointer of the call's first event
-    start: pd.Timestamp | None = None  # earliest corrected time of the call
+    start_ns: int | None = None  # earliest corrected time of the call, ns since the epoch (UTC)
+
+    @property
+    def start(self) -> pd.Timestamp | None:
+        """The earliest corrected time of the call (UTC)."""
+        return None if self.start_ns is None else pd.Timestamp(self.start_ns, tz="UTC")
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,11 +7,28 @@ from its start to its completion; without one, the call's first to last clocked 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
-from toolcall_cli.align.keys import attr
+from toolcall_cli.align.arrays import (
+    NAT,
+    Coded,
+    EventArrays,
+    arrow,
+    attr_fields,
+    first_by,
+    group_max,
+    group_min,
+    to_datetime,
+    true_mask,
+)
 from toolcall_cli.align.model import PHASES, CallView
+from toolcall_cli.align.views import build_views
 from toolcall_cli.core.config import Sla
 
 #: Kinds that show a call exists (a lone tool_result or injection is an orphan, not a call).
@@ -39,7 +56,8 @@ _OUTCOME_KINDS = (
     ("result", "tool_result"),
     ("result", "mw_injected"),
 )
-_SLACK = pd.Timedelta(seconds=1)
+_SLACK = 1_000_000_000  # ns: one second
+_NONE = np.iinfo(np.int64).max
 _SEP = "\x1f"
 _CHAT = r"/chat/completions|/v1/messages|/v1/responses|/api/chat|/generateContent"
 
@@ -60,210 +78,223 @@ def outcome_of(kinds: set[str]) -> str:
     return "missing"
 
 
-def _bounds(ev: pd.DataFrame) -> pd.DataFrame:
-    """Per call the time of each phase boundary (clocked, non-message events only)."""
-    clk = ev[ev["ts_corrected"].notna() & (ev["source"] != "messages")]
-    dtype = ev["ts_corrected"].dtype
-    if clk.empty:
-        cols = {b: pd.Series([], dtype=dtype) for b in (*_BOUNDS, "min", "max")}
-        return pd.DataFrame({**cols, "count": pd.Series([], dtype="int64")})
-    t = clk[["call", "kind", "ts_corrected"]]
-    ng = clk[clk["kind"] == "http_access"]
-    start = ng["ts_corrected"] - pd.to_timedelta(
-        ng["duration_ms"].fillna(np.nan).to_numpy(), unit="ms"
-    )
-    t = pd.concat(
-        [t, pd.DataFrame({"call": ng["call"], "kind": "nginx_start", "ts_corrected": start})]
-    )
-    piv = t.groupby(["call", "kind"], observed=True)["ts_corrected"].min().unstack("kind")
-    out = pd.DataFrame(index=piv.index)
-    for bound, kinds in _BOUNDS.items():
-        col = pd.Series(pd.NaT, index=piv.index, dtype=dtype)
-        for k in reversed(kinds):
-            if k in piv:
-                col = piv[k].where(piv[k].notna(), col)
-        out[bound] = col
-    span = clk.groupby("call", observed=True)["ts_corrected"].agg(["min", "max", "count"])
-    return out.join(span, how="outer")
+def _ms(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a − b in ms rounded to µs (NaN where either is NAT)."""
+    return np.asarray(((to_datetime(a) - to_datetime(b)).dt.total_seconds() * 1000.0).round(3))
 
 
-def _chat_spans(events: pd.DataFrame, pairs: pd.Series) -> pd.DataFrame:
+def _timedelta_ns(ms: np.ndarray) -> np.ndarray:
+    """Milliseconds (NaN = none) as int64 ns, NAT for none — pandas' own conversion."""
+    return np.asarray(pd.to_timedelta(ms, unit="ms").as_unit("ns").asi8)
+
+
+def _minus(ts: np.ndarray, delta: np.ndarray) -> np.ndarray:
+    return np.where((ts != NAT) & (delta != NAT), ts - delta, NAT)
+
+
+@dataclass(frozen=True, slots=True)
+class _Calls:
+    """The calls as groups of event rows: `rows` (event positions) and `group` (the call of
+    each, 0..n-1 in order of first appearance); per call its call and trace codes."""
+
+    rows: np.ndarray
+    group: np.ndarray
+    call: np.ndarray
+    trace: np.ndarray
+    n: int
+
+
+def _groups(a: EventArrays, calls: np.ndarray, trace: Coded) -> _Calls:
+    """One call per (tool_call_id, trace) that a call-side event shows: one id in two traces
+    (reused by another conversation) is two calls."""
+    rows = np.flatnonzero(calls >= 0)
+    key = calls[rows] * (len(trace.values) + 1) + trace.codes[rows] + 1
+    group, uniq = pd.factorize(key)
+    keep = np.zeros(len(uniq), dtype=bool)
+    keep[group[a.kind.mask(CALL_KINDS)[rows]]] = True
+    new_id = np.cumsum(keep) - 1
+    sel = keep[group]
+    uniq = np.asarray(uniq)[keep]
+    nt = len(trace.values) + 1
+    return _Calls(rows[sel], new_id[group[sel]], uniq // nt, uniq % nt - 1, int(keep.sum()))
+
+
+def _chat_spans(
+    a: EventArrays, detail: pa.Array, trace: Coded, ts: np.ndarray, pairs: Coded
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(trace, start, end) of every chat request seen by nginx or on the wire."""
-    http = events["kind"].isin(["http_access", "http_request"]) & events["ts_corrected"].notna()
-    sub = events[http]
-    target = (
-        sub["detail"].fillna("")
-        + " "
-        + attr(sub, "uri").fillna("")
-        + " "
-        + attr(sub, "path").fillna("")
-    )
-    chat = pd.Series(False, index=events.index)
-    chat[sub.index] = target.str.contains(_CHAT, regex=True).fillna(False).astype(bool)
-    ng = events[chat & (events["kind"] == "http_access")]
-    spans = [
-        pd.DataFrame(
-            {
-                "trace": ng["trace"],
-                "end": ng["ts_corrected"],
-                "start": ng["ts_corrected"]
-                - pd.to_timedelta(ng["duration_ms"].fillna(0).to_numpy(), unit="ms"),
-            }
-        )
-    ]
-    req = events[chat & (events["kind"] == "http_request") & pairs.notna()]
-    resp = events[(events["kind"] == "http_response") & pairs.notna()]
+    http = np.flatnonzero(a.kind.mask(["http_access", "http_request"]) & (ts != NAT))
+    chat = np.zeros(a.n, dtype=bool)
+    chat[http] = _contains_chat(detail.take(pa.array(http)))
+    # The JSON fields are read only where the raw text could name a chat path.
+    rows = http[~chat[http]]
+    attrs = a.attrs.take(pa.array(rows))
+    rows = rows[true_mask(pc.match_substring_regex(attrs, _CHAT + r"|\\"))]  # or escaped
+    if len(rows):
+        take = pa.array(rows)
+        fields = attr_fields(a.attrs.take(take), ("uri", "path"))
+        parts = [pc.fill_null(c, "") for c in (detail.take(take), fields["uri"], fields["path"])]
+        target = pc.binary_join_element_wise(*parts, pa.scalar(" ", pa.large_string()))
+        chat[rows] = true_mask(pc.match_substring_regex(target, _CHAT))
+    ng = np.flatnonzero(chat & a.kind.mask(["http_access"]))
+    dur = np.where(np.isnan(a.duration_ms[ng]), 0.0, a.duration_ms[ng])
+    spans = [(trace.codes[ng], _minus(ts[ng], _timedelta_ns(dur)), ts[ng])]
+    req = np.flatnonzero(chat & a.kind.mask(["http_request"]) & (pairs.codes >= 0))
+    resp = np.flatnonzero(a.kind.mask(["http_response"]) & (pairs.codes >= 0))
     if len(req) and len(resp):
-        r_end = pd.Series(resp["ts_corrected"].to_numpy(), index=pairs[resp.index].to_numpy())
-        r_end = r_end[~r_end.index.duplicated()]
-        spans.append(
-            pd.DataFrame(
-                {
-                    "trace": req["trace"],
-                    "start": req["ts_corrected"],
-                    "end": pairs[req.index].map(r_end),
-                }
-            )
-        )
-    out = pd.concat(spans, ignore_index=True)
-    return out[out["trace"].notna() & out["end"].notna()]
+        uniq, first = np.unique(pairs.codes[resp], return_index=True)
+        end_of = np.full(len(pairs.values), NAT, dtype=np.int64)
+        end_of[uniq] = ts[resp[first]]
+        spans.append((trace.codes[req], ts[req], end_of[pairs.codes[req]]))
+    tr, start, end = (np.concatenate(c) for c in zip(*spans, strict=True))
+    ok = (tr >= 0) & (end != NAT)
+    return tr[ok], start[ok], end[ok]
 
 
-def _ms(a: pd.Series, b: pd.Series) -> pd.Series:
-    return ((a - b).dt.total_seconds() * 1000.0).round(3)
+def _contains_chat(text: pa.Array) -> np.ndarray:
+    """Whether each text contains a chat API path."""
+    return true_mask(pc.match_substring_regex(text, _CHAT))
 
 
-def _outcomes(ev: pd.DataFrame) -> pd.Series:
-    has = ev.groupby(["call", "kind"], observed=True).size().unstack("kind", fill_value=0) > 0
-    conds = [has[k] if k in has else pd.Series(False, index=has.index) for _, k in _OUTCOME_KINDS]
-    return pd.Series(
-        np.select(conds, [o for o, _ in _OUTCOME_KINDS], default="missing"), index=has.index
-    )
+def _end_to_end(
+    trace: np.ndarray,
+    first: np.ndarray,
+    fallback: np.ndarray,
+    spans: tuple[np.ndarray, np.ndarray, np.ndarray],
+) -> np.ndarray:
+    """The chat request around each call (its duration), else the call's first → last event.
 
-
-def _end_to_end(table: pd.DataFrame, spans: pd.DataFrame) -> pd.Series:
-    """The chat request around each call (its duration), else the call's first → last event."""
-    first = table["received"].fillna(table["min"])
-    fallback = _ms(table["max"], table["min"]).where(table["count"] >= 2)
-    if spans.empty:
+    nginx logs a request when it completes (time = end); a log stamped at the start instead
+    still names the same request, as a second choice. An access log's second-resolution time
+    may fall just before the call's events, hence the slack. Among several candidates the
+    latest start wins (then the last seen)."""
+    s_tr, s_start, s_end = spans
+    if not len(s_tr):
         return fallback
-    cand = pd.DataFrame(
-        {"call": table.index, "trace": table["trace"].to_numpy(), "first": first.to_numpy()}
+    order = np.lexsort((np.arange(len(s_tr)), s_start, s_tr))
+    s_tr, s_start, s_end = s_tr[order], s_start[order], s_end[order]
+    calls = np.flatnonzero((trace >= 0) & (first != NAT))
+    lo = np.searchsorted(s_tr, trace[calls], side="left")
+    hi = np.searchsorted(s_tr, trace[calls], side="right")
+    count = hi - lo
+    call_of = np.repeat(calls, count)
+    span = np.repeat(lo, count) + (
+        np.arange(count.sum()) - np.repeat(np.cumsum(count) - count, count)
     )
-    m = cand.merge(spans, on="trace")
-    # nginx logs a request when it completes (time = end); a log stamped at the start instead
-    # still names the same request, as a second choice. An access log's second-resolution
-    # time may fall just before the call's events, hence the slack.
-    dur = m["end"] - m["start"]
-    as_end = (m["start"] <= m["first"]) & (m["end"] + _SLACK >= m["first"])
-    as_start = (m["end"] - _SLACK <= m["first"]) & (m["end"] + dur + _SLACK >= m["first"])
-    m = m.assign(pref=np.where(as_end, 0, 1))[as_end | as_start]
-    m = (
-        m.sort_values(["call", "pref", "start"], ascending=[True, False, True], kind="stable")
-        .drop_duplicates("call", keep="last")
-        .set_index("call")
-    )
-    chat = _ms(m["end"], m["start"]).reindex(table.index)
-    return chat.fillna(fallback)
+    f, st, en = first[call_of], s_start[span], s_end[span]
+    dur = en - st
+    as_end = (st <= f) & (en + _SLACK >= f)
+    as_start = (en - _SLACK <= f) & (en + dur + _SLACK >= f)
+    best = [np.full(len(trace), -1, dtype=np.int64) for _ in range(2)]
+    np.maximum.at(best[0], call_of[as_end], span[as_end])
+    np.maximum.at(best[1], call_of[as_start], span[as_start])
+    chosen = np.where(best[0] >= 0, best[0], best[1])
+    has = chosen >= 0
+    out = fallback.copy()
+    out[has] = _ms(s_end[chosen[has]], s_start[chosen[has]])
+    return out
 
 
-def call_views(events: pd.DataFrame, pairs: pd.Series, sla: Sla) -> tuple[CallView, ...]:
+def call_views(
+    events: pd.DataFrame,
+    a: EventArrays,
+    calls: np.ndarray,
+    trace: Coded,
+    ts: np.ndarray,
+    pairs: Coded,
+    sla: Sla,
+) -> tuple[CallView, ...]:
     """One CallView per call: every non-empty tool_call_id that a call-side event carries,
-    and every `tool_call` whose id is empty."""
-    ev = events[events["call"].notna()]
-    # One id in two traces (reused by another conversation) is two calls.
-    ev = ev.assign(call=ev["call"] + _SEP + ev["trace"].fillna(""))
-    call_side = ev["kind"].isin(list(CALL_KINDS))
-    ev = ev[call_side.groupby(ev["call"], observed=True).transform("any").astype(bool)]
-    ids = pd.Index(ev["call"].unique())
-    views: list[CallView] = []
-    if len(ev):
-        table = _call_table(ev, ids)
-        table["initiation_ms"] = _ms(table["request"], table["received"])
-        table["service_ms"] = _ms(table["response"], table["request"])
-        table["injection_ms"] = _ms(table["injected"], table["response"])
-        table["end_to_end_ms"] = _end_to_end(table, _chat_spans(events, pairs))
-        limits = {
-            "initiation_ms": sla.initiation_ms,
-            "service_ms": sla.service_ms,
-            "injection_ms": sla.injection_ms,
-            "end_to_end_ms": sla.end_to_end_ms,
-        }
-        over = pd.DataFrame({p: table[p] > limits[p] for p in PHASES}).to_numpy()
-        # Column-wise to plain Python lists: per-row pandas access is far too slow here.
-        strs = {c: _strs(table[c]) for c in ("tool", "trace", "session_id", "outcome", "origin")}
-        nums = {
-            p: [None if v != v else v for v in table[p].to_numpy(float).tolist()] for p in PHASES
-        }
-        starts = [None if pd.isna(t) else t for t in table["min"].tolist()]
-        for k, cid in enumerate(table.index.tolist()):
-            views.append(
-                CallView(
-                    tool_call_id=str(cid).split(_SEP, 1)[0],
-                    tool=strs["tool"][k],
-                    trace=strs["trace"][k],
-                    session_id=strs["session_id"][k],
-                    outcome=strs["outcome"][k] or "missing",
-                    phases={p: nums[p][k] for p in PHASES},
-                    breaches=tuple(p for n, p in enumerate(PHASES) if over[k, n]),
-                    origin=strs["origin"][k],
-                    start=starts[k],
-                )
-            )
-    views.extend(_empty_id_calls(events))
-    far = pd.Timestamp.max.tz_localize("UTC")
-    return tuple(
-        sorted(
-            views, key=lambda v: (v.start is None, v.start or far, v.trace or "", v.origin or "")
-        )
-    )
+    and every `tool_call` whose id is empty, ordered by start (then trace and origin)."""
+    g = _groups(a, calls, trace)
+    rows, grp, n = g.rows, g.group, g.n
+    kind = a.kind.codes[rows]
+    kinds = {k: i for i, k in enumerate(a.kind.values.to_pylist())}
+    t = ts[rows]
+    clk = (t != NAT) & ~a.source.mask(["messages"])[rows]
+
+    def kmin(k: str, times: np.ndarray = t) -> np.ndarray:
+        sel = clk & (kind == kinds.get(k, -2)) & (times != NAT)
+        return group_min(grp[sel], times[sel], n, _NONE)
+
+    ng_start = np.full(len(rows), NAT, dtype=np.int64)
+    acc = kind == kinds.get("http_access", -2)
+    ng_start[acc] = _minus(t[acc], _timedelta_ns(a.duration_ms[rows[acc]]))
+    mins = {k: kmin(k) for k in {k for ks in _BOUNDS.values() for k in ks} - {"nginx_start"}}
+    mins["nginx_start"] = kmin("http_access", ng_start)
+    bound: dict[str, np.ndarray] = {}
+    for name, ks in _BOUNDS.items():
+        col = np.full(n, _NONE, dtype=np.int64)
+        for k in reversed(ks):
+            col = np.where(mins[k] != _NONE, mins[k], col)
+        bound[name] = np.where(col != _NONE, col, NAT)
+    lo = group_min(grp[clk], t[clk], n, _NONE)
+    hi = group_max(grp[clk], t[clk], n, NAT)
+    count = np.bincount(grp[clk], minlength=n)
+    lo = np.where(lo != _NONE, lo, NAT)
+    phases = {
+        "initiation_ms": _ms(bound["request"], bound["received"]),
+        "service_ms": _ms(bound["response"], bound["request"]),
+        "injection_ms": _ms(bound["injected"], bound["response"]),
+    }
+    fallback = np.where(count >= 2, _ms(hi, lo), np.nan)
+    first = np.where(bound["received"] != NAT, bound["received"], lo)
+    spans = _chat_spans(a, arrow(events["detail"]), trace, ts, pairs)
+    phases["end_to_end_ms"] = _end_to_end(g.trace, first, fallback, spans)
+    # the call's first event: its tool_call, then the earliest, then by seq
+    isnat = t == NAT
+    tc_last = kind != kinds.get("tool_call", -2)
+    first_row = rows[first_by(grp, n, [tc_last, isnat, np.where(isnat, 0, t), a.seq[rows]])]
+    tool, session = arrow(events["tool"]), arrow(events["session_id"])
+    named = {}
+    for name, col in (("tool", tool), ("session_id", session)):
+        has = true_mask(col.is_valid())[rows]
+        at = group_min(grp[has], rows[has], n, _NONE)
+        named[name] = col.take(pa.array(at, mask=at == _NONE))
+    outcome = np.full(n, "missing", dtype=object)
+    for o, k in reversed(_OUTCOME_KINDS):
+        hit = np.zeros(n, dtype=bool)
+        hit[grp[kind == kinds.get(k, -2)]] = True
+        outcome[hit] = o
+    ids = a.tool_call_id.values.take(pa.array(g.call))
+    if pc.any(pc.match_substring(ids, _SEP)).as_py():
+        ids = pc.list_element(pc.split_pattern(ids, _SEP, max_splits=1), 0)
+    cols = {
+        "tool_call_id": ids,
+        "tool": named["tool"],
+        "trace": trace.values.take(pa.array(g.trace, mask=g.trace < 0)),
+        "session_id": named["session_id"],
+        "outcome": outcome,
+        "origin": a.origin.take(pa.array(first_row)),
+        "start": lo,
+        "trace_code": g.trace,
+        **phases,
+    }
+    empty = _empty_id_calls(events, a, trace, ts)
+    both = {
+        k: pa.concat_arrays([v, empty[k]]) if isinstance(v, pa.Array) else np.r_[v, empty[k]]
+        for k, v in cols.items()
+    }
+    return build_views({**both, "trace_ranks": trace.ranks()}, sla)
 
 
-def _call_table(ev: pd.DataFrame, ids: pd.Index) -> pd.DataFrame:
-    """Per call: boundaries, span, outcome, and the tool/trace/session/origin of its first event."""
-    order = ev.assign(_tc=(ev["kind"] != "tool_call").astype(int)).sort_values(
-        ["call", "_tc", "ts_corrected", "seq"], kind="stable", na_position="last"
-    )
-    first = order.drop_duplicates("call").set_index("call")
-    table = _bounds(ev).reindex(ids)
-    table["trace"] = first["trace"]
-    table["origin"] = first["origin"]
-    table["tool"] = ev[ev["tool"].notna()].drop_duplicates("call").set_index("call")["tool"]
-    table["session_id"] = (
-        ev[ev["session_id"].notna()].drop_duplicates("call").set_index("call")["session_id"]
-    )
-    table["outcome"] = _outcomes(ev)
-    return table
-
-
-def _empty_id_calls(events: pd.DataFrame) -> list[CallView]:
+def _empty_id_calls(
+    events: pd.DataFrame, a: EventArrays, trace: Coded, ts: np.ndarray
+) -> dict[str, Any]:
     """Tool calls sent with an empty id: each is its own call, and nothing can answer it."""
-    tc = events["tool_call_id"]
-    rows = events[(events["kind"] == "tool_call") & tc.notna() & (tc.str.strip() == "")]
-    return [
-        CallView(
-            tool_call_id="",
-            tool=_opt(r.tool),
-            trace=_opt(r.trace),
-            session_id=_opt(r.session_id),
-            outcome="missing",
-            phases=dict.fromkeys(PHASES),
-            origin=str(r.origin),
-            start=_ts(r.ts_corrected),
-        )
-        for r in rows.itertuples()
-    ]
-
-
-def _opt(v: object) -> str | None:
-    return None if v is None or v is pd.NA or (isinstance(v, float) and np.isnan(v)) else str(v)
-
-
-def _ts(v: object) -> pd.Timestamp | None:
-    return v if isinstance(v, pd.Timestamp) and not pd.isna(v) else None
-
-
-def _strs(col: pd.Series) -> list[str | None]:
-    return [
-        None if v is None or v is pd.NA or v != v else str(v) for v in col.astype(object).tolist()
-    ]
+    raw = arrow(events["tool_call_id"])
+    rows = np.flatnonzero(
+        a.kind.mask(["tool_call"]) & true_mask(pc.equal(pc.utf8_trim_whitespace(raw), ""))
+    )
+    take = pa.array(rows)
+    return {
+        "tool_call_id": pa.array([""] * len(rows), type=pa.large_string()),
+        "tool": arrow(events["tool"]).take(take),
+        "trace": trace.text().take(take),
+        "session_id": arrow(events["session_id"]).take(take),
+        "outcome": np.full(len(rows), "missing", dtype=object),
+        "origin": a.origin.take(take),
+        "start": ts[rows],
+        "trace_code": trace.codes[rows],
+        **{p: np.full(len(rows), np.nan) for p in PHASES},
+    }

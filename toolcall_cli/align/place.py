@@ -4,62 +4,76 @@ A `tool_call` message sits at the earliest clocked event of its call; a `tool_re
 injection (`mw_injected`, else the pcap `tool_result` that carried it back to the model, else
 the call's last clocked event). Other message events stay without a time; for ordering only
 they sit just after the message before them (or before the first placed one), so message
-order is kept inside the timeline.
+order is kept inside the timeline. Times are int64 nanoseconds (NAT = none).
 """
 
 from __future__ import annotations
 
-import pandas as pd
+import numpy as np
+import pyarrow.compute as pc
 
-_SIDE = {"mw_injected": 0, "tool_result": 1}
+from toolcall_cli.align.arrays import NAT, EventArrays, encode, group_max, group_min
+
+_NONE = np.iinfo(np.int64).max
 
 
-def place_messages(events: pd.DataFrame, calls: pd.Series, ts: pd.Series) -> pd.Series:
+def place_messages(a: EventArrays, calls: np.ndarray, ts: np.ndarray) -> np.ndarray:
     """`ts_corrected` with message tool calls and results placed by their call."""
-    out = ts.copy()
-    msg = events["source"] == "messages"
+    msg = a.source.mask(["messages"])
     if not msg.any():
-        return out
-    clocked = ts.notna() & calls.notna()
+        return ts
+    clocked = (ts != NAT) & (calls >= 0)
     if not clocked.any():
-        return out
-    per_call = pd.DataFrame(
-        {"call": calls[clocked], "ts": ts[clocked], "kind": events.loc[clocked, "kind"]}
+        return ts
+    n = int(calls.max()) + 1
+    c, t = calls[clocked], ts[clocked]
+    first = group_min(c, t, n, _NONE)
+    last = group_max(c, t, n, NAT)
+    kinds = a.kind.mask
+    inj = group_min(
+        c[kinds(["mw_injected"])[clocked]], t[kinds(["mw_injected"])[clocked]], n, _NONE
     )
-    first = per_call.groupby("call", observed=True)["ts"].min()
-    last = per_call.groupby("call", observed=True)["ts"].max()
-    side = per_call[per_call["kind"].isin(list(_SIDE))].copy()
-    side["side"] = side["kind"].map(_SIDE)
-    inj = (
-        side.sort_values(["side", "ts"], kind="stable")
-        .drop_duplicates("call")
-        .set_index("call")["ts"]
-    )
-    is_call = msg & (events["kind"] == "tool_call") & calls.notna()
-    is_res = msg & (events["kind"] == "tool_result") & calls.notna()
-    out[is_call] = first.reindex(calls[is_call].to_numpy()).to_numpy()
-    keys = calls[is_res].to_numpy()
-    res_ts = inj.reindex(keys).fillna(last.reindex(keys))
-    out[is_res] = res_ts.to_numpy()
+    back = kinds(["tool_result"])[clocked]
+    sent = group_min(c[back], t[back], n, _NONE)
+    inj = np.where(inj != _NONE, inj, np.where(sent != _NONE, sent, last))
+    first[first == _NONE] = NAT
+    out = ts.copy()
+    is_call = msg & kinds(["tool_call"]) & (calls >= 0)
+    is_res = msg & kinds(["tool_result"]) & (calls >= 0)
+    out[is_call] = first[calls[is_call]]
+    out[is_res] = inj[calls[is_res]]
     return out
 
 
-def sort_times(events: pd.DataFrame, ts_corrected: pd.Series) -> tuple[pd.Series, pd.Series]:
+def sort_times(a: EventArrays, ts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """A time for ordering only, and a tie-break bump: an unplaced message event follows the
     message before it (bump +1: after that instant's events) or, before the first placed one,
     precedes the message after it (bump −1)."""
-    st = ts_corrected.copy()
-    bump = pd.Series(0, index=events.index, dtype="int64")
-    msg = events["source"] == "messages"
-    if not msg.any():
+    st = ts.copy()
+    bump = np.zeros(a.n, dtype=np.int64)
+    rows = np.flatnonzero(a.source.mask(["messages"]))
+    if not len(rows):
         return st, bump
-    file_of = events.loc[msg, "origin"].str.split("#", n=1).str[0]
-    sub = pd.DataFrame({"f": file_of, "seq": events.loc[msg, "seq"], "t": ts_corrected[msg]})
-    sub = sub.sort_values(["f", "seq"], kind="stable")
-    fwd = sub.groupby("f", observed=True)["t"].ffill()
-    back = sub.groupby("f", observed=True)["t"].bfill()
-    unplaced = sub["t"].isna()
-    st[sub.index] = fwd.fillna(back)
-    bump[sub.index[unplaced & fwd.notna()]] = 1
-    bump[sub.index[unplaced & fwd.isna() & back.notna()]] = -1
+    origin = a.origin.take(rows)
+    file_of = pc.list_element(pc.split_pattern(origin, "#", max_splits=1), 0)
+    files = encode(file_of).codes
+    order = np.lexsort((rows, a.seq[rows], files))
+    rows, files = rows[order], files[order]
+    t = ts[rows]
+    m = len(rows)
+    pos = np.arange(m)
+    starts = np.r_[True, files[1:] != files[:-1]]
+    grp_start = np.maximum.accumulate(np.where(starts, pos, 0))
+    ends = np.r_[files[1:] != files[:-1], True]
+    grp_end = np.minimum.accumulate(np.where(ends, pos, m)[::-1])[::-1]
+    placed = t != NAT
+    fwd_at = np.maximum.accumulate(np.where(placed, pos, -1))
+    has_fwd = fwd_at >= grp_start
+    back_at = np.minimum.accumulate(np.where(placed, pos, m)[::-1])[::-1]
+    has_back = back_at <= grp_end
+    st[rows] = np.where(
+        has_fwd, t[np.maximum(fwd_at, 0)], np.where(has_back, t[np.minimum(back_at, m - 1)], NAT)
+    )
+    bump[rows[~placed & has_fwd]] = 1
+    bump[rows[~placed & ~has_fwd & has_back]] = -1
     return st, bump

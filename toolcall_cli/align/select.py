@@ -49,10 +49,15 @@ def trouble(calls: Iterable[CallView], unparsed: int = 0) -> int:
 def hint(values: Iterable[object], what: str) -> str:
     """ "known trace ids: a, b, c (+N more)" for an id that matched nothing."""
     known = sorted({str(v) for v in values if v is not None and not pd.isna(v) and str(v)})  # type: ignore[call-overload]
-    if not known:
+    return hint_of(known[:HINT_IDS], len(known), what)
+
+
+def hint_of(first: list[str], total: int, what: str) -> str:
+    """:func:`hint` from the first few known ids (sorted) and how many there are."""
+    if not total:
         return f"no {what} are known in this input"
-    more = f" (+{len(known) - HINT_IDS} more)" if len(known) > HINT_IDS else ""
-    return f"known {what}: {', '.join(known[:HINT_IDS])}{more}"
+    more = f" (+{total - HINT_IDS} more)" if total > HINT_IDS else ""
+    return f"known {what}: {', '.join(first[:HINT_IDS])}{more}"
 
 
 def _match(

@@ -14,7 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from toolcall_cli.align.arrays import NAT, EventArrays
 
 #: kind → moment order for the clocked event kinds that mark a call's progress.
 MOMENTS: dict[str, int] = {
@@ -38,96 +41,157 @@ class SkewEstimate:
     anchors: dict[str, int]
 
 
-def moments(events: pd.DataFrame, calls: pd.Series) -> pd.DataFrame:
-    """One row per clocked moment: key, order, source, t (ms since the epoch)."""
-    clocked = events["ts"].notna()
-    ev = events[clocked]
-    t = ev["ts"].astype("int64").to_numpy() / 1e6
-    key = calls[clocked].copy()
-    rq = ev["request_id"].where(ev["request_id"].fillna("").str.strip() != "")
-    http = ev["kind"].isin(["http_request", "http_response", "http_access"])
-    key = key.fillna(("rq:" + rq).where(http))
-    ord_ = ev["kind"].map(MOMENTS)
-    frame = pd.DataFrame(
-        {
-            "key": key.to_numpy(dtype=object),
-            "ord": ord_.to_numpy(dtype=float),
-            "source": ev["source"].to_numpy(dtype=object),
-            "t": t,
-        }
+#: Kinds whose moment key may be their request_id (when they belong to no call).
+_HTTP = ("http_request", "http_response", "http_access")
+_NORD = max(MOMENTS.values()) + 1
+
+
+@dataclass(frozen=True, slots=True)
+class MomentRows:
+    """Which events are moments, and of what: the event row, its key (a call, or a request
+    by request_id, numbered 0..nkeys-1), its column (one per (order, source) seen, see
+    `cols`), and what to subtract from its time (an access line's request_time for the
+    moment the request arrived; else 0). Only keys that two sources saw are kept: a key seen
+    by one source neither anchors an offset nor places a coarse time."""
+
+    rows: np.ndarray
+    key: np.ndarray
+    col: np.ndarray
+    minus: np.ndarray
+    nkeys: int
+    cols: list[tuple[int, int]]  # (order, source code) of each column
+    plain: int  # rows[:plain] are the events' own moments, the rest access-line starts
+
+    def table(self, ts: np.ndarray) -> np.ndarray:
+        """(key, column) → earliest time in ms (NaN: not seen), from event times *ts*."""
+        out = np.full(self.nkeys * len(self.cols), np.inf)
+        t = ts[self.rows]
+        ok = t != NAT
+        cell = self.key[ok] * len(self.cols) + self.col[ok]
+        np.minimum.at(out, cell, t[ok] / 1e6 - self.minus[ok])
+        out[np.isinf(out)] = np.nan
+        return out.reshape(self.nkeys, len(self.cols))
+
+
+def _text(s: str) -> pa.Scalar:
+    return pa.scalar(s, pa.large_string())
+
+
+def moment_rows(a: EventArrays, calls: np.ndarray, call_ids: pa.Array) -> MomentRows:
+    """The moments of events *a*: keyed by their call (*calls*, codes into the text
+    *call_ids*), else an HTTP event by `rq:<request_id>`. An access-log line is logged at the
+    end of the request: its end is the response moment, and end − request_time the moment
+    the request arrived."""
+    order = a.kind.lookup({**MOMENTS, "http_access": 3.0}, np.nan)
+    rq = a.request_id_raw
+    rq_key = len(call_ids) + np.arange(len(rq.values), dtype=np.int64)
+    if pc.any(pc.starts_with(call_ids, "rq:")).as_py():
+        # "rq:<id>" keys live in the text space of the call ids: equal text is one key
+        text = pc.binary_join_element_wise(_text("rq:"), rq.values, _text(""))
+        found = pc.index_in(text, value_set=call_ids).fill_null(-1).to_numpy(zero_copy_only=False)
+        rq_key = np.where(found >= 0, found, rq_key)
+    by_rq = a.kind.mask(_HTTP) & (rq.codes >= 0)
+    key = np.where(calls >= 0, calls, np.where(by_rq, np.append(rq_key, -1)[rq.codes], -1))
+    rows = np.flatnonzero((key >= 0) & ~np.isnan(order) & (a.ts != NAT))
+    extra = rows[a.kind.mask(["http_access"])[rows] & ~np.isnan(a.duration_ms[rows])]
+    all_rows = np.concatenate([rows, extra])
+    k = key[all_rows]
+    o = np.concatenate([order[rows], np.full(len(extra), 2.0)]).astype(np.int64)
+    src = a.source.codes[all_rows]
+    # keep the keys two sources saw
+    space = len(call_ids) + len(rq.values)
+    sources = np.zeros(space, dtype=np.int64)
+    for code in np.unique(src):
+        seen = np.zeros(space, dtype=bool)
+        seen[k[src == code]] = True
+        sources += seen
+    keep = sources[k] >= 2
+    plain = int(keep[: len(rows)].sum())
+    all_rows, k, o, src = all_rows[keep], k[keep], o[keep], src[keep]
+    minus = np.concatenate([np.zeros(len(rows)), a.duration_ms[extra]])[keep]
+    # keys renumbered densely (0..nkeys-1); one column per (order, source) seen
+    used = np.zeros(space, dtype=bool)
+    used[k] = True
+    nsrc = max(len(a.source.values), 1)
+    present = np.unique(o * nsrc + src)
+    return MomentRows(
+        rows=all_rows,
+        key=(np.cumsum(used) - 1)[k],
+        col=np.searchsorted(present, o * nsrc + src),
+        minus=minus,
+        nkeys=int(used.sum()),
+        cols=[(int(c // nsrc), int(c % nsrc)) for c in present],
+        plain=plain,
     )
-    # An access-log line is logged at the end of the request: its end is the response moment,
-    # and end − request_time the moment the request arrived.
-    ng = (ev["kind"] == "http_access").to_numpy()
-    frame.loc[ng, "ord"] = 3.0
-    dur = ev["duration_ms"].to_numpy(dtype=float)
-    start = ng & ~np.isnan(dur)
-    if start.any():
-        extra = frame[start].copy()
-        extra["ord"] = 2.0
-        extra["t"] = extra["t"] - dur[start]
-        frame = pd.concat([frame, extra], ignore_index=True)
-    frame = frame[frame["key"].notna() & frame["ord"].notna()]
-    return frame.groupby(["key", "ord", "source"], observed=True)["t"].min().reset_index()
 
 
-def resolution(events: pd.DataFrame) -> dict[str, float]:
+def resolution(a: EventArrays) -> dict[str, float]:
     """Clock resolution per source in ms: 1000 when every time is a whole second (nginx
     `$time_local`), else 0 (finer clocks are taken as exact)."""
+    clocked = a.ts != NAT
+    names = a.source.values.to_pylist()
     out: dict[str, float] = {}
-    clk = events[events["ts"].notna()]
-    ns = pd.Series(clk["ts"].astype("int64").to_numpy(), index=clk.index)
-    for src, grp in ns.groupby(clk["source"].astype(object)):
-        out[str(src)] = 1000.0 if (grp % 1_000_000_000 == 0).all() else 0.0
+    for code in np.unique(a.source.codes[clocked]):
+        ns = a.ts[clocked & (a.source.codes == code)]
+        out[str(names[code])] = 1000.0 if (ns % 1_000_000_000 == 0).all() else 0.0
+    return dict(sorted(out.items()))
+
+
+def _pair_stats(
+    table: np.ndarray, cols: list[tuple[int, int]], res: np.ndarray
+) -> dict[tuple[int, int], dict[str, float]]:
+    """Per ordered source pair (a, b) seeing a key in common: anchor offsets (median,
+    extremes, count) and the causal bounds (lo, hi) on off_a − off_b. *cols* names the
+    (order, source) of each table column; *res* holds the resolution of each source."""
+    seen = ~np.isnan(table)
+    of = {s: [(i, o) for i, (o, s_) in enumerate(cols) if s_ == s] for s in {s for _, s in cols}}
+    by_source = {s: seen[:, [i for i, _ in c]].any(axis=1) for s, c in of.items()}
+    out: dict[tuple[int, int], dict[str, float]] = {}
+    for sa in sorted(of):
+        for sb in sorted(of):
+            both = by_source[sa] & by_source[sb]
+            if sa == sb or not both.any():
+                continue
+            sub = table[both]
+            anchors: list[np.ndarray] = []
+            lo, hi, shared = -np.inf, np.inf, False
+            for ia, oa in of[sa]:
+                for ib, ob in of[sb]:
+                    d = sub[:, ia] - sub[:, ib]
+                    d = d[~np.isnan(d)]
+                    if not len(d):
+                        continue
+                    shared = True
+                    if oa == ob:
+                        anchors.append(d)
+                    elif oa > ob:  # a after b: t_a − off_a ≥ t_b − off_b ⇒ off_a − off_b ≤ d
+                        hi = min(hi, float((d + res[sa]).min()))
+                    else:
+                        lo = max(lo, float((d - res[sb]).max()))
+            if not shared:
+                continue
+            anc = np.concatenate(anchors) if anchors else np.zeros(0)
+            out[(sa, sb)] = {
+                "median": float(np.median(anc)) if len(anc) else np.nan,
+                "min": float(anc.min()) if len(anc) else np.nan,
+                "max": float(anc.max()) if len(anc) else np.nan,
+                "n": len(anc),
+                "lo": lo,
+                "hi": hi,
+            }
     return out
 
 
-def _pair_stats(m: pd.DataFrame, res: dict[str, float]) -> pd.DataFrame:
-    """Per ordered source pair (a, b): anchor offsets (median, extremes, count) and the causal
-    bounds on off_a − off_b."""
-    pairs = m.merge(m, on="key", suffixes=("_a", "_b"))
-    pairs = pairs[pairs["source_a"] != pairs["source_b"]]
-    if pairs.empty:
-        return pd.DataFrame(columns=["a", "b", "median", "min", "max", "n", "lo", "hi"])
-    d = pairs["t_a"] - pairs["t_b"]
-    same = pairs["ord_a"] == pairs["ord_b"]
-    r_a = pairs["source_a"].map(res).fillna(0.0)
-    r_b = pairs["source_b"].map(res).fillna(0.0)
-    df = pd.DataFrame(
-        {
-            "a": pairs["source_a"],
-            "b": pairs["source_b"],
-            "anchor": d.where(same),
-            # a after b: t_a − off_a ≥ t_b − off_b  ⇒  off_a − off_b ≤ d (+ a's truncation)
-            "hi": (d + r_a).where(pairs["ord_a"] > pairs["ord_b"]),
-            "lo": (d - r_b).where(pairs["ord_a"] < pairs["ord_b"]),
-        }
-    )
-    g = df.groupby(["a", "b"], observed=True)
-    out = pd.DataFrame(
-        {
-            "median": g["anchor"].median(),
-            "min": g["anchor"].min(),
-            "max": g["anchor"].max(),
-            "n": g["anchor"].count(),
-            "lo": g["lo"].max(),
-            "hi": g["hi"].min(),
-        }
-    ).reset_index()
-    return out
-
-
-def _relative(row: pd.Series, r_a: float, r_b: float) -> float | None:
+def _relative(row: dict[str, float], r_a: float, r_b: float) -> float | None:
     """off_a − off_b from one pair's statistics: the anchor median kept inside causal bounds.
 
     A clock that only ticks in whole seconds truncates: each anchor then only says the offset
     lies in an interval, and the estimate is the point of their intersection nearest zero."""
-    lo = -np.inf if pd.isna(row["lo"]) else float(row["lo"])
-    hi = np.inf if pd.isna(row["hi"]) else float(row["hi"])
+    lo, hi = row["lo"], row["hi"]
     if row["n"] > 0:
-        est = float(row["median"])
+        est = row["median"]
         if max(r_a, r_b) >= 1000.0:
-            a_lo, a_hi = float(row["max"]) - r_b, float(row["min"]) + r_a
+            a_lo, a_hi = row["max"] - r_b, row["min"] + r_a
             est = min(max(0.0, a_lo), a_hi) if a_lo <= a_hi else est + (r_b - r_a) / 2
     elif np.isfinite(lo) or np.isfinite(hi):
         est = 0.0  # no shared moment: the smallest correction that keeps cause before effect
@@ -138,25 +202,27 @@ def _relative(row: pd.Series, r_a: float, r_b: float) -> float | None:
     return est
 
 
-def estimate(events: pd.DataFrame, calls: pd.Series) -> SkewEstimate:
+def estimate(a: EventArrays, m: MomentRows) -> SkewEstimate:
     """Each clocked source's offset against the reference (middleware if present)."""
-    clocked = sorted(str(s) for s in events.loc[events["ts"].notna(), "source"].unique())
+    names = [str(v) for v in a.source.values.to_pylist()]
+    clocked = sorted({names[c] for c in np.unique(a.source.codes[a.ts != NAT])})
     if not clocked:
         return SkewEstimate(None, {}, {})
-    res = resolution(events)
-    stats = _pair_stats(moments(events, calls), res)
+    res = resolution(a)
+    res_of = np.array([res.get(s, 0.0) for s in names] or [0.0])
     rel: dict[tuple[str, str], tuple[float, int]] = {}
-    for _, row in stats.iterrows():
-        est = _relative(row, res.get(str(row["a"]), 0.0), res.get(str(row["b"]), 0.0))
+    stats = _pair_stats(m.table(a.ts), m.cols, res_of)
+    for (sa, sb), row in sorted(stats.items(), key=lambda kv: (names[kv[0][0]], names[kv[0][1]])):
+        est = _relative(row, res.get(names[sa], 0.0), res.get(names[sb], 0.0))
         if est is not None:
-            rel[(str(row["a"]), str(row["b"]))] = (est, int(row["n"]))
+            rel[(names[sa], names[sb])] = (est, int(row["n"]))
     if "middleware" in clocked:
         ref = "middleware"
     else:
-        totals = {s: sum(n for (a, _), (_, n) in rel.items() if a == s) for s in clocked}
+        totals = {s: sum(n for (a_, _), (_, n) in rel.items() if a_ == s) for s in clocked}
         ref = max(clocked, key=lambda s: (totals[s], s == "pcap", s))
     offsets: dict[str, float] = {ref: 0.0}
-    anchors: dict[str, int] = {ref: int(sum(n for (a, _), (_, n) in rel.items() if a == ref))}
+    anchors: dict[str, int] = {ref: int(sum(n for (a_, _), (_, n) in rel.items() if a_ == ref))}
     frontier = [ref]
     while frontier:  # breadth-first from the reference, preferring the best-anchored link
         nxt: list[str] = []
@@ -175,44 +241,37 @@ def estimate(events: pd.DataFrame, calls: pd.Series) -> SkewEstimate:
     return SkewEstimate(ref, dict(sorted(offsets.items())), dict(sorted(anchors.items())))
 
 
-def correct(events: pd.DataFrame, offsets: dict[str, float]) -> pd.Series:
-    """`ts` minus each source's offset (unknown sources unchanged)."""
-    off_ms = events["source"].astype(object).map(offsets).astype(float).fillna(0.0)
-    off_ns = np.round(off_ms.to_numpy() * 1e6).astype("int64")  # whole ns: no float drift
-    return events["ts"] - pd.to_timedelta(off_ns, unit="ns")
+def correct(a: EventArrays, offsets: dict[str, float]) -> np.ndarray:
+    """`ts` minus each source's offset (unknown sources unchanged), as int64 ns."""
+    off_ms = a.source.lookup(offsets, 0.0)
+    off_ns = np.round(off_ms * 1e6).astype("int64")  # whole ns: no float drift
+    return np.where(a.ts != NAT, a.ts - off_ns, NAT)
 
 
 def refine_coarse(
-    events: pd.DataFrame, calls: pd.Series, ts: pd.Series, res: dict[str, float]
-) -> pd.Series:
+    a: EventArrays, m: MomentRows, ts: np.ndarray, res: dict[str, float]
+) -> np.ndarray:
     """Place events of a whole-second clock inside their second: at the time a finer source
     saw the same moment, when that time falls within the logged second (else unchanged)."""
-    coarse = [s for s, r in res.items() if r >= 1000.0]
-    if not coarse:
+    names = [str(v) for v in a.source.values.to_pylist()]
+    coarse = np.array([res.get(s, 0.0) >= 1000.0 for s in names] + [False])
+    if not coarse.any() or coarse[:-1].all():  # no whole-second clock, or no finer one
         return ts
-    ev = events.assign(ts=ts)
-    m = moments(ev, calls)
-    fine = m[~m["source"].isin(coarse)].groupby(["key", "ord"], observed=True)["t"].min()
-    if fine.empty:
+    table = m.table(ts)
+    fine = np.full((m.nkeys, _NORD), np.nan)  # per key and order: the finer clocks' time
+    for i, (o, src) in enumerate(m.cols):
+        if not coarse[src]:
+            fine[:, o] = np.fmin(fine[:, o], table[:, i])
+    if np.isnan(fine).all():
         return ts
-    rows = ev[
-        ev["source"].isin(coarse) & ev["ts"].notna() & ev["kind"].isin([*MOMENTS, "http_access"])
-    ]
-    if rows.empty:
-        return ts
-    key = calls[rows.index]
-    rq = rows["request_id"].where(rows["request_id"].fillna("").str.strip() != "")
-    key = key.fillna(
-        ("rq:" + rq).where(rows["kind"].isin(["http_request", "http_response", "http_access"]))
-    )
-    ord_ = rows["kind"].map(MOMENTS).fillna(3.0).astype(float)  # an access line marks the response
-    look = pd.MultiIndex.from_arrays([key.to_numpy(dtype=object), ord_.to_numpy()])
-    cand = pd.Series(fine.reindex(look).to_numpy(), index=rows.index)
-    t0 = rows["ts"].astype("int64") / 1e6
-    r = rows["source"].astype(object).map(res).astype(float)
-    ok = cand.notna() & (cand >= t0) & (cand < t0 + r)
+    rows = m.rows[: m.plain]  # each event's own moment (an access line: the response)
+    sel = coarse[a.source.codes[rows]] & (ts[rows] != NAT)
+    r_rows = rows[sel]
+    orders = np.array([o for o, _ in m.cols] or [0])[m.col[: m.plain][sel]]
+    cand = fine[m.key[: m.plain][sel], orders]
+    t0 = ts[r_rows] / 1e6
+    r = np.array([res.get(s, 0.0) for s in names])[a.source.codes[r_rows]]
+    ok = ~np.isnan(cand) & (cand >= t0) & (cand < t0 + r)
     out = ts.copy()
-    out[ok[ok].index] = pd.to_datetime(
-        np.round(cand[ok].to_numpy() * 1e3).astype("int64"), unit="us", utc=True
-    )
+    out[r_rows[ok]] = np.round(cand[ok] * 1e3).astype("int64") * 1000
     return out

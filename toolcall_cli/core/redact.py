@@ -12,7 +12,9 @@ when configured.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -56,6 +58,30 @@ PREFILTER = (
 #: Columns that may carry input text.
 TEXT_COLUMNS = ("args", "detail", "attrs", "client", "tool", "status")
 
+#: Rows from which frame() scans columns on two threads.
+_THREADED_ROWS = 100_000
+
+
+#: `PREFILTER` without `(?i)`, for one string at a time after `str.casefold` (which folds as
+#: RE2's `(?i)` does, and more): a case-insensitive `re` alternation is several times slower.
+_FOLDED_PREFILTER = re.compile(PREFILTER.removeprefix("(?i)"))
+
+
+def _may_hold_builtin_secret(value: str) -> bool:
+    return _FOLDED_PREFILTER.search(value.casefold()) is not None
+
+
+def _few_distinct(arr: pa.Array | pa.ChunkedArray) -> pa.DictionaryArray | None:
+    """*arr* dictionary-encoded when it holds few distinct values (a regex pass per row costs
+    far more than hashing it); None otherwise, judged from a sample first."""
+    n = len(arr)
+    if n < 4096 or len(pc.unique(arr.slice(0, 1024))) > 64:
+        return None
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    enc = pc.dictionary_encode(arr)
+    return enc if len(enc.dictionary) * 8 < n else None
+
 
 @dataclass(frozen=True, slots=True)
 class Redactor:
@@ -79,6 +105,8 @@ class Redactor:
         """Redact one string (for text outside the event table, e.g. quoted evidence lines)."""
         if not self.enabled or not value:
             return value
+        if self.rules == BUILTIN and not self.json_paths and not _may_hold_builtin_secret(value):
+            return value  # the common case, without a round trip through pyarrow per string
         arr = self._array(pa.array([value], type=pa.large_string()))
         out = arr[0].as_py()
         out = out if out is not None else value
@@ -87,6 +115,10 @@ class Redactor:
         return out
 
     def _array(self, arr: pa.Array) -> pa.Array:
+        enc = _few_distinct(arr)
+        if enc is not None:  # event names, tools, statuses: scan each distinct value once
+            red = self._array(enc.dictionary)
+            return arr if red is enc.dictionary else red.take(enc.indices)
         # Almost no row holds a secret: find candidates with one cheap match, rewrite only those.
         hits = pc.fill_null(pc.match_substring_regex(arr, pattern=self._prefilter()), False)
         n_hits = pc.sum(hits).as_py() or 0
@@ -112,9 +144,16 @@ class Redactor:
         if not self.enabled or df.empty:
             return df
         out = df.copy(deep=False)  # columns are replaced, never written into
-        for col in TEXT_COLUMNS:
-            arr = pa.array(out[col], type=pa.large_string(), from_pandas=True)
-            red = self._array(arr)
+        arrays = [pa.array(out[c], type=pa.large_string(), from_pandas=True) for c in TEXT_COLUMNS]
+        # an all-null column holds no secret; large tables scan two columns at a time (RE2
+        # releases the GIL)
+        todo = [(c, a) for c, a in zip(TEXT_COLUMNS, arrays, strict=True) if a.null_count < len(a)]
+        if len(out) >= _THREADED_ROWS:
+            with ThreadPoolExecutor(2) as pool:
+                reds = list(pool.map(lambda ca: self._array(ca[1]), todo))
+        else:
+            reds = [self._array(a) for _, a in todo]
+        for (col, arr), red in zip(todo, reds, strict=True):
             if red is arr:  # no secret in this column (the common case): keep it as it is
                 continue
             out[col] = pd.Series(red.to_pandas(), index=out.index).astype(STR)

@@ -4,6 +4,7 @@ Layout::
 
     .toolcall/manifest.json          {"schema_version": N, "files": {key: {...}}}
     .toolcall/events/<key>.parquet   events of one input file
+    .toolcall/events/<key>.index     its id index (layout 3; see core/store_index.py)
 
 The key is a hash of the input's absolute path, so re-ingesting a file replaces its events.
 
@@ -12,11 +13,14 @@ session_id (nulls last) and written in row groups of `ROW_GROUP` rows with min/m
 so a read filtered on one trace's keys touches a row group or two, not the whole file. A hidden
 column `_row` keeps each event's position in its input: :func:`read_file` restores that order
 and drops the column, so readers see the table exactly as the adapter returned it. Files
-without `_row` (layout 1) are read as they are.
+without `_row` (layout 1) are read as they are. Layout 3 adds the id index beside each file:
+which row groups hold each trace, call, request and session id; files without a matching index
+(layouts 1 and 2) are scanned instead.
 
 Crash safety: every file is written under a temporary name and renamed. An ingest first
-stages each input's events as `<key>.parquet.new`, then commits by renaming a manifest that
-lists them under `"pending"` into place, then renames the staged files over the old ones.
+stages each input's events as `<key>.parquet.new` (its index as `<key>.index.new`), then
+commits by renaming a manifest that lists them under `"pending"` into place, then renames the
+staged files over the old ones.
 A crash before the commit leaves the previous store as it was (the staged files are swept
 by the next ingest); a crash after it is rolled forward by the next reader, so a reader never
 sees one input's new events beside another's old ones.
@@ -39,6 +43,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from toolcall_cli.core import store_index
 from toolcall_cli.core.events import COLUMNS, EVENTS_SCHEMA_VERSION, concat_frames, empty_frame
 from toolcall_cli.errors import InputError
 
@@ -46,8 +51,8 @@ DEFAULT_STORE = Path(".toolcall")
 MANIFEST = "manifest.json"
 _STAGED = ".new"  # suffix of events staged by an ingest that has not committed yet
 _ENTRY_KEYS = {"path": str, "source": str, "events": int, "unparsed": int}
-LAYOUT = 2  # sorted, row-grouped event files with a `_row` column (see the module docstring)
-ROW_GROUP = 32_768
+LAYOUT = 3  # sorted, row-grouped event files with a `_row` column and an id index (see above)
+ROW_GROUP = 8_192
 ROW = "_row"  # hidden column: the event's position in the adapter's table
 _SORT_KEYS = ("trace_id", "tool_call_id", "session_id")
 
@@ -124,9 +129,10 @@ def _roll_forward(store: Path, manifest: dict[str, Any]) -> dict[str, Any]:
     """Finish a committed ingest: move its staged event files into place."""
     try:
         for key in manifest["pending"]:
-            staged = store / "events" / f"{key}.parquet{_STAGED}"
-            if staged.exists():
-                os.replace(staged, store / "events" / f"{key}.parquet")
+            for name in (f"{key}.parquet", f"{key}{store_index.SUFFIX}"):
+                staged = store / "events" / f"{name}{_STAGED}"
+                if staged.exists():
+                    os.replace(staged, store / "events" / name)
         done = {k: v for k, v in manifest.items() if k != "pending"}
         _atomic_write(store / MANIFEST, _manifest_bytes(done))
     except OSError as e:
@@ -146,7 +152,7 @@ def _sweep(store: Path) -> None:
     events = store / "events"
     if not events.is_dir():
         return
-    for leftover in (*events.glob(f"*.parquet{_STAGED}"), *events.glob(".*.tmp")):
+    for leftover in (*events.glob(f"*{_STAGED}"), *events.glob(".*.tmp")):
         leftover.unlink(missing_ok=True)
 
 
@@ -158,12 +164,20 @@ def write_files(store: Path, parts: Iterable[tuple[Path, str, pd.DataFrame]]) ->
     schema = pa.Schema.from_pandas(empty_frame(), preserve_index=False)
     for path, source, df in parts:
         key = file_key(path)
+        token = store_index.new_token()
+        table = store_index.with_token(_sorted_table(df, schema), token)
         sink = pa.BufferOutputStream()
-        pq.write_table(
-            _sorted_table(df, schema), sink, compression="zstd", row_group_size=ROW_GROUP
+        pq.write_table(table, sink, compression="zstd", row_group_size=ROW_GROUP)
+        data = sink.getvalue()
+        md = pq.ParquetFile(pa.BufferReader(data)).metadata
+        index = store_index.build(
+            table,
+            [md.row_group(g).num_rows for g in range(md.num_row_groups)],
+            token=token,
+            data_size=data.size,
         )
-        staged = store / "events" / f"{key}.parquet{_STAGED}"
-        _atomic_write(staged, sink.getvalue().to_pybytes())
+        _atomic_write(store / "events" / f"{key}.parquet{_STAGED}", data.to_pybytes())
+        _atomic_write(store / "events" / f"{key}{store_index.SUFFIX}{_STAGED}", index)
         n_bad = int((df["kind"] == "unparsed").sum())
         entry = {"path": str(path), "source": source, "events": len(df) - n_bad, "unparsed": n_bad}
         manifest["files"][key] = entry
@@ -230,7 +244,14 @@ def read_file(
         ) from None
     if ROW not in table.column_names:
         return table
-    if columns is None and table.num_rows > 1:
+    return input_order(table) if columns is None else table.drop_columns([ROW])
+
+
+def input_order(table: pa.Table) -> pa.Table:
+    """Whole rows read from a store file, back in their input's order without `_row`."""
+    if ROW not in table.column_names:
+        return table
+    if table.num_rows > 1:
         table = table.take(pc.sort_indices(table.column(ROW)))
     return table.drop_columns([ROW])
 

@@ -6,16 +6,22 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+import numpy as np
+import orjson
 import pandas as pd
 
 from toolcall_cli.core.findings import Finding, Rule
 from toolcall_cli.core.jsonio import canonical, try_loads
 from toolcall_cli.diagnose.base import DiagnoseContext
-from toolcall_cli.diagnose.evidence import evidence, locate
+from toolcall_cli.diagnose.evidence import ROW_COLUMNS, evidence_from, locate, missing
 
 #: How a flooding cancellation reads in any source (middleware text, a tool result, a proxy).
 _FLOOD_PHRASE = r"tool[- ]call flooding|flooding (?:was )?detected|cancelled because .*flood"
 _HEADING = re.compile(r"^(What it does|Why it matters|Example|Fix)\s*:?\s*$", re.M)
+
+#: What a finding is proven by: a frame of event rows, or the labels of rows of the context's
+#: event table (`ctx.events()`; its index is 0..n-1) — cheaper when findings are many.
+Rows = pd.DataFrame | Sequence[int] | np.ndarray
 
 
 def attrs_of(value: Any) -> dict[str, Any]:
@@ -27,21 +33,48 @@ def attrs_of(value: Any) -> dict[str, Any]:
 
 
 def with_attrs(ctx: DiagnoseContext) -> pd.DataFrame:
-    """The aligned events plus a parsed `_attrs` column of dicts (computed once per context)."""
+    """The aligned events plus a parsed `_attrs` column of dicts (computed once per context).
+
+    The dicts are shared between rows with equal `attrs` text: read them, never write them.
+    """
 
     def build() -> pd.DataFrame:
-        ev = ctx.events().copy()
-        parsed = [attrs_of(a) for a in ev["attrs"].tolist()]
-        ev["_attrs"] = pd.Series(parsed, index=ev.index, dtype=object)
+        ev = ctx.events().copy(deep=False)  # only a column is added; the table stays shared
+        ev["_attrs"] = pd.Series(_parse_attrs(ev["attrs"]), index=ev.index, dtype=object)
         return ev
 
     return ctx.memo("events_with_attrs", build)
 
 
-def of_kind(ctx: DiagnoseContext, *kinds: str) -> pd.DataFrame:
-    """Events of the given kinds (with `_attrs`), in event-table order."""
+def _parse_attrs(cells: pd.Series) -> np.ndarray:
+    """`attrs_of` over a column, parsing each distinct text once (logs repeat the same attrs
+    on most lines: one method, path and agent; one event name per middleware step)."""
+    codes, uniques = pd.factorize(cells, use_na_sentinel=True)
+    parsed = np.empty(len(uniques) + 1, dtype=object)
+    loads = orjson.loads
+    for k, a in enumerate(uniques.tolist()):
+        got = None
+        if a.__class__ is str and a:
+            try:
+                got = loads(a)
+            except (orjson.JSONDecodeError, RecursionError):
+                got = None
+        parsed[k] = got if got.__class__ is dict else {}
+    parsed[-1] = {}  # null cells (code -1)
+    return parsed[codes]
+
+
+def of_kind(
+    ctx: DiagnoseContext, *kinds: str, columns: Sequence[str] | None = None
+) -> pd.DataFrame:
+    """Events of the given kinds (with `_attrs`), in event-table order; only *columns* (and
+    `_attrs`) when given — a filter copies every column it keeps, at a million rows that shows."""
     ev = with_attrs(ctx)
-    return ev[ev["kind"].isin(kinds)]
+    mask = ev["kind"].isin(kinds).to_numpy()
+    if columns is None:
+        return ev[mask]
+    keep = [c for c in dict.fromkeys([*columns, "_attrs"]) if c in ev.columns]
+    return ev.loc[mask, keep]
 
 
 def attr(rows: pd.DataFrame, key: str) -> pd.Series:
@@ -88,7 +121,7 @@ def make(
     rule: Rule,
     ctx: DiagnoseContext,
     message: str,
-    rows: pd.DataFrame,
+    rows: Rows,
     *,
     call_ids: Iterable[str | None] = (),
     session_id: str | None = None,
@@ -102,15 +135,19 @@ def make(
 ) -> Finding:
     """A finding of *rule* proven by *rows*: ids, trace and session filled from the rows."""
     ids = _unique(text(c) for c in call_ids)
-    if session_id is None and len(rows):
-        session_id = _first(rows["session_id"])
-    if trace_id is None and len(rows) and "trace" in rows.columns:
-        trace_id = _first(rows["trace"])
+    if isinstance(rows, pd.DataFrame):
+        cells = _frame_cells(rows, limit)
+    else:
+        cells = _label_cells(ctx, rows, limit)
+    if session_id is None:
+        session_id = _first(cells["session_id"])
+    if trace_id is None:
+        trace_id = _first(cells["trace"])
     if trace_id is None and ids:
         trace_id = ctx.trace_of(ids[0])
-    if tool is None and len(rows):
-        tool = _first(rows["tool"])
-    proof = evidence(rows, limit=limit)
+    if tool is None:
+        tool = _first(cells["tool"])
+    proof = evidence_from(cells["origins"], cells["row"], limit=limit)
     if "location" not in kw and proof:
         kw["location"] = locate(proof[0].origin)
     return Finding.of(
@@ -120,17 +157,103 @@ def make(
         session_id=session_id,
         tool_call_ids=ids,
         evidence=proof,
-        explanation=explanation or doc_section(rule, "Why it matters"),
-        fix=fix or doc_section(rule, "Fix"),
+        explanation=explanation or _doc(rule, "Why it matters"),
+        fix=fix or _doc(rule, "Fix"),
         tool=tool,
         extra=extra or {},
         **kw,
     )
 
 
-def _first(col: pd.Series) -> str | None:
-    vals = col.dropna()
-    return str(vals.iloc[0]) if len(vals) else None
+def _frame_cells(rows: pd.DataFrame, limit: int) -> dict[str, Any]:
+    head = rows.head(limit * 10)  # enough to find *limit* distinct origins in practice
+    values = {c: head[c].tolist() for c in ROW_COLUMNS if c in head.columns}
+    return {
+        "session_id": _column_list(rows, "session_id"),
+        "trace": _column_list(rows, "trace"),
+        "tool": _column_list(rows, "tool"),
+        "origins": values.get("origin", []),
+        "row": lambda k: {c: v[k] for c, v in values.items()},
+    }
+
+
+def _column_list(rows: pd.DataFrame, col: str) -> list[Any]:
+    return rows[col].tolist() if col in rows.columns else []
+
+
+def _label_cells(
+    ctx: DiagnoseContext, rows: Sequence[int] | np.ndarray, limit: int
+) -> dict[str, Any]:
+    labels = [int(x) for x in rows]
+    cols = _columns(ctx)
+    return {
+        "session_id": cols.pick("session_id", labels),
+        "trace": cols.pick("trace", labels),
+        "tool": cols.pick("tool", labels),
+        "origins": cols.pick("origin", labels[: limit * 10]),
+        "row": lambda k: {c: cols.at(c, labels[k]) for c in ROW_COLUMNS if c in cols},
+    }
+
+
+class _Columns:
+    """Cells of the event table by row label, for findings: the id columns every finding reads
+    become lists on first use; wide text (detail, args) is read a cell at a time, when a
+    quote needs it."""
+
+    _WHOLE = frozenset({"origin", "session_id", "trace", "tool", "tool_call_id"})
+
+    def __init__(self, ev: pd.DataFrame) -> None:
+        self._ev = ev
+        self._lists: dict[str, list[Any]] = {}
+
+    def get(self, name: str) -> list[Any] | None:
+        """The whole column as a list (None when the table has no such column)."""
+        got = self._lists.get(name)
+        if got is None and name in self._ev.columns:
+            got = self._lists[name] = self._ev[name].tolist()
+        return got
+
+    def pick(self, name: str, labels: list[int]) -> list[Any]:
+        values = self.get(name)
+        return [] if values is None else [values[i] for i in labels]
+
+    def at(self, name: str, label: int) -> Any:
+        if name in self._lists or name in self._WHOLE:
+            values = self.get(name)
+            return None if values is None else values[label]
+        return self._ev[name].array[label]
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._lists or name in self._ev.columns
+
+
+def _columns(ctx: DiagnoseContext) -> _Columns:
+    return ctx.memo("columns", lambda: _Columns(ctx.events()))
+
+
+def column(ctx: DiagnoseContext, name: str) -> list[Any]:
+    """One column of the context's event table as a list (built once; nulls stay NA/None)."""
+    values = _columns(ctx).get(name)
+    if values is None:
+        raise KeyError(name)
+    return values
+
+
+def _first(values: list[Any]) -> str | None:
+    for v in values:
+        if not missing(v):
+            return str(v)
+    return None
+
+
+def _doc(rule: Rule, heading: str) -> str | None:
+    key = (rule.code, heading)
+    if key not in _DOCS:
+        _DOCS[key] = doc_section(rule, heading)
+    return _DOCS[key]
+
+
+_DOCS: dict[tuple[str, str], str | None] = {}
 
 
 def _unique(items: Iterable[str | None]) -> list[str]:
@@ -156,15 +279,43 @@ def flood_rows(ctx: DiagnoseContext) -> pd.DataFrame:
 
 
 def cite_floods(
-    ctx: DiagnoseContext, rows: pd.DataFrame, *, session_ids: Sequence[str | None] = ()
-) -> pd.DataFrame:
-    """*rows* plus the flooding cancellations of the same sessions or calls (evidence to cite)."""
-    fl = flood_rows(ctx)
-    if not len(fl):
-        return rows
-    sids = {s for s in session_ids if s} | {str(s) for s in rows["session_id"].dropna()}
-    ids = {str(c) for c in rows["tool_call_id"].dropna() if c}
-    hit = fl[fl["session_id"].isin(list(sids)) | fl["tool_call_id"].isin(list(ids))]
-    if not len(hit):
-        return rows
-    return pd.concat([hit.head(1), rows])
+    ctx: DiagnoseContext, rows: Rows, *, session_ids: Sequence[str | None] = ()
+) -> list[int]:
+    """The labels of *rows* led by the first flooding cancellation of the same sessions or
+    calls (the evidence to cite), for `make`."""
+    labels = rows.index.tolist() if isinstance(rows, pd.DataFrame) else [int(x) for x in rows]
+    by_session, by_call = _flood_index(ctx)
+    if not by_session and not by_call:
+        return labels
+    sess, calls = column(ctx, "session_id"), column(ctx, "tool_call_id")
+    first: list[int] = []
+    for s in session_ids:
+        if s and s in by_session:
+            first.append(by_session[s])
+    for i in labels:
+        s, c = sess[i], calls[i]
+        if not missing(s) and s in by_session:
+            first.append(by_session[s])
+        if not missing(c) and c and c in by_call:
+            first.append(by_call[c])
+    # the cancellation that comes first in the event table (as the frame filter it replaces)
+    return [min(first), *labels] if first else labels
+
+
+def _flood_index(ctx: DiagnoseContext) -> tuple[dict[str, int], dict[str, int]]:
+    """session id → first flooding row, call id → first flooding row (labels)."""
+
+    def build() -> tuple[dict[str, int], dict[str, int]]:
+        fl = flood_rows(ctx)
+        by_session: dict[str, int] = {}
+        by_call: dict[str, int] = {}
+        for label, s, c in zip(
+            fl.index.tolist(), fl["session_id"].tolist(), fl["tool_call_id"].tolist(), strict=True
+        ):
+            if not missing(s):
+                by_session.setdefault(str(s), int(label))
+            if not missing(c) and c:
+                by_call.setdefault(str(c), int(label))
+        return by_session, by_call
+
+    return ctx.memo("flood_index", build)

@@ -16,6 +16,7 @@ import pandas as pd
 
 from toolcall_cli.core.findings import Severity, rule
 from toolcall_cli.core.jsonio import try_loads
+from toolcall_cli.diagnose._byid import objects
 
 __all__ = ["TR004", "Rolled", "id_tokens", "rolled_history"]
 
@@ -56,7 +57,7 @@ class Rolled:
 
     session_id: str
     message: str
-    rows: pd.DataFrame
+    rows: list[Any]  # labels of the event table rows that prove it
     severity: Severity
     call_ids: tuple[str, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
@@ -90,20 +91,26 @@ class _Msg:
     detail: str
 
 
-def _messages(grp: pd.DataFrame) -> list[_Msg]:
-    out: list[_Msg] = []
-    for label, kind, cid, args, detail, a in zip(
-        grp.index,
-        grp["kind"],
-        grp["tool_call_id"],
-        grp["args"],
-        grp["detail"],
-        grp["_attrs"],
-        strict=True,
+def _sessions(frame: pd.DataFrame, window: int) -> dict[str, list[_Msg]]:
+    """The messages of every session longer than *window*, by session (frame order kept).
+
+    Session lengths are computed column-wise first: only long sessions are read row by row.
+    """
+    pos = [a.get("msg_index") for a in frame["_attrs"].tolist()]
+    ok = [isinstance(p, int) and not isinstance(p, bool) for p in pos]
+    sids = frame["session_id"].astype(str).to_numpy(dtype=object)
+    at = pd.Series([float(p) if v else -1.0 for p, v in zip(pos, ok, strict=True)])
+    longest = at.groupby(sids).max()
+    long = set(longest.index[(longest + 1 > window).to_numpy()].tolist())
+    out: dict[str, list[_Msg]] = {sid: [] for sid in sorted(long)}
+    if not long:
+        return out
+    cols = [objects(frame, c) for c in ("kind", "tool_call_id", "args", "detail")]
+    for k, (label, sid, kind, cid, args, detail) in enumerate(
+        zip(frame.index.tolist(), sids, *cols, strict=True)
     ):
-        pos = a.get("msg_index")
-        if isinstance(pos, int) and not isinstance(pos, bool):
-            out.append(_Msg(label, pos, str(kind), _s(cid), _s(args), _s(detail)))
+        if ok[k] and sid in long:
+            out[sid].append(_Msg(label, pos[k], str(kind), _s(cid), _s(args), _s(detail)))
     return out
 
 
@@ -135,8 +142,9 @@ def rolled_history(ev: pd.DataFrame, *, window: int) -> Iterator[Rolled]:
     if window <= 0:
         return
     frame = ev[(ev["source"] == "messages") & ev["session_id"].notna()]
-    for sid, grp in frame.groupby("session_id", sort=True):
-        msgs = _messages(grp)
+    if not len(frame):
+        return
+    for sid, msgs in _sessions(frame, window).items():
         n = max((m.index for m in msgs), default=-1) + 1
         if n <= window:
             continue
@@ -153,7 +161,7 @@ def rolled_history(ev: pd.DataFrame, *, window: int) -> Iterator[Rolled]:
             yield Rolled(
                 str(sid),
                 msg,
-                grp.loc[[call.label, res.label]],
+                [call.label, res.label],
                 Severity.warning,
                 tuple(c.call_id for c, _, _ in refs if c.call_id),
                 {**base, "references": [t for _, t, _ in refs]},
@@ -169,7 +177,7 @@ def rolled_history(ev: pd.DataFrame, *, window: int) -> Iterator[Rolled]:
             str(sid),
             f"{n} messages exceed the {window}-message window; by the last request "
             f"{len(rolled)} tool result(s) (from message {rolled[0].index} on) were outside it",
-            grp.loc[[m.label for m in rolled[:3]]],
+            [m.label for m in rolled[:3]],
             Severity.info,
             tuple(m.call_id for m in rolled if m.call_id),
             {**base, "rolled_results": len(rolled)},

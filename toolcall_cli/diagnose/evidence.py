@@ -18,9 +18,10 @@ from __future__ import annotations
 import mmap
 import os
 import re
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import numpy as np
 import pandas as pd
@@ -29,8 +30,10 @@ from toolcall_cli.core.findings import Evidence, Location
 from toolcall_cli.core.jsonio import dumps, try_loads
 from toolcall_cli.core.redact import active_redactor
 from toolcall_cli.errors import InputError
-from toolcall_cli.lint.linemap import LineMap, json_lines, yaml_load
 from toolcall_cli.sources._io import decode_text, is_gzip, read_bytes
+
+if TYPE_CHECKING:  # the lint package (and jsonschema with it) loads only when a quote needs it
+    from toolcall_cli.lint.linemap import LineMap
 
 #: Longest quote kept (characters); evidence is for proving, not for dumping payloads.
 QUOTE_LIMIT = 400
@@ -82,12 +85,31 @@ def _line(path: str, n: int) -> str | None:
     if n > len(starts) or starts[n - 1] >= size:
         return None
     try:
-        with open(path, "rb") as f:
-            f.seek(int(starts[n - 1]))
-            got = f.readline()
-    except OSError:
+        f = _handle(path)
+        f.seek(int(starts[n - 1]))
+        got = f.readline()
+    except (OSError, ValueError):
         return None
     return got.decode("utf-8", errors="replace").rstrip("\r\n")
+
+
+_HANDLES: dict[str, BinaryIO] = {}
+
+
+def _handle(path: str) -> BinaryIO:
+    """An open handle on *path*, reused across quotes (a few files, closed by `clear_cache`)."""
+    f = _HANDLES.get(path)
+    if f is None or f.closed:
+        if len(_HANDLES) >= 4:
+            _close_handles()
+        f = _HANDLES[path] = open(path, "rb")  # noqa: SIM115 - kept open on purpose
+    return f
+
+
+def _close_handles() -> None:
+    for f in _HANDLES.values():
+        f.close()
+    _HANDLES.clear()
 
 
 @lru_cache(maxsize=4)
@@ -125,6 +147,8 @@ def _document(path: str) -> Any:
 
 @lru_cache(maxsize=8)
 def _line_map(path: str) -> LineMap | None:
+    from toolcall_cli.lint.linemap import LineMap, json_lines, yaml_load
+
     text = _file_text(path)
     if text is None:
         return None
@@ -217,7 +241,7 @@ def row_text(row: Any) -> str:
     parts: list[str] = []
     for col in ("kind", "tool", "tool_call_id", "http_status", "detail", "args"):
         val = row.get(col) if hasattr(row, "get") else None
-        if val is None or (not isinstance(val, str) and pd.isna(val)) or val == "":
+        if missing(val) or val == "":
             continue
         parts.append(f"{col}={val}" if col in ("tool_call_id", "http_status") else str(val))
     return _short(" ".join(parts).replace("\n", " "))
@@ -225,15 +249,21 @@ def row_text(row: Any) -> str:
 
 def evidence_of(row: Any) -> Evidence:
     """Evidence for one event row (origin + quoted text)."""
-    origin = str(row["origin"])
+    return evidence_at(str(row["origin"]), lambda: row)
+
+
+def evidence_at(origin: str, row: Callable[[], Any]) -> Evidence:
+    """Evidence for *origin*; *row* gives the event's cells when its text must stand in (a
+    frame, or an origin that cannot be quoted) — only then are they read."""
     text = quote(origin)
     if not text or (origin and _FRAME.match(origin)):
-        summary = row_text(row)
+        summary = row_text(row())
         text = f"{text}: {summary}" if text and summary else (text or summary)
     return Evidence(origin=origin, text=text)
 
 
-_ROW_COLUMNS = ("origin", "kind", "tool", "tool_call_id", "http_status", "detail", "args")
+#: The event columns evidence reads (`row_text` and the origin).
+ROW_COLUMNS = ("origin", "kind", "tool", "tool_call_id", "http_status", "detail", "args")
 
 
 def evidence(rows: pd.DataFrame, limit: int = 5) -> tuple[Evidence, ...]:
@@ -241,24 +271,43 @@ def evidence(rows: pd.DataFrame, limit: int = 5) -> tuple[Evidence, ...]:
     if rows is None or not len(rows):
         return ()
     head = rows.head(limit * 10)  # enough to find *limit* distinct origins in practice
-    cols = [c for c in _ROW_COLUMNS if c in head.columns]
-    values = {c: head[c].tolist() for c in cols}
+    values = {c: head[c].tolist() for c in ROW_COLUMNS if c in head.columns}
+    return evidence_from(
+        values.get("origin", []), lambda k: {c: v[k] for c, v in values.items()}, limit
+    )
+
+
+def evidence_from(
+    origins: Sequence[Any], row: Callable[[int], dict[str, Any]], limit: int = 5
+) -> tuple[Evidence, ...]:
+    """`evidence` over the origins of the cited rows, in order; ``row(k)`` gives the cells of
+    the k-th (`ROW_COLUMNS`), read only for rows whose text stands in for a quote.
+
+    Findings are many on a large store: no DataFrame slice per finding, no cell read in vain.
+    """
     out: list[Evidence] = []
     seen: set[str] = set()
-    for k in range(len(head)):
-        rec = {c: (None if _missing(values[c][k]) else values[c][k]) for c in cols}
-        origin = str(rec["origin"])
+    for k, cell in enumerate(origins):
+        origin = str(None if missing(cell) else cell)
         if origin in seen:
             continue
         seen.add(origin)
-        out.append(evidence_of(rec))
+        out.append(evidence_at(origin, _cells_of(row, k)))
         if len(out) >= limit:
             break
     return tuple(out)
 
 
-def _missing(v: Any) -> bool:
-    return v is None or (not isinstance(v, str) and bool(pd.isna(v)))
+def _cells_of(row: Callable[[int], dict[str, Any]], k: int) -> Callable[[], dict[str, Any]]:
+    def cells() -> dict[str, Any]:
+        return {c: (None if missing(v) else v) for c, v in row(k).items()}
+
+    return cells
+
+
+def missing(v: Any) -> bool:
+    """A null cell: None, pandas NA/NaT or a float NaN (cheap; called per cited value)."""
+    return v is None or v is pd.NA or v is pd.NaT or (isinstance(v, float) and v != v)
 
 
 def clear_cache() -> None:
@@ -267,3 +316,5 @@ def clear_cache() -> None:
     _file_lines.cache_clear()
     _document.cache_clear()
     _line_map.cache_clear()
+    _line_starts.cache_clear()
+    _close_handles()

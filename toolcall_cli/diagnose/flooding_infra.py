@@ -16,14 +16,14 @@ import pandas as pd
 from toolcall_cli.core.events import KINDS
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.diagnose import CLASSIFIERS
-from toolcall_cli.diagnose._common import attr, cite_floods, flood_rows, make, of_kind, text
+from toolcall_cli.diagnose._common import cite_floods, flood_rows, make, of_kind, text
 from toolcall_cli.diagnose.base import DiagnoseContext
+from toolcall_cli.diagnose.http_requests import TOOL_PATH, ns, requests, result_between
 
 #: Two chat POSTs of one session closer than this are a double submit.
 BURST = pd.Timedelta(seconds=1)
 #: A repeat of a 499/504 tool request within this window is a retry.
 RETRY_WINDOW = pd.Timedelta(seconds=60)
-_TOOL_PATH = r"^/tools/"
 
 FL002 = rule(
     "FL002",
@@ -108,111 +108,63 @@ Fix
 )
 
 
-def _path(rows: pd.DataFrame) -> pd.Series:
-    """Request path per row: attrs.path (nginx) / attrs.uri (pcap), else from the request line."""
-    p = attr(rows, "path").fillna(attr(rows, "uri"))
-    line = rows["detail"].astype(object).fillna("").astype(str).str.split(" ").str[1]
-    return p.fillna(line).fillna("").astype(str)
-
-
-def _method(rows: pd.DataFrame) -> pd.Series:
-    m = attr(rows, "method")
-    line = rows["detail"].astype(object).fillna("").astype(str).str.split(" ").str[0]
-    return m.fillna(line).fillna("").astype(str).str.upper()
-
-
-def _requests(ctx: DiagnoseContext) -> pd.DataFrame:
-    """HTTP requests (nginx lines, captured requests) with `_path`, `_method`, `_start`."""
-
-    def build() -> pd.DataFrame:
-        rows = of_kind(ctx, "http_access", "http_request").copy()
-        rows["_path"] = _path(rows)
-        rows["_method"] = _method(rows)
-        ts = rows["ts_corrected"] if "ts_corrected" in rows.columns else rows["ts"]
-        # an access-log line is written when the request ends; its start is ts - request time
-        took = pd.to_timedelta(rows["duration_ms"].where(rows["kind"] == "http_access"), unit="ms")
-        rows["_start"] = ts - took.fillna(pd.Timedelta(0))
-        rows["_scope"] = rows["session_id"].fillna(rows["trace_id"])
-        return rows
-
-    return ctx.memo("http_requests", build)
-
-
-def _result_times(ctx: DiagnoseContext) -> pd.DataFrame:
-    """When tool results became available, per session: injections, responses, tool lines."""
-    reqs = _requests(ctx)
-    tool_lines = reqs[(reqs["kind"] == "http_access") & reqs["_path"].str.match(_TOOL_PATH)]
-    mw = of_kind(ctx, "mw_response", "mw_injected", "http_response")
-    mw = mw[(mw["kind"] != "http_response") | mw["tool"].notna()]
-    col = "ts_corrected" if "ts_corrected" in mw.columns else "ts"
-    both = pd.concat(
-        [
-            pd.DataFrame({"scope": mw["session_id"].fillna(mw["trace_id"]), "t": mw[col]}),
-            pd.DataFrame(
-                {"scope": tool_lines["_scope"], "t": tool_lines[col if col in tool_lines else "ts"]}
-            ),
-        ]
-    )
-    return both.dropna()
-
-
 @CLASSIFIERS.register("FL002")
 def double_submit(ctx: DiagnoseContext) -> Iterator[Finding]:
     """Two chat POSTs of one session (one source) within 1 s or with identical captured bodies."""
-    reqs = _requests(ctx)
-    chat = reqs[
-        (reqs["_method"] == "POST") & ~reqs["_path"].str.match(_TOOL_PATH) & reqs["_scope"].notna()
-    ]
-    chat = chat[chat["tool"].isna() & chat["_start"].notna()]
-    if len(chat) < 2:
+    reqs = requests(ctx)
+    is_chat = (
+        (reqs["_method"] == "POST")
+        & ~reqs["_path"].str.match(TOOL_PATH)
+        & reqs["_scope"].notna()
+        & reqs["tool"].isna()
+        & reqs["_start"].notna()
+    )
+    if int(is_chat.sum()) < 2:
         return
-    results = _result_times(ctx)
-    # result times sorted by scope once: each session's slice is found by bisection instead of
-    # a scan of every result per session (quadratic on a large store)
-    r_scope = results["scope"].astype(str).to_numpy()
-    r_order = np.argsort(r_scope, kind="stable")
-    r_scope = r_scope[r_order]
-    r_t = pd.to_datetime(results["t"], utc=True).to_numpy(dtype="datetime64[ns]")[r_order]
-    for (scope, source), grp in chat.groupby(["_scope", "source"], sort=True):
-        grp = grp.sort_values("_start", kind="stable")
-        key = str(scope)
-        lo, hi = np.searchsorted(r_scope, key, "left"), np.searchsorted(r_scope, key, "right")
-        done = r_t[lo:hi]
-        starts: list[Any] = grp["_start"].tolist()
-        sizes: list[Any] = grp["size"].tolist()
-        paths: list[Any] = grp["_path"].tolist()
-        hits: list[Any] = []
-        for k in range(len(grp) - 1):
-            ta, tb = starts[k], starts[k + 1]
-            close = tb - ta <= BURST
-            same_body = source == "pcap" and sizes[k] == sizes[k + 1] and paths[k] == paths[k + 1]
-            if not (close or same_body):
-                continue
-            a64, b64 = ta.to_datetime64(), tb.to_datetime64()
-            if bool(((done > a64) & (done < b64)).any()):
-                continue
-            hits.extend(i for i in grp.index[k : k + 2] if i not in hits)
-        if not hits:
-            continue
-        rows = grp.loc[hits]
-        gap = (rows["_start"].max() - rows["_start"].min()).total_seconds() * 1000
+    chat = reqs.loc[is_chat.to_numpy(), ["_scope", "source", "_start", "size", "_path"]]
+    # Column-wise: order by (session, source, start), compare each request with the next one
+    # of its group, and look up "a tool result in between" by bisection (no loop per session).
+    scope_code, scopes = pd.factorize(chat["_scope"].astype(str), sort=True)
+    source_code, sources = pd.factorize(chat["source"].astype(str), sort=True)
+    start = ns(chat["_start"])
+    order = np.lexsort((np.arange(len(chat)), start, source_code, scope_code))
+    sc, so, st = scope_code[order], source_code[order], start[order]
+    size = chat["size"].astype("Float64").to_numpy(dtype=float, na_value=np.nan)[order]
+    path = chat["_path"].to_numpy(dtype=object)[order]
+    same_group = (sc[1:] == sc[:-1]) & (so[1:] == so[:-1])
+    close = st[1:] - st[:-1] <= BURST.value
+    is_pcap = np.asarray(sources == "pcap")[so[:-1]]
+    same_body = is_pcap & (size[1:] == size[:-1]) & (path[1:] == path[:-1])
+    pair = same_group & (close | same_body)
+    pair &= ~result_between(ctx, scopes, sc[:-1], st[:-1], st[1:])
+    hit = np.zeros(len(order), dtype=bool)
+    hit[:-1] |= pair
+    hit[1:] |= pair
+    rows = np.flatnonzero(hit)
+    if not len(rows):
+        return
+    labels = chat.index.to_numpy()[order]
+    group = sc[rows].astype(np.int64) * len(sources) + so[rows]
+    bounds = np.flatnonzero(np.diff(group)) + 1
+    for part in np.split(rows, bounds):
+        scope, source = str(scopes[sc[part[0]]]), str(sources[so[part[0]]])
+        gap = (st[part].max() - st[part].min()) / 1e6
         yield make(
             FL002,
             ctx,
-            f"{len(rows)} chat requests of session {scope} started within {gap:.0f} ms of each "
+            f"{len(part)} chat requests of session {scope} started within {gap:.0f} ms of each "
             f"other ({source}), before any tool result: the turn was submitted twice",
-            cite_floods(ctx, rows, session_ids=[str(scope)]),
-            session_id=str(scope),
-            extra={"requests": len(rows), "source": str(source)},
+            cite_floods(ctx, labels[part], session_ids=[scope]),
+            session_id=scope,
+            extra={"requests": len(part), "source": source},
         )
 
 
 def _sends(ctx: DiagnoseContext) -> pd.DataFrame:
     """Requests to the tool service: middleware requests, captured and logged /tools/ POSTs."""
-    reqs = _requests(ctx)
+    reqs = requests(ctx)
     tool_http = reqs[
-        reqs["_path"].str.match(_TOOL_PATH)
-        | (reqs["kind"] == "http_request") & reqs["tool"].notna()
+        reqs["_path"].str.match(TOOL_PATH) | (reqs["kind"] == "http_request") & reqs["tool"].notna()
     ]
     mw = of_kind(ctx, "mw_request")
     return pd.concat([mw, tool_http[mw.columns.intersection(tool_http.columns)]])
@@ -287,29 +239,57 @@ def _nginx_retries(
 def session_state_loss(ctx: DiagnoseContext) -> Iterator[Finding]:
     """One session's middleware events on ≥2 instances."""
     mw = of_kind(ctx, *_MW_KINDS)
-    with_instance = mw[mw["instance"].notna() & (mw["instance"] != "") & mw["session_id"].notna()]
-    if not len(with_instance):
+    mw = mw[mw["instance"].notna() & (mw["instance"] != "") & mw["session_id"].notna()]
+    if not len(mw):
         return
-    floods = flood_rows(ctx)
-    for sid, grp in with_instance.groupby("session_id", sort=True):
-        instances = list(dict.fromkeys(str(i) for i in grp["instance"]))
-        if len(instances) < 2:
-            continue
-        flooded = bool((floods["session_id"] == sid).any())
-        per = grp.drop_duplicates("instance")
-        calls = grp["tool_call_id"].dropna()
+    mw = mw.assign(session_id=mw["session_id"].astype(str), instance=mw["instance"].astype(str))
+    # first row per (session, instance), in event order: a session needs two of them
+    per = mw.drop_duplicates(["session_id", "instance"])
+    many = per["session_id"].duplicated(keep=False)
+    per = per[many.to_numpy()]
+    if not len(per):
+        return
+    sessions = sorted(set(per["session_id"].tolist()))
+    per_s = _by_session(per, sessions)
+    calls = mw[mw["session_id"].isin(sessions) & mw["tool_call_id"].notna()]
+    calls_s = _by_session(calls.drop_duplicates(["session_id", "tool_call_id"]), sessions)
+    flooded_sessions = {str(s) for s in flood_rows(ctx)["session_id"].dropna().tolist()}
+    for sid in sessions:
+        inst_rows = per_s[sid]
+        instances = [str(i) for i in inst_rows["instance"]]
+        ids = [str(c) for c in calls_s[sid]["tool_call_id"]] if sid in calls_s else []
+        flooded = sid in flooded_sessions
         yield make(
             FL005,
             ctx,
             f"session {sid} was handled by {len(instances)} middleware instances "
-            f"({', '.join(instances[:5])}); {calls.nunique()} calls were counted apart"
+            f"({', '.join(instances[:5])}); {len(ids)} calls were counted apart"
             + ("; one of them cancelled a call as flooding" if flooded else ""),
-            cite_floods(ctx, per, session_ids=[str(sid)]),
-            call_ids=list(dict.fromkeys(str(c) for c in calls))[:20],
-            session_id=str(sid),
+            cite_floods(ctx, inst_rows["label"], session_ids=[sid]),
+            call_ids=ids[:20],
+            session_id=sid,
             severity=Severity.error if flooded else Severity.warning,
             extra={"instances": instances},
         )
+
+
+def _by_session(rows: pd.DataFrame, sessions: list[str]) -> dict[str, dict[str, list[Any]]]:
+    """Rows split per session (event order kept) as plain lists: label, instance, tool_call_id."""
+    sid = rows["session_id"].to_numpy(dtype=object)
+    order = np.argsort(sid, kind="stable")
+    sid = sid[order]
+    cols = {
+        "label": rows.index.to_numpy()[order].tolist(),
+        "instance": rows["instance"].to_numpy(dtype=object)[order].tolist(),
+        "tool_call_id": rows["tool_call_id"].to_numpy(dtype=object)[order].tolist(),
+    }
+    lo = np.searchsorted(sid, sessions, "left")
+    hi = np.searchsorted(sid, sessions, "right")
+    return {
+        s: {k: v[a:b] for k, v in cols.items()}
+        for s, a, b in zip(sessions, lo.tolist(), hi.tolist(), strict=True)
+        if b > a
+    }
 
 
 _MW_KINDS = KINDS["middleware"]

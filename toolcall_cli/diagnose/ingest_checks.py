@@ -98,16 +98,25 @@ def unparsed(ctx: DiagnoseContext) -> Iterator[Finding]:
 def clock_skew(ctx: DiagnoseContext) -> Iterator[Finding]:
     """One finding per source whose estimated offset exceeds tolerance.skew_ms."""
     tol = ctx.cfg.tolerance.skew_ms
-    ev = with_attrs(ctx)
-    shared = ev[ev["tool_call_id"].notna() & (ev["tool_call_id"] != "") & ev["ts"].notna()]
-    for source, offset in sorted(ctx.timeline.skews.items()):
-        if offset is None or pd.isna(offset) or abs(float(offset)) <= tol:
-            continue
+    skewed = [
+        (source, offset)
+        for source, offset in sorted(ctx.timeline.skews.items())
+        if not (offset is None or pd.isna(offset) or abs(float(offset)) <= tol)
+    ]
+    if not skewed:
+        return
+    ev = ctx.events()
+    shared = ev.loc[
+        ev["tool_call_id"].notna() & (ev["tool_call_id"] != "") & ev["ts"].notna(),
+        ["source", "tool_call_id"],
+    ]
+    for source, offset in skewed:
         rows = shared[shared["source"] == source]
         ids = rows["tool_call_id"].dropna().astype(str)
         first = ids.head(1).tolist()
         others = shared[(shared["source"] != source) & shared["tool_call_id"].isin(first)]
-        proof = pd.concat([rows.head(1), others.head(1)])
+        # one finding per source: a two-row frame (labels would build whole-column lists)
+        proof = ev.loc[rows.index[:1].tolist() + others.index[:1].tolist()]
         yield make(
             IN002,
             ctx,

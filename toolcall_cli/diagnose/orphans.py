@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-import pandas as pd
+import numpy as np
 
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.diagnose import CLASSIFIERS
-from toolcall_cli.diagnose._common import attr, make, text, with_attrs
+from toolcall_cli.diagnose._byid import RowsByKey, objects
+from toolcall_cli.diagnose._common import make, text, with_attrs
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.orphans_pairing import conversation_index, positional_results
 
@@ -51,31 +52,18 @@ _INFRA = ("middleware", "nginx", "pcap")
 _FAILED_HTTP = (499, 502, 503, 504)
 
 
-class _Chain:
-    """Infrastructure rows per tool_call_id, sliced out only when a call asks for them (most
-    calls have a result and never do: one DataFrame per call would dominate a large store)."""
-
-    def __init__(self, rows: pd.DataFrame) -> None:
-        self.rows = rows
-        self.where = rows.groupby("tool_call_id", sort=False).indices if len(rows) else {}
-
-    def get(self, cid: str) -> pd.DataFrame | None:
-        pos = self.where.get(cid)
-        return None if pos is None else self.rows.iloc[pos]
+_MESSAGE_KINDS = ("tool_call", "tool_result", "user", "system", "assistant_text")
 
 
-def _chain(ctx: DiagnoseContext) -> _Chain:
-    """Infrastructure events per tool_call_id (middleware, access log, capture)."""
+def _chain(ctx: DiagnoseContext) -> RowsByKey:
+    """Infrastructure events per tool_call_id (middleware, access log, capture), as labels."""
 
-    def build() -> _Chain:
-        ev = with_attrs(ctx)
-        infra = ev[
-            ev["source"].isin(_INFRA) & ev["tool_call_id"].notna() & (ev["tool_call_id"] != "")
-        ]
-        infra = infra[
-            ~infra["kind"].isin(["tool_call", "tool_result", "user", "system", "assistant_text"])
-        ]
-        return _Chain(infra)
+    def build() -> RowsByKey:
+        ev = ctx.events()
+        ids = ev["tool_call_id"]
+        infra = ev["source"].isin(_INFRA) & ids.notna() & (ids != "")
+        infra &= ~ev["kind"].isin(_MESSAGE_KINDS)
+        return RowsByKey(ids[infra.fillna(False).to_numpy(dtype=bool)])
 
     return ctx.memo("orphan_chain", build)
 
@@ -86,61 +74,86 @@ def _has_infra(ctx: DiagnoseContext, session: str | None, trace: str | None) -> 
     def build() -> tuple[set[str], set[str]]:
         ev = ctx.events()
         infra = ev[ev["source"].isin(_INFRA)]
-        sessions = {str(s) for s in infra["session_id"].dropna()}
-        traces = {str(t) for t in infra["trace"].dropna()} if "trace" in infra.columns else set()
+        sessions = set(infra["session_id"].dropna().astype(str).unique().tolist())
+        traces = (
+            set(infra["trace"].dropna().astype(str).unique().tolist())
+            if "trace" in infra.columns
+            else set()
+        )
         return sessions, traces
 
     sessions, traces = ctx.memo("orphan_infra_scopes", build)
     return (session is not None and session in sessions) or (trace is not None and trace in traces)
 
 
-def walk(chain: pd.DataFrame | None, cid: str, *, infra: bool) -> tuple[str, str, pd.DataFrame]:
-    """(breakpoint, reason, proving rows) for call *cid* from its infrastructure events."""
-    empty = pd.DataFrame()
-    if chain is None or not len(chain):
+class _Cells:
+    """The columns `walk` reads, as plain lists indexed by event-table label (built once)."""
+
+    def __init__(self, ctx: DiagnoseContext) -> None:
+        ev = with_attrs(ctx)
+        self.kind: list[Any] = objects(ev, "kind")
+        self.http_status: list[Any] = objects(ev, "http_status")
+        self.detail: list[Any] = objects(ev, "detail")
+        self.attrs: list[dict[str, Any]] = ev["_attrs"].tolist()
+
+    def path(self, i: int) -> str:
+        a = self.attrs[i]
+        p = a.get("path")
+        p = a.get("uri") if p is None else p
+        return "" if p is None else str(p)
+
+
+def walk(
+    ctx: DiagnoseContext, chain: list[int], cid: str, *, infra: bool
+) -> tuple[str, str, list[int]]:
+    """(breakpoint, reason, labels of the proving rows) for call *cid* from the labels of its
+    infrastructure events."""
+    if not chain:
         if infra:
-            return "blocked", "no request to the tool service was recorded", empty
-        return "unknown", "no other source records this call", empty
-    kinds = chain["kind"]
-    path = attr(chain, "path").fillna(attr(chain, "uri")).fillna("").astype(str)
-    stopped = chain[kinds.isin(["mw_rejected", "mw_flooded"])]
-    sends = chain[
-        kinds.isin(["mw_request", "http_request"])
-        | ((kinds == "http_access") & path.str.startswith("/tools/"))
+            return "blocked", "no request to the tool service was recorded", []
+        return "unknown", "no other source records this call", []
+    cells: _Cells = ctx.memo("orphan_cells", lambda: _Cells(ctx))
+    kind, status = cells.kind, cells.http_status
+    stopped = [i for i in chain if kind[i] in ("mw_rejected", "mw_flooded")]
+    sends = [
+        i
+        for i in chain
+        if kind[i] in ("mw_request", "http_request")
+        or (kind[i] == "http_access" and cells.path(i).startswith("/tools/"))
     ]
-    if not len(sends):
-        if len(stopped):
-            why = text(stopped["detail"].iloc[0]) or str(stopped["kind"].iloc[0])
+    if not sends:
+        if stopped:
+            why = text(cells.detail[stopped[0]]) or str(kind[stopped[0]])
             return (
                 "blocked",
                 f"the middleware stopped it before the tool service ({why})",
-                stopped.head(1),
+                stopped[:1],
             )
-        return "blocked", "it was never sent to the tool service", chain.head(1)
-    access = sends[sends["kind"] == "http_access"]
-    good_access = access[~access["http_status"].isin(_FAILED_HTTP) & access["http_status"].notna()]
-    responses = pd.concat([chain[kinds.isin(["mw_response", "http_response"])], good_access])
-    if not len(responses):
-        timeouts = chain[kinds == "mw_timeout"]
-        failed = access[access["http_status"].isin(_FAILED_HTTP)]
-        proof = pd.concat([sends.head(1), timeouts.head(1), failed.head(1)])
+        return "blocked", "it was never sent to the tool service", chain[:1]
+    access = [i for i in sends if kind[i] == "http_access"]
+    failed = [i for i in access if status[i] in _FAILED_HTTP]
+    good_access = [i for i in access if status[i] is not None and status[i] not in _FAILED_HTTP]
+    responses = [i for i in chain if kind[i] in ("mw_response", "http_response")] + good_access
+    if not responses:
+        timeouts = [i for i in chain if kind[i] == "mw_timeout"]
+        proof = sends[:1] + timeouts[:1] + failed[:1]
         return "no-response", "the tool service never answered the request", proof
-    answered = attr(responses, "call_id")
-    other = responses[answered.notna() & (answered.astype(str) != cid)]
-    dropped = chain[kinds == "mw_dropped"]
-    if len(other) or len(dropped):
-        got = text(attr(other, "call_id").iloc[0]) if len(other) else None
+    answered = [cells.attrs[i].get("call_id") for i in responses]
+    other = [i for i, a in zip(responses, answered, strict=True) if a is not None and str(a) != cid]
+    dropped = [i for i in chain if kind[i] == "mw_dropped"]
+    if other or dropped:
+        got = text(cells.attrs[other[0]].get("call_id")) if other else None
         why = (
             f"the response carried call_id {got}" if got else "the middleware dropped the response"
         )
-        return "response-dropped", why, pd.concat([other.head(1), dropped.head(1)])
-    injected = chain[kinds == "mw_injected"]
-    if not len(injected):
-        return "not-injected", "a response was received but never injected", responses.head(1)
+        return "response-dropped", why, other[:1] + dropped[:1]
+    injected = [i for i in chain if kind[i] == "mw_injected"]
+    if not injected:
+        return "not-injected", "a response was received but never injected", responses[:1]
     return (
         "unknown",
         "the middleware logged an injection, but the conversation has no result",
-        injected.head(1),
+        injected[:1],
     )
 
 
@@ -149,39 +162,34 @@ def call_without_result(ctx: DiagnoseContext) -> Iterator[Finding]:
     """Every call without a result, with the breakpoint of its round trip."""
     idx = conversation_index(ctx)
     calls = idx.calls
-    chain = _chain(ctx)
     paired_empty = positional_results(ctx)
     seen: set[tuple[Any, str]] = set()
-    cols = [
-        c for c in ("tool_call_id", "session_id", "trace", "kind", "origin", "tool") if c in calls
-    ]
-    frame = calls[cols].astype(object).where(calls[cols].notna(), None)
-    records: list[dict[str, Any]] = frame.to_dict("records")  # type: ignore[assignment]
-    for i, row in zip(calls.index, records, strict=True):
-        cid = text(row["tool_call_id"]) or ""
-        sid = text(row["session_id"])
-        key = (sid, cid or f"@{row['origin']}")
+    cid_l, sid_l, trace_l = (objects(calls, c) for c in ("tool_call_id", "session_id", "trace"))
+    kind_l, origin_l, tool_l = (objects(calls, c) for c in ("kind", "origin", "tool"))
+    answered = idx.answered(cid_l, sid_l, trace_l, kind_l)
+    for k in np.flatnonzero(~answered).tolist():
+        i = int(calls.index[k])
+        cid = text(cid_l[k]) or ""
+        sid = text(sid_l[k])
+        key = (sid, cid or f"@{origin_l[k]}")
         if key in seen:
-            continue
-        if cid and idx.has_result(row):
             continue
         if not cid and i in paired_empty:
             continue
         seen.add(key)
-        trace = text(row.get("trace"))
+        trace = text(trace_l[k])
         infra = _has_infra(ctx, sid, trace)
-        bp, why, proof = walk(chain.get(cid) if cid else None, cid, infra=infra)
-        trailing = idx.is_trailing(int(str(i)))
+        bp, why, proof = walk(ctx, _chain(ctx).labels(cid) if cid else [], cid, infra=infra)
+        trailing = idx.is_trailing(i)
         sev = Severity.warning if (trailing and bp == "unknown") else Severity.error
         if trailing and bp == "unknown":
             why = "the conversation ends with this call and no other source records it"
-        rows = pd.concat([calls.loc[[i]], proof]) if len(proof) else calls.loc[[i]]
         who = cid or "(empty id)"
         yield make(
             OR001,
             ctx,
-            f"call {who} ({text(row['tool']) or '?'}) has no tool result: {bp} — {why}",
-            rows,
+            f"call {who} ({text(tool_l[k]) or '?'}) has no tool result: {bp} — {why}",
+            [i, *proof],
             call_ids=[cid] if cid else [],
             severity=sev,
             extra={"breakpoint": bp},

@@ -7,15 +7,17 @@ with an empty id, which results answer them by position.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.diagnose import CLASSIFIERS
-from toolcall_cli.diagnose._common import attr, make, of_kind, text
+from toolcall_cli.diagnose._byid import isin_set, objects
+from toolcall_cli.diagnose._common import attr, make, of_kind, text, with_attrs
 from toolcall_cli.diagnose.base import DiagnoseContext
 
 OR002 = rule(
@@ -100,43 +102,76 @@ Fix
 )
 
 
+#: (scopes, ids): two object arrays of equal length, one (scope, id) pair per position
+_Pairs = tuple[np.ndarray, np.ndarray]
+_NO_PAIRS: _Pairs = (np.array([], dtype=object), np.array([], dtype=object))
+
+
 @dataclass(frozen=True)
 class ConversationIndex:
     """Calls and results of every conversation, with pairing lookups."""
 
     calls: pd.DataFrame
     results: pd.DataFrame
-    result_keys: frozenset[tuple[str, str]]  # (scope, id): scope = "s:<session>" | "t:<trace>"
-    injected_keys: frozenset[tuple[str, str]] = field(default_factory=frozenset)
+    result_keys: _Pairs  # (scope, id) of every result: scope = "s:<session>" | "t:<trace>"
+    injected_keys: _Pairs = field(default_factory=lambda: _NO_PAIRS)
     trailing: frozenset[int] = field(default_factory=frozenset)
 
-    def has_result(self, row: Mapping[str, Any]) -> bool:
-        """True when the call in *row* has a result in its session or trace.
+    def answered(
+        self, cids: list[Any], sessions: list[Any], traces: list[Any], kinds: list[Any]
+    ) -> np.ndarray:
+        """Per call (column lists, nulls as None): it has a result in its session or trace.
 
         A call from a conversation needs a tool result there; a call only the middleware saw
-        counts as answered when the middleware logged the injection.
+        counts as answered when the middleware logged the injection. A call with an empty id
+        is never answered by id.
         """
-        cid = text(row["tool_call_id"]) or ""
-        scopes = (f"s:{text(row['session_id'])}", f"t:{text(row.get('trace'))}")
-        # two lookups, not a union of the sets per call (which is linear in the store)
-        if row["kind"] == "mw_received" and any((sc, cid) in self.injected_keys for sc in scopes):
-            return True
-        return any((sc, cid) in self.result_keys for sc in scopes)
+        ids = np.array([c or "" for c in cids], dtype=object)
+        by_session = _scoped("s", sessions), ids
+        by_trace = _scoped("t", traces), ids
+        res = _pair_in(by_session, self.result_keys) | _pair_in(by_trace, self.result_keys)
+        inj = _pair_in(by_session, self.injected_keys) | _pair_in(by_trace, self.injected_keys)
+        received = np.array([k == "mw_received" for k in kinds], dtype=bool)
+        return (ids != "") & ((received & inj) | res)
 
     def is_trailing(self, i: int) -> bool:
         """True when call row *i* is in the last message of its conversation."""
         return i in self.trailing
 
 
-def _keys(rows: pd.DataFrame) -> frozenset[tuple[str, str]]:
+def _keys(rows: pd.DataFrame) -> _Pairs:
     """(scope, id) pairs of *rows*, scope being "s:<session>" and "t:<trace>"."""
-    keys: set[tuple[str, str]] = set()
+    scopes: list[str] = []
+    ids: list[str] = []
     for col, tag in (("session_id", "s"), ("trace", "t")):
         if col in rows.columns:
             sub = rows[rows[col].notna() & rows["tool_call_id"].notna()]
-            scope = (tag + ":" + sub[col].astype(str)).tolist()
-            keys.update(zip(scope, sub["tool_call_id"].astype(str).tolist(), strict=True))
-    return frozenset(keys)
+            scopes += (tag + ":" + sub[col].astype(str)).tolist()
+            ids += sub["tool_call_id"].astype(str).tolist()
+    return np.array(scopes, dtype=object), np.array(ids, dtype=object)
+
+
+def _scoped(tag: str, values: list[Any]) -> np.ndarray:
+    """`<tag>:<value>` per value, "None" standing for a null (as an f-string writes it)."""
+    return np.array([f"{tag}:{v}" for v in values], dtype=object)
+
+
+def _pair_in(pairs: _Pairs, pool: _Pairs) -> np.ndarray:
+    """Per pair of *pairs*: it is one of the pairs of *pool* (exact, both halves hashed)."""
+    n = len(pairs[0])
+    if not n or not len(pool[0]):
+        return np.zeros(n, dtype=bool)
+    scope, _ = pd.factorize(np.concatenate([pairs[0], pool[0]]))
+    ident, uniques = pd.factorize(np.concatenate([pairs[1], pool[1]]))
+    key = scope.astype(np.int64) * (len(uniques) + 1) + ident
+    return pd.Series(key[:n]).isin(key[n:]).to_numpy(dtype=bool)
+
+
+def _narrow(ctx: DiagnoseContext, kind: str) -> pd.DataFrame:
+    """The id columns of the events of one kind (what `_keys` reads; no full-row copy)."""
+    ev = ctx.events()
+    cols = [c for c in ("session_id", "trace", "tool_call_id") if c in ev.columns]
+    return ev.loc[ev["kind"] == kind, cols]
 
 
 def _msg_index(rows: pd.DataFrame) -> pd.Series:
@@ -148,10 +183,10 @@ def conversation_index(ctx: DiagnoseContext) -> ConversationIndex:
 
     def build() -> ConversationIndex:
         calls = of_kind(ctx, "tool_call")
-        known = set(calls["tool_call_id"].dropna().astype(str))
+        known = set(calls["tool_call_id"].dropna().astype(str).tolist())
         received = of_kind(ctx, "mw_received")
         mw_only = received[
-            received["tool_call_id"].notna() & ~received["tool_call_id"].isin(list(known))
+            received["tool_call_id"].notna() & ~isin_set(received["tool_call_id"], known)
         ]
         mw_only = mw_only[mw_only["tool_call_id"] != ""].drop_duplicates("tool_call_id")
         results = of_kind(ctx, "tool_result")
@@ -159,7 +194,7 @@ def conversation_index(ctx: DiagnoseContext) -> ConversationIndex:
             calls=pd.concat([calls, mw_only]),
             results=results,
             result_keys=_keys(results),
-            injected_keys=_keys(of_kind(ctx, "mw_injected")),
+            injected_keys=_keys(_narrow(ctx, "mw_injected")),
             trailing=frozenset(_trailing(ctx, calls)),
         )
 
@@ -178,19 +213,29 @@ def _build_conversation_rows(ctx: DiagnoseContext) -> pd.DataFrame:
 
 def _trailing(ctx: DiagnoseContext, calls: pd.DataFrame) -> set[int]:
     """Call rows in the last message of their conversation (per session and file)."""
-    out: set[int] = set()
     conv = _conversation_rows(ctx)
-    for _, grp in conv.groupby([conv["session_id"].fillna(""), conv["_file"]], sort=False):
-        last = grp.iloc[-1]
-        if last["kind"] != "tool_call":
-            continue
-        msg = last["_msg"]
-        tail = grp[
-            (grp["kind"] == "tool_call")
-            & ((grp["_msg"] == msg) if pd.notna(msg) else grp.index == last.name)
-        ]
-        out.update(int(i) for i in tail.index if i in calls.index)
-    return out
+    if not len(conv):
+        return set()
+    grouped = conv.groupby([conv["session_id"].fillna(""), conv["_file"]], sort=False)
+    group = grouped.ngroup().to_numpy(dtype=float)
+    ok = ~np.isnan(group)
+    g = np.where(ok, group, -1).astype(np.int64)
+    labels = conv.index.to_numpy()
+    is_call = (conv["kind"] == "tool_call").to_numpy(dtype=bool)
+    msg = conv["_msg"].to_numpy(dtype=float)
+    # the last row of every conversation (rows are in seq order)
+    at = np.flatnonzero(ok)
+    groups, first_from_end = np.unique(g[at][::-1], return_index=True)
+    last = np.full(int(groups.max()) + 1 if len(groups) else 0, -1, dtype=np.int64)
+    last[groups] = at[::-1][first_from_end]
+    pos = last[g[at]]
+    tail = np.zeros(len(conv), dtype=bool)
+    ends_in_call = is_call[pos]
+    last_msg = msg[pos]
+    same_msg = np.where(np.isnan(last_msg), at == pos, msg[at] == last_msg)
+    tail[at] = is_call[at] & ends_in_call & same_msg
+    known = set(calls.index.tolist())
+    return {int(i) for i in labels[tail].tolist() if i in known}
 
 
 @dataclass(frozen=True)
@@ -214,20 +259,27 @@ def positional_results(ctx: DiagnoseContext) -> Positional:
         empty_id = (conv["kind"] == "tool_call") & (conv["tool_call_id"].fillna("") == "")
         files = set(conv.loc[empty_id, "_file"])
         conv = conv[conv["_file"].isin(list(files))]
-        for _, grp in conv.groupby([conv["session_id"].fillna(""), conv["_file"]], sort=False):
-            empty = grp[(grp["kind"] == "tool_call") & (grp["tool_call_id"].fillna("") == "")]
-            for i in empty.index:
-                after = grp[grp["seq"] > grp.at[i, "seq"]]
-                after = after[
-                    ~((after["kind"] == "tool_call") & (after["_msg"] == grp.at[i, "_msg"]))
-                ]
+        labels, kinds, files_l = conv.index.tolist(), objects(conv, "kind"), objects(conv, "_file")
+        ids, sids = objects(conv, "tool_call_id"), objects(conv, "session_id")
+        seqs, msgs = conv["seq"].tolist(), conv["_msg"].to_numpy(dtype=float).tolist()
+        groups: dict[tuple[str, str], list[int]] = {}  # rows of a conversation, in seq order
+        for k, f in enumerate(files_l):
+            if f is not None:
+                groups.setdefault((sids[k] or "", f), []).append(k)
+        for rows in groups.values():
+            for at, k in enumerate(rows):
+                if kinds[k] != "tool_call" or ids[k]:
+                    continue
+                # the results right after the call's message (its sibling calls skipped)
                 block = []
-                for j, kind in zip(after.index, after["kind"], strict=True):
-                    if kind != "tool_result":
+                for j in rows[at + 1 :]:
+                    if seqs[j] <= seqs[k] or (kinds[j] == "tool_call" and msgs[j] == msgs[k]):
+                        continue
+                    if kinds[j] != "tool_result":
                         break
-                    block.append(j)
+                    block.append(labels[j])
                 if block:
-                    paired_calls.add(int(i))
+                    paired_calls.add(int(labels[k]))
                     paired_results.update(int(j) for j in block)
         return Positional(frozenset(paired_calls), frozenset(paired_results))
 
@@ -242,11 +294,10 @@ class CallLookup:
     by_source: dict[tuple[str, str], int]  # (source, id) -> row index of a call
     ids: frozenset[str]
 
-    def earlier(self, row: pd.Series) -> bool:
-        """A call with the result's id comes before it in the same conversation."""
-        key = (str(row["source"]), text(row["session_id"]) or "", text(row["tool_call_id"]) or "")
-        first = self.first_seq.get(key)
-        return first is not None and first < int(row["seq"])
+    def earlier(self, source: Any, session: Any, cid: Any, seq: int) -> bool:
+        """A call with the result's id comes before it (at *seq*) in the same conversation."""
+        first = self.first_seq.get((str(source), text(session) or "", text(cid) or ""))
+        return first is not None and first < int(seq)
 
 
 def call_lookup(ctx: DiagnoseContext) -> CallLookup:
@@ -276,17 +327,21 @@ def result_without_call(ctx: DiagnoseContext) -> Iterator[Finding]:
     idx = conversation_index(ctx)
     consumed = positional_results(ctx).results
     seen: set[tuple[str, str]] = set()
-    for i, row in idx.results.iterrows():
-        if text(row["tool_call_id"]) is None:
+    res = idx.results
+    cols = [objects(res, c) for c in ("tool_call_id", "session_id", "source")]
+    for i, raw_id, raw_sid, source, seq in zip(
+        res.index.tolist(), *cols, res["seq"].tolist(), strict=True
+    ):
+        if text(raw_id) is None:
             continue  # transcript formats carry no id at all: nothing to pair by
-        cid = text(row["tool_call_id"]) or ""
-        sid = text(row["session_id"]) or ""
+        cid = text(raw_id) or ""
+        sid = text(raw_sid) or ""
         if i in consumed or (sid, cid) in seen:
             continue
         look = call_lookup(ctx)
-        if look.earlier(row):
+        if look.earlier(source, raw_sid, raw_id, seq):
             continue
-        local = look.by_source.get((str(row["source"]), cid))
+        local = look.by_source.get((str(source), cid))
         if cid in look.ids and local is None:
             continue  # the call is only in another source: nothing to say about this conversation
         seen.add((sid, cid))
@@ -296,9 +351,7 @@ def result_without_call(ctx: DiagnoseContext) -> Iterator[Finding]:
             OR002,
             ctx,
             f"tool result for {shown} answers no earlier call: {why}",
-            pd.concat(
-                [idx.results.loc[[i]], idx.calls.loc[[local]] if local is not None else None]
-            ),
+            [i] if local is None else [i, local],
             call_ids=[cid] if cid else [],
         )
 
@@ -306,7 +359,9 @@ def result_without_call(ctx: DiagnoseContext) -> Iterator[Finding]:
 @CLASSIFIERS.register("OR003")
 def call_id_mismatch(ctx: DiagnoseContext) -> Iterator[Finding]:
     """Responses whose call_id differs from the request's id; middleware "call_id mismatch"."""
-    resp = of_kind(ctx, "http_response", "mw_response", "mw_dropped", "mw_other", "mw_rejected")
+    ev = with_attrs(ctx)
+    kinds = ["http_response", "mw_response", "mw_dropped", "mw_other", "mw_rejected"]
+    resp = ev.loc[ev["kind"].isin(kinds), ["tool_call_id", "detail", "_attrs"]]
     if not len(resp):
         return
     answered = attr(resp, "call_id")
@@ -325,7 +380,7 @@ def call_id_mismatch(ctx: DiagnoseContext) -> Iterator[Finding]:
             OR003,
             ctx,
             f"the tool service {what} for call {cid}",
-            grp,
+            grp.index.tolist(),
             call_ids=[] if cid == "(unknown)" else [str(cid)],
             extra={"answered_call_id": got[0] if got else None},
         )
@@ -338,27 +393,29 @@ def result_out_of_order(ctx: DiagnoseContext) -> Iterator[Finding]:
     res = idx.results
     if not len(res):
         return
-    follows = attr(res, "follows_call")
-    late = res[follows.map(lambda v: v is False)]
+    late = np.flatnonzero([a.get("follows_call") is False for a in res["_attrs"].tolist()])
     consumed = positional_results(ctx).results
     seen: set[tuple[str, str]] = set()
-    for i, row in late.iterrows():
-        cid = text(row["tool_call_id"]) or ""
-        sid = text(row["session_id"]) or ""
+    sub = res.iloc[late]
+    cols = [objects(sub, c) for c in ("tool_call_id", "session_id", "source")]
+    for i, raw_id, raw_sid, source, seq, attrs in zip(
+        sub.index.tolist(), *cols, sub["seq"].tolist(), sub["_attrs"].tolist(), strict=True
+    ):
+        cid = text(raw_id) or ""
+        sid = text(raw_sid) or ""
         if i in consumed or (sid, cid) in seen or not cid:
             continue
         look = call_lookup(ctx)
-        if not look.earlier(row):
+        if not look.earlier(source, raw_sid, raw_id, seq):
             continue  # OR002's case
         seen.add((sid, cid))
-        at_call = look.by_source.get((str(row["source"]), cid))
-        call = idx.calls.loc[[at_call]] if at_call is not None else None
-        where = row["_attrs"].get("msg_index")
+        at_call = look.by_source.get((str(source), cid))
+        where = attrs.get("msg_index")
         at = f" (message {where})" if where is not None else ""
         yield make(
             OR004,
             ctx,
             f"tool result for {cid}{at} is not directly after the assistant message that called it",
-            pd.concat([res.loc[[i]], call]),
+            [i] if at_call is None else [i, at_call],
             call_ids=[cid],
         )

@@ -19,6 +19,7 @@ from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.core.jsonio import try_loads
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose import response_contract as _response_contract  # noqa: F401  (PR004, PR005)
+from toolcall_cli.diagnose._byid import objects
 from toolcall_cli.diagnose._common import make, text, with_attrs
 from toolcall_cli.diagnose._jsontext import damage, depth, looks_json
 from toolcall_cli.diagnose.base import DiagnoseContext
@@ -125,7 +126,7 @@ def _dedupe(rows: pd.DataFrame) -> Iterator[tuple[str | None, list[Any]]]:
     one call (the conversation and a capture of the same completion)."""
     by_id: dict[str, list[Any]] = {}
     order: list[tuple[str | None, list[Any]]] = []
-    for label, raw in zip(rows.index, rows["tool_call_id"], strict=True):
+    for label, raw in zip(rows.index.tolist(), objects(rows, "tool_call_id"), strict=True):
         cid = text(raw)
         if not cid:
             order.append((cid, [label]))
@@ -148,16 +149,19 @@ def check_arguments_not_json(ctx: DiagnoseContext) -> Iterator[Finding]:
         and not (a.get("protocol") == "react" and not looks_json(args))
         and not (tool in code_tools and not looks_json(args))  # raw code, by design
         for a, args, tool in zip(
-            calls["_attrs"], calls["args"].astype(str), calls["tool"], strict=True
+            calls["_attrs"].tolist(),
+            calls["args"].astype(str).tolist(),
+            objects(calls, "tool"),
+            strict=True,
         )
     ]
     kept = calls[_mask(calls, keep)]
+    args_of = dict(zip(kept.index.tolist(), objects(kept, "args"), strict=True))
+    tool_of = dict(zip(kept.index.tolist(), objects(kept, "tool"), strict=True))
     for cid, labels in _dedupe(kept):
-        hurt = damage(str(kept.at[labels[0], "args"]))
+        hurt = damage(str(args_of[labels[0]]))
         if hurt is None:
             continue
-        rows = kept.loc[labels]
-        row = rows.iloc[0]
         if hurt.kind == "cut off":
             repair = "a repair closes it but the cut-off values are lost (see TR003)"
         elif hurt.repairable:
@@ -169,12 +173,12 @@ def check_arguments_not_json(ctx: DiagnoseContext) -> Iterator[Finding]:
             repair = f"a repair recovers it ({keys})"
         else:
             repair = "no repair recovers an object"
-        tool = text(row["tool"])
+        tool = text(tool_of[labels[0]])
         yield make(
             PR001,
             ctx,
             f"the arguments of {_call(cid, tool)} are not a JSON object: {hurt.kind}; {repair}",
-            rows,
+            labels,
             call_ids=[cid or None],
             extra={"damage": hurt.kind, "repairable": hurt.repairable},
         )
@@ -187,8 +191,15 @@ def check_raw_json_result(ctx: DiagnoseContext) -> Iterator[Finding]:
     res = ev[(ev["kind"] == "tool_result") & ev["detail"].notna()]
     hits: dict[tuple[str, str], list[tuple[Any, int, int]]] = {}
     names = tools_by_call(ev)
+    ids = objects(res, "tool_call_id")
+    id_of = dict(zip(res.index.tolist(), ids, strict=True))
     for idx, detail, sid, tool, cid in zip(
-        res.index, res["detail"], res["session_id"], res["tool"], res["tool_call_id"], strict=True
+        res.index.tolist(),
+        res["detail"].tolist(),
+        objects(res, "session_id"),
+        objects(res, "tool"),
+        ids,
+        strict=True,
     ):
         if not looks_json(detail):
             continue
@@ -205,14 +216,14 @@ def check_raw_json_result(ctx: DiagnoseContext) -> Iterator[Finding]:
         hits.setdefault(key, []).append((idx, len(detail), d))
     for (sid, tool), items in sorted(hits.items()):
         largest = max(items, key=lambda t: t[1])
-        rows = res.loc[[largest[0], *[i for i, _, _ in items if i != largest[0]][:2]]]
+        rows = [largest[0], *[i for i, _, _ in items if i != largest[0]][:2]]
         yield make(
             PR006,
             ctx,
             f"{len(items)} result(s){f' of {tool}' if tool else ''} are raw JSON "
             f"(largest {largest[1]} characters, {largest[2]} levels deep) instead of a summary",
             rows,
-            call_ids=[text(c) or None for c in rows["tool_call_id"]],
+            call_ids=[text(id_of[i]) or None for i in rows],
             session_id=sid or None,
             tool=tool or None,
             extra={"results": len(items), "largest_chars": largest[1]},
@@ -223,17 +234,17 @@ def check_raw_json_result(ctx: DiagnoseContext) -> Iterator[Finding]:
 def check_arguments_not_string(ctx: DiagnoseContext) -> Iterator[Finding]:
     """PR007: calls whose arguments were sent as an object (attrs.args_type != "string")."""
     calls = _calls(ctx)
-    kinds = [a.get("args_type") for a in calls["_attrs"]]
+    kinds = [a.get("args_type") for a in calls["_attrs"].tolist()]
     flagged = calls[_mask(calls, [k is not None and k != "string" for k in kinds])]
+    tool_of = dict(zip(flagged.index.tolist(), objects(flagged, "tool"), strict=True))
+    attrs_of = dict(zip(flagged.index.tolist(), flagged["_attrs"].tolist(), strict=True))
     for cid, labels in _dedupe(flagged):
-        rows = flagged.loc[labels]
-        row = rows.iloc[0]
-        tool = text(row["tool"])
+        tool = text(tool_of[labels[0]])
         yield make(
             PR007,
             ctx,
             f"the arguments of {_call(cid, tool)} were sent as a JSON "
-            f"{row['_attrs'].get('args_type')}, not as a string",
-            rows,
+            f"{attrs_of[labels[0]].get('args_type')}, not as a string",
+            labels,
             call_ids=[cid or None],
         )

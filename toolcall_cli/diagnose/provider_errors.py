@@ -20,6 +20,7 @@ import pyarrow.compute as pc
 
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.diagnose import CLASSIFIERS
+from toolcall_cli.diagnose._byid import has_key
 from toolcall_cli.diagnose._common import make, text, with_attrs
 from toolcall_cli.diagnose.base import DiagnoseContext
 
@@ -217,6 +218,15 @@ def _search(col: pd.Series, pattern: str) -> np.ndarray:
     return np.asarray(hit.to_numpy(zero_copy_only=False), dtype=bool)
 
 
+def _search_distinct(col: pd.Series, pattern: str) -> np.ndarray:
+    """`_search` over the distinct values of *col* only (logs repeat their texts), per row."""
+    codes, uniques = pd.factorize(col, use_na_sentinel=True)
+    if not len(uniques):
+        return np.zeros(len(col), dtype=bool)
+    hit = _search(pd.Series(uniques), pattern)
+    return np.append(hit, False)[codes]  # null cells (code -1) never match
+
+
 def match_error(message: str, *, provider_body: bool = False) -> KnownError | None:
     """The known error *message* is an instance of; weak patterns only for provider bodies."""
     for known in KNOWN_ERRORS:
@@ -251,9 +261,11 @@ def _quote(message: str, limit: int = 200) -> str:
 def check_provider_errors(ctx: DiagnoseContext) -> Iterator[Finding]:
     """PR008: one finding per (known message, trace): provider, cause and related code."""
     ev = with_attrs(ctx)
-    body = pd.Series([a.get("provider_error") is True for a in ev["_attrs"]], index=ev.index)
-    hinted = _search(ev["detail"], _HINT) | _search(ev["attrs"], _HINT)
-    cand = ev[hinted | body.to_numpy(dtype=bool)]
+    body = has_key(ev, "provider_error")
+    keyed = np.flatnonzero(body)
+    body[keyed] = [a.get("provider_error") is True for a in ev["_attrs"].to_numpy()[keyed]]
+    hinted = _search_distinct(ev["detail"], _HINT) | _search_distinct(ev["attrs"], _HINT)
+    cand = ev[hinted | body]
     if not len(cand):
         return
     scopes = cand["trace"] if "trace" in cand.columns else cand["session_id"]

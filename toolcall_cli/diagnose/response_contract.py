@@ -8,13 +8,16 @@ must be within the tolerance of the request's `X-Request-Timestamp`.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterator
+from itertools import pairwise
 from typing import Any
 
 import pandas as pd
 
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.diagnose import CLASSIFIERS
+from toolcall_cli.diagnose._byid import attr_list, has_key, objects
 from toolcall_cli.diagnose._common import make, text, with_attrs
 from toolcall_cli.diagnose.base import DiagnoseContext
 
@@ -79,9 +82,14 @@ def _whose(tool: Any, cid: str | None) -> str:
     return f"{tool} to call {cid}" if cid else str(tool)
 
 
-def _responses(ev: pd.DataFrame) -> pd.DataFrame:
+def _responses(ctx: DiagnoseContext) -> pd.DataFrame:
     """Tool-service responses: captured HTTP responses of a tool, and middleware responses."""
-    return ev[(ev["kind"].isin(["http_response", "mw_response"])) & ev["tool"].notna()]
+
+    def build() -> pd.DataFrame:
+        ev = with_attrs(ctx)
+        return ev[(ev["kind"].isin(["http_response", "mw_response"])) & ev["tool"].notna()]
+
+    return ctx.memo("tool_responses", build)
 
 
 def _json_body(a: dict[str, Any], status: str | None) -> bool:
@@ -113,20 +121,31 @@ def _contract_problem(kind: str, status: str | None, a: dict[str, Any], detail: 
 @CLASSIFIERS.register(PR004.code)
 def check_response_contract(ctx: DiagnoseContext) -> Iterator[Finding]:
     """PR004: one finding per response that breaks the `{status, data, message}` contract."""
-    resp = _responses(with_attrs(ctx))
-    for idx, kind, status, a, detail in zip(
-        resp.index, resp["kind"], resp["status"], resp["_attrs"], resp["detail"], strict=True
+    resp = _responses(ctx)
+    # a response whose status column is a non-error word keeps the contract: skip it unread
+    st = resp["status"]
+    words = [s for s in st.dropna().unique().tolist() if s and s.lower() not in _ERROR]
+    fine = st.isin(words).fillna(False).to_numpy(dtype=bool)
+    suspect = resp[~fine]
+    for idx, kind, status, a, detail, tool, cid_raw in zip(
+        suspect.index.tolist(),
+        objects(suspect, "kind"),
+        objects(suspect, "status"),
+        suspect["_attrs"].tolist(),
+        objects(suspect, "detail"),
+        objects(suspect, "tool"),
+        objects(suspect, "tool_call_id"),
+        strict=True,
     ):
         problem = _contract_problem(str(kind), text(status), a, detail)
         if problem is None:
             continue
-        row = resp.loc[idx]
-        cid = text(row["tool_call_id"])
+        cid = text(cid_raw)
         yield make(
             PR004,
             ctx,
-            f"the response of {_whose(row['tool'], cid)} breaks the contract: {problem}",
-            resp.loc[[idx]],
+            f"the response of {_whose(tool, cid)} breaks the contract: {problem}",
+            [idx],
             call_ids=[cid or None],
         )
 
@@ -158,65 +177,92 @@ class _Requests:
     """Index of requests: by capture stream (in order) and by tool_call_id (first one)."""
 
     def __init__(self, ev: pd.DataFrame) -> None:
-        reqs = ev[ev["kind"].isin(["http_request", "mw_request"])]
-        self.by_stream: dict[Any, list[tuple[int, Any]]] = {}
-        self.by_id: dict[str, Any] = {}
-        for label, seq, cid, a in zip(
-            reqs.index, reqs["seq"], reqs["tool_call_id"], reqs["_attrs"], strict=True
+        reqs = ev.loc[
+            ev["kind"].isin(["http_request", "mw_request"]),
+            ["seq", "tool_call_id", "attrs", "_attrs"],
+        ]
+        self.by_stream: dict[Any, tuple[list[int], list[int], bool]] = {}
+        streams: dict[Any, tuple[list[int], list[int]]] = {}
+        streamed = reqs[has_key(reqs, "stream")]
+        for label, seq, stream in zip(
+            streamed.index.tolist(),
+            streamed["seq"].tolist(),
+            attr_list(streamed, "stream"),
+            strict=True,
         ):
-            if a.get("stream") is not None:
-                self.by_stream.setdefault(a["stream"], []).append((int(seq), label))
-            key = text(cid)
-            if key and key not in self.by_id:
-                self.by_id[key] = label
+            if stream is not None:
+                seqs, labels = streams.setdefault(stream, ([], []))
+                seqs.append(int(seq))
+                labels.append(label)
+        for stream, (seqs, labels) in streams.items():
+            ordered = len(seqs) < 2 or all(a <= b for a, b in pairwise(seqs))
+            self.by_stream[stream] = (seqs, labels, ordered)
+        ids = reqs["tool_call_id"]
+        named = reqs[ids.notna() & (ids != "")].drop_duplicates("tool_call_id")
+        self.by_id: dict[str, Any] = dict(
+            zip(named["tool_call_id"].tolist(), named.index.tolist(), strict=True)
+        )
 
-    def find(self, resp: Any) -> Any | None:
-        """The label of the request *resp* answers: same stream, else same tool_call_id."""
-        stream = resp["_attrs"].get("stream")
-        if stream is not None and resp["kind"] == "http_response":
-            before = [lab for seq, lab in self.by_stream.get(stream, []) if seq <= resp["seq"]]
-            if before:
-                return before[-1]
-        return self.by_id.get(text(resp["tool_call_id"]) or "")
+    def find(self, kind: str, seq: int, cid: str | None, stream: Any) -> Any | None:
+        """The label of the request a response answers: the last request of its capture
+        stream at or before it (in event order), else the first with its tool_call_id."""
+        if stream is not None and kind == "http_response" and stream in self.by_stream:
+            seqs, labels, ordered = self.by_stream[stream]
+            if ordered:
+                k = bisect_right(seqs, seq)
+                if k:
+                    return labels[k - 1]
+            else:
+                before = [lab for s, lab in zip(seqs, labels, strict=True) if s <= seq]
+                if before:
+                    return before[-1]
+        return self.by_id.get(cid or "")
 
 
 @CLASSIFIERS.register(PR005.code)
 def check_timestamp_skew(ctx: DiagnoseContext) -> Iterator[Finding]:
     """PR005: responses whose body timestamp is off the request's by more than the tolerance."""
     ev = with_attrs(ctx)
-    resp = _responses(ev)
+    resp = _responses(ctx)
     tol = ctx.cfg.tolerance.timestamp_ms
     requests: _Requests | None = None
-    stamped = resp[
-        pd.Series(["timestamp" in a for a in resp["_attrs"]], index=resp.index, dtype=bool)
-    ]
-    for idx, row in stamped.iterrows():
-        said = parse_instant(row["_attrs"].get("timestamp"))
+    stamped = resp[has_key(resp, "timestamp")]
+    req_attrs = ev["_attrs"].to_numpy()
+    for idx, kind, seq, cid_raw, tool, a in zip(
+        stamped.index.tolist(),
+        objects(stamped, "kind"),
+        stamped["seq"].tolist(),
+        objects(stamped, "tool_call_id"),
+        objects(stamped, "tool"),
+        stamped["_attrs"].tolist(),
+        strict=True,
+    ):
+        said = parse_instant(a.get("timestamp"))
         if said is None:
             continue
         requests = requests or _Requests(ev)
-        label = requests.find(row)
-        req = ev.loc[label] if label is not None else None
-        stamp = row["_attrs"].get("x_request_timestamp")
-        if req is not None:
-            stamp = req["_attrs"].get("x_request_timestamp", stamp)
+        cid = text(cid_raw)
+        label = requests.find(str(kind), int(seq), cid, a.get("stream"))
+        stamp = a.get("x_request_timestamp")
+        if label is not None:
+            stamp = req_attrs[label].get("x_request_timestamp", stamp)
         sent = parse_instant(stamp)
         basis = "X-Request-Timestamp"
-        if sent is None and req is not None and pd.notna(req["ts"]):
-            sent, basis = req["ts"], "the request's capture time"
+        if sent is None and label is not None:
+            req_ts: Any = ev["ts"].iat[label]
+            if pd.notna(req_ts):
+                sent, basis = req_ts, "the request's capture time"
         if sent is None:
             continue
         off = (said - sent).total_seconds() * 1000.0
         if abs(off) <= tol:
             continue
-        cid = text(row["tool_call_id"])
-        rows = resp.loc[[idx]] if req is None else pd.concat([ev.loc[[req.name]], resp.loc[[idx]]])
         yield make(
             PR005,
             ctx,
-            f"the response of {_whose(row['tool'], cid)} is stamped {off:+.0f} ms from {basis} "
+            f"the response of {_whose(tool, cid)} is stamped {off:+.0f} ms from {basis} "
             f"(tolerance {tol:.0f} ms)",
-            rows,
+            [idx] if label is None else [label, idx],
             call_ids=[cid or None],
             extra={"offset_ms": round(off, 1), "tolerance_ms": tol},
         )

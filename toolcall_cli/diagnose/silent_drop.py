@@ -13,6 +13,7 @@ import pandas as pd
 
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.diagnose import CLASSIFIERS
+from toolcall_cli.diagnose._byid import RowsByKey, isin_set, objects
 from toolcall_cli.diagnose._common import make, text, with_attrs
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.errors import UsageError
@@ -59,7 +60,7 @@ def _call(cid: str | None, tool: str | None) -> str:
 
 def _ids_with(ev: pd.DataFrame, kinds: tuple[str, ...]) -> set[str]:
     sub = ev.loc[ev["kind"].isin(kinds) & ev["tool_call_id"].notna(), "tool_call_id"]
-    return {str(x) for x in sub.unique() if x}
+    return {str(x) for x in pd.unique(sub.to_numpy(dtype=object)).tolist() if x}
 
 
 def _infra_scopes(ev: pd.DataFrame) -> set[str]:
@@ -82,17 +83,48 @@ def _replay_scope(
     def run() -> tuple[dict[str, Any], str | None]:
         from toolcall_cli.pipeline import replay
 
+        events = _scope_rows(ctx, session_id, trace)
         try:
             rep = (
-                replay(ctx.events(), cfg=ctx.cfg, registry=ctx.registry, session_id=session_id)
+                replay(events, cfg=ctx.cfg, registry=ctx.registry, session_id=session_id)
                 if session_id
-                else replay(ctx.events(), cfg=ctx.cfg, registry=ctx.registry, trace_id=trace)
+                else replay(events, cfg=ctx.cfg, registry=ctx.registry, trace_id=trace)
             )
         except UsageError as e:  # e.g. the session declares one tool twice: no registry to replay
             return {}, e.message
         return {c.tool_call_id: c for c in rep.calls}, None
 
     return ctx.memo(f"tr001:replay:{key}", run)
+
+
+_SCOPE_KEYS = ("session_id", "tool_call_id", "trace", "trace_id")
+
+
+def _scope_rows(ctx: DiagnoseContext, session_id: str | None, trace: str | None) -> pd.DataFrame:
+    """The events a replay of this session (or trace) needs, found through indexes.
+
+    A superset of what `pipeline.scope.select` keeps — the seed rows, the rows sharing their
+    call ids, the whole sessions those touch and the rows sharing those sessions' ids — so the
+    replay selects exactly the same rows from it, without a scan of the whole table per
+    replay. Without a seed the whole table is used (the replay's error lists known ids).
+    """
+    ev = ctx.events()
+
+    def build() -> tuple[dict[str, RowsByKey], list[Any], list[Any]]:
+        keys = {c: RowsByKey(ev[c]) for c in _SCOPE_KEYS if c in ev.columns}
+        return keys, objects(ev, "session_id"), objects(ev, "tool_call_id")
+
+    index, sessions, ids = ctx.memo("tr001:scope_index", build)
+    seeds = ("session_id",) if session_id else tuple(c for c in _SCOPE_KEYS[::-1] if c in index)
+    rows: set[int] = set()
+    for col in seeds:
+        rows.update(index[col].labels(session_id or trace))
+    if not rows:
+        return ev
+    for col, values in (("tool_call_id", ids), ("session_id", sessions), ("tool_call_id", ids)):
+        for v in {values[i] for i in rows} - {None}:
+            rows.update(index[col].labels(v))
+    return ev.loc[sorted(rows)]
 
 
 def _failed_stage(call: Any) -> str | None:
@@ -130,7 +162,7 @@ def check_silent_drop(ctx: DiagnoseContext) -> Iterator[Finding]:
     if not len(calls):
         return
     done = _ids_with(ev, _REACHED_KINDS + _RESULT_OR_RESPONSE + _LOGGED_KINDS)
-    calls = calls[~calls["tool_call_id"].isin(list(done))]  # vectorised: most calls are done
+    calls = calls[~isin_set(calls["tool_call_id"], done)]  # vectorised: most calls are done
     if not len(calls):
         return
     scopes = _infra_scopes(ev)

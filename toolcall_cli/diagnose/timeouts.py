@@ -5,14 +5,16 @@ and which phases of a round trip broke their SLA.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.diagnose import CLASSIFIERS
-from toolcall_cli.diagnose._common import make, text, with_attrs
+from toolcall_cli.diagnose._byid import RowsByKey, objects, rows_of_calls
+from toolcall_cli.diagnose._common import make, text
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.truncation import tools_by_call
 
@@ -126,13 +128,19 @@ def _call(cid: str | None, tool: str | None) -> str:
 @CLASSIFIERS.register(TM001.code)
 def check_timeout_without_partial(ctx: DiagnoseContext) -> Iterator[Finding]:
     """TM001: timed-out calls whose result told the model nothing it could resume from."""
-    ev = with_attrs(ctx)
+    ev = ctx.events()
     results = ev[(ev["kind"] == "tool_result") & ev["detail"].notna()]
+    if not len(results):
+        return
     signals = _timeouts(ev)
     names = tools_by_call(ev)
     done: set[str] = set()
     for idx, raw, raw_id, raw_tool in zip(
-        results.index, results["detail"], results["tool_call_id"], results["tool"], strict=True
+        results.index.tolist(),
+        results["detail"].tolist(),
+        objects(results, "tool_call_id"),
+        objects(results, "tool"),
+        strict=True,
     ):
         detail = str(raw)
         cid = text(raw_id) or ""
@@ -151,9 +159,7 @@ def check_timeout_without_partial(ctx: DiagnoseContext) -> Iterator[Finding]:
             continue
         done.add(key)
         what = signal[0] if signal else "the tool result says it timed out"
-        rows = (
-            pd.concat([ev.loc[signal[1][:2]], results.loc[[idx]]]) if signal else results.loc[[idx]]
-        )
+        rows = [*signal[1][:2], idx] if signal else [idx]
         quoted = detail.strip().replace("\n", " ")
         quoted = quoted if len(quoted) <= 120 else quoted[:119] + "…"
         tool = text(raw_tool) or names.get(cid)
@@ -167,31 +173,46 @@ def check_timeout_without_partial(ctx: DiagnoseContext) -> Iterator[Finding]:
         )
 
 
+#: phase → (its value per call, NaN where unmeasured; its SLA in ms)
+_Arrays = dict[str, tuple[np.ndarray, float]]
+_E2E = "end_to_end_ms"
+
 #: Calls reported one by one (the furthest over their SLA); the rest share one finding.
 MAX_CALL_FINDINGS = 50
 
 
 def _breach_summary(
-    ctx: DiagnoseContext, rest: list[tuple[Any, list[tuple[str, float, float]]]]
+    ctx: DiagnoseContext, rest: list[Any], arrays: _Arrays, at: np.ndarray, by_call: RowsByKey
 ) -> Finding:
-    """One finding for the breaching calls beyond the per-call cap."""
-    per_phase: dict[str, tuple[int, float, float]] = {}
-    for _, breaches in rest:
-        for name, v, lim in breaches:
-            n, worst, _ = per_phase.get(name, (0, 0.0, lim))
-            per_phase[name] = (n + 1, max(worst, v), lim)
+    """One finding for the breaching calls beyond the per-call cap (*at*: their positions)."""
+    # phases in the order the calls first name them; counts and worst values column-wise
+    breached = {
+        name: values[at][values[at] > lim]
+        for name, (values, lim) in arrays.items()
+        if name != _E2E and (values[at] > lim).any()
+    }
+    order: list[str] = []
+    for c in rest:
+        for name, _, _ in breached_phases(c.phases, ctx.cfg.sla):
+            if name != _E2E and name not in order:
+                order.append(name)
+        if len(order) >= len(breached):
+            break
+    per_phase = {
+        name: (len(breached[name]), max(0.0, float(breached[name].max())), arrays[name][1])
+        for name in order
+    }
     listed = ", ".join(
         f"{name.removesuffix('_ms').replace('_', ' ')} {n:,} calls "
         f"(worst {worst:,.0f} ms, SLA {lim:,.0f} ms)"
         for name, (n, worst, lim) in per_phase.items()
     )
-    ids = [c.tool_call_id for c, _ in rest[:20]]
-    ev = ctx.events()
+    ids = [c.tool_call_id for c in rest[:20]]
     return make(
         TM002,
         ctx,
         f"{len(rest):,} more calls above their SLA: {listed}",
-        ev[ev["tool_call_id"].isin(ids[:3])].head(3),
+        by_call.first_of(ids[:3], 3),
         call_ids=ids,
         extra={
             "calls": len(rest),
@@ -218,15 +239,41 @@ def breached_phases(
     return out
 
 
+def _phase_arrays(calls: Sequence[Any], sla: Any) -> _Arrays:
+    """phase → (its value for every call, NaN where unmeasured; its SLA) for the phases that
+    have an SLA: the calls' phases compared column-wise, not call by call."""
+    phases = [c.phases for c in calls]
+    out: _Arrays = {}
+    for name in sorted(set().union(*phases)) if phases else ():
+        limit = getattr(sla, name, None)
+        if limit is not None:
+            out[name] = (np.array([p.get(name) for p in phases], dtype=float), float(limit))
+    return out
+
+
+def _breaching(arrays: _Arrays, n: int) -> np.ndarray:
+    """Positions of the calls with a phase other than end to end above its SLA, furthest over
+    first (by their worst ratio of measured to SLA; ties keep call order)."""
+    worst = np.full(n, -np.inf)
+    for name, (values, lim) in arrays.items():
+        if name == _E2E:
+            continue
+        over = values > lim
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = values / lim if lim else np.full(n, np.inf)
+        worst = np.where(over, np.maximum(worst, ratio), worst)
+    at = np.flatnonzero(worst > -np.inf)
+    return at[np.argsort(-worst[at], kind="stable")]
+
+
 def _slow_requests(
-    ctx: DiagnoseContext, groups: dict[tuple[str, float], list[Any]]
+    ctx: DiagnoseContext, slow: list[tuple[tuple[str, float], list[Any]]], by_call: RowsByKey
 ) -> Iterator[Finding]:
     """One TM002 per chat request whose end-to-end time is above the SLA."""
-    ev = ctx.events()
     limit = float(ctx.cfg.sla.end_to_end_ms)
-    for (trace, ms), calls in sorted(groups.items(), key=lambda kv: -kv[0][1])[:MAX_CALL_FINDINGS]:
+    for (trace, ms), calls in slow:
         ids = [c.tool_call_id for c in calls if c.tool_call_id]
-        rows = ev[ev["tool_call_id"].isin(ids[:3])].head(3) if ids else ev.iloc[0:0]
+        rows = by_call.first_of(ids[:3], 3)
         first = calls[0]
         yield make(
             TM002,
@@ -242,53 +289,35 @@ def _slow_requests(
         )
 
 
-#: Columns `make` and its evidence read from a finding's rows.
-_QUOTED = (
-    "origin",
-    "kind",
-    "tool",
-    "tool_call_id",
-    "http_status",
-    "detail",
-    "args",
-    "session_id",
-    "trace",
-    "source",
-    "ts",
-    "seq",
-)
-
-
 @CLASSIFIERS.register(TM002.code)
 def check_sla_breach(ctx: DiagnoseContext) -> Iterator[Finding]:
     """TM002: one finding per call with the phases above their SLA (the worst calls), plus a
     summary of the rest."""
-    ev = ctx.events()
-    by_call: dict[Any, Any] | None = None  # call id → row positions, built once, not per call
-    breaching = []
+    calls = ctx.timeline.calls
+    arrays = _phase_arrays(calls, ctx.cfg.sla)
     # End to end is the chat request around the calls: one slow request is one finding, not
     # one per call it carried.
     slow_requests: dict[tuple[str, float], list[Any]] = {}
-    for c in ctx.timeline.calls:
-        b = breached_phases(c.phases, ctx.cfg.sla)
-        e2e = [x for x in b if x[0] == "end_to_end_ms"]
-        own = [x for x in b if x[0] != "end_to_end_ms"]
-        if e2e:
-            slow_requests.setdefault((str(c.trace), round(e2e[0][1], 1)), []).append(c)
-        if own:
-            breaching.append((c, own))
-    yield from _slow_requests(ctx, slow_requests)
-    breaching.sort(key=lambda cb: -max(v / lim if lim else float("inf") for _, v, lim in cb[1]))
-    if len(breaching) > MAX_CALL_FINDINGS:
-        yield _breach_summary(ctx, breaching[MAX_CALL_FINDINGS:])
-    for call, breaches in breaching[:MAX_CALL_FINDINGS]:
+    if _E2E in arrays:
+        values, lim = arrays[_E2E]
+        for k in np.flatnonzero(values > lim).tolist():
+            c = calls[k]
+            slow_requests.setdefault((str(c.trace), round(float(values[k]), 1)), []).append(c)
+    slow = sorted(slow_requests.items(), key=lambda kv: -kv[0][1])[:MAX_CALL_FINDINGS]
+    order = _breaching(arrays, len(calls))
+    rest = order[MAX_CALL_FINDINGS:]
+    top = [calls[k] for k in order[:MAX_CALL_FINDINGS].tolist()]
+    # the rows every finding cites, found in one pass over the ids they name
+    named = [i for _, group in slow for i in [c.tool_call_id for c in group if c.tool_call_id][:3]]
+    named += [calls[k].tool_call_id for k in rest[:3].tolist()] + [c.tool_call_id for c in top]
+    by_call = rows_of_calls(ctx, named)
+    yield from _slow_requests(ctx, slow, by_call)
+    if len(rest):
+        yield _breach_summary(ctx, [calls[k] for k in rest.tolist()], arrays, rest, by_call)
+    for call in top:
+        breaches = [x for x in breached_phases(call.phases, ctx.cfg.sla) if x[0] != _E2E]
         cid = call.tool_call_id
-        if by_call is None:
-            by_call = ev.groupby("tool_call_id", sort=False, dropna=True, observed=True).indices
-            # the columns a finding quotes, as plain objects: slicing Arrow-backed columns
-            # once per call would dominate the rule on a large store
-            ev = ev[[c for c in _QUOTED if c in ev.columns]].astype(object)
-        rows = ev.iloc[by_call[cid]] if cid and cid in by_call else ev.iloc[0:0]
+        rows = by_call.labels(cid) if cid else []
         listed = ", ".join(
             f"{n.removesuffix('_ms').replace('_', ' ')} {v:,.0f} ms (SLA {lim:,.0f} ms)"
             for n, v, lim in breaches

@@ -15,6 +15,7 @@ import pandas as pd
 
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.diagnose import CLASSIFIERS
+from toolcall_cli.diagnose._byid import objects, rows_by_call
 from toolcall_cli.diagnose._common import attr, make, text, with_attrs
 from toolcall_cli.diagnose._jsontext import cut_json, parses
 from toolcall_cli.diagnose.base import DiagnoseContext
@@ -122,7 +123,8 @@ def truncation_signals(detail: str, *, budget: int, wire_size: int | None = None
 def tools_by_call(ev: pd.DataFrame) -> dict[str, str]:
     """tool_call_id → tool name from the calls (tool results often carry only the id)."""
     calls = ev[(ev["kind"] == "tool_call") & ev["tool_call_id"].notna() & ev["tool"].notna()]
-    return dict(zip(calls["tool_call_id"].astype(str), calls["tool"].astype(str), strict=True))
+    ids, tools = calls["tool_call_id"].astype(str).tolist(), calls["tool"].astype(str).tolist()
+    return dict(zip(ids, tools, strict=True))
 
 
 def _wire_sizes(ev: pd.DataFrame) -> dict[str, int]:
@@ -134,7 +136,7 @@ def _wire_sizes(ev: pd.DataFrame) -> dict[str, int]:
         wire["size"].astype("Float64").fillna(pd.to_numeric(attr(wire, "size"), errors="coerce"))
     )
     out: dict[str, int] = {}
-    for cid, size in zip(wire["tool_call_id"].astype(str), sizes, strict=True):
+    for cid, size in zip(wire["tool_call_id"].astype(str).tolist(), sizes.tolist(), strict=True):
         if pd.notna(size) and int(size) > out.get(cid, -1):
             out[cid] = int(size)
     return out
@@ -154,9 +156,14 @@ def check_result_truncated(ctx: DiagnoseContext) -> Iterator[Finding]:
         return
     wire = _wire_sizes(ev)
     names = tools_by_call(ev)
+    kinds = ev["kind"].to_numpy(dtype=object)
     seen: set[str] = set()
     for idx, raw, raw_id, raw_tool in zip(
-        results.index, results["detail"], results["tool_call_id"], results["tool"], strict=True
+        results.index.tolist(),
+        results["detail"].tolist(),
+        objects(results, "tool_call_id"),
+        objects(results, "tool"),
+        strict=True,
     ):
         detail = str(raw)
         cid = text(raw_id)
@@ -169,10 +176,9 @@ def check_result_truncated(ctx: DiagnoseContext) -> Iterator[Finding]:
         if not signals:
             continue
         seen.add(key)
-        rows = results.loc[[idx]]
+        rows = [idx]
         if cid:
-            on_wire = ev[ev["kind"].isin(_WIRE_KINDS) & (ev["tool_call_id"] == cid)]
-            rows = pd.concat([rows, on_wire.head(2)])
+            rows += [i for i in rows_by_call(ctx).labels(cid) if kinds[i] in _WIRE_KINDS][:2]
         who = (
             f"the result of {_call(cid, tool)}"
             if cid
@@ -240,7 +246,7 @@ def check_arguments_truncated(ctx: DiagnoseContext) -> Iterator[Finding]:
             TR003,
             ctx,
             f"the arguments of {_call(cid, tool)} {what}: {why}",
-            calls.loc[[idx]],
+            [idx],
             call_ids=[cid or None],
             extra={"finish_reason": reason, "chars": len(args)},
         )

@@ -22,6 +22,9 @@ from toolcall_cli.render.sarif import sarif_log
 
 SCHEMA_VERSION = 1
 NO_TRACE = "(inputs)"
+#: Findings the table prints in full (rank order: errors first); the rest are counted per
+#: code under them. A terminal of ten thousand tables helps nobody; json lists every one.
+TABLE_FINDINGS = 100
 
 
 def summary_line(report: DiagnoseReport) -> str:
@@ -75,7 +78,8 @@ def to_table(report: DiagnoseReport, out: TextIO, opts: RenderOptions) -> None:
             )
         )
         return
-    for trace, findings in by_trace(report.findings).items():
+    shown, rest = report.findings[:TABLE_FINDINGS], report.findings[TABLE_FINDINGS:]
+    for trace, findings in by_trace(shown).items():
         sessions = sorted({f.session_id for f in findings if f.session_id})
         title = f"trace {trace}" if trace != NO_TRACE else "inputs"
         if sessions:
@@ -100,6 +104,22 @@ def to_table(report: DiagnoseReport, out: TextIO, opts: RenderOptions) -> None:
             sev_cell = cell(sev, style=SEVERITY_STYLE.get(sev, ""))
             t.add_row(sev_cell, cell(f.code, style="bold"), body)
         con.print(t)
+    if rest:
+        con.print(cell(_more(rest), one_line=False, limit=None))
+
+
+def _more(rest: tuple[Finding, ...]) -> str:
+    """`… and 9,275 more findings: FL002 6,150 (error), FL005 3,125 (warning)` + how to see them."""
+    per: dict[tuple[str, str], int] = {}
+    for f in rest:
+        key = (f.code, f.severity.value)
+        per[key] = per.get(key, 0) + 1
+    counts = ", ".join(f"{code} {n:,} ({sev})" for (code, sev), n in sorted(per.items()))
+    return (
+        f"… and {len(rest):,} more findings: {counts}\n"
+        "  (--format json lists every finding; --select/--ignore CODE narrow the table; "
+        "`toolcall timeline --trace-id ID` shows one trace)"
+    )
 
 
 def fenced(text: str) -> str:

@@ -18,6 +18,8 @@ import pyarrow.compute as pc
 import pyarrow.json as pj
 
 _NUMERIC = (int, float)
+#: pyarrow's default block size.
+_BLOCK = pj.ReadOptions().block_size
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,18 +42,11 @@ def read_json_lines(lines: pa.Array, *, text_keys: Iterable[str] = ()) -> JsonCo
     return _read_each(lines)
 
 
-def read_json_buffer(
-    data: bytes | pa.Buffer, n: int, *, text_keys: Iterable[str] = ()
-) -> JsonColumns | None:
-    """Parse a whole buffer of *n* JSON-object lines in C++; None when pyarrow refuses it.
-
-    The types of *text_keys* are pinned from the first line (text stays text, numbers stay
-    numbers) so that timestamps are not guessed into naive timestamp columns.
-    """
-    buf = data if isinstance(data, pa.Buffer) else pa.py_buffer(data)
-    first = memoryview(buf)[: 1 << 16].tobytes().split(b"\n", 1)[0]
+def pinned_schema(first_line: bytes, text_keys: Iterable[str]) -> pa.Schema | None:
+    """Types for *text_keys* taken from *first_line* (numbers stay numbers, anything else is
+    text, so pyarrow never guesses a naive timestamp); None when the line is not an object."""
     try:
-        head = orjson.loads(first)
+        head = orjson.loads(first_line)
     except orjson.JSONDecodeError:
         return None
     if not isinstance(head, dict):
@@ -63,12 +58,35 @@ def read_json_buffer(
             schema.append((key, pa.float64()))
         else:  # text, or not on the first line: never let pyarrow guess a naive timestamp
             schema.append((key, pa.string()))
+    return pa.schema(schema)
+
+
+def read_json_buffer(
+    data: bytes | pa.Buffer,
+    n: int,
+    *,
+    text_keys: Iterable[str] = (),
+    schema: pa.Schema | None = None,
+    use_threads: bool = True,
+    block_size: int | None = None,
+) -> JsonColumns | None:
+    """Parse a whole buffer of *n* JSON-object lines in C++; None when pyarrow refuses it.
+
+    The types of *text_keys* are pinned from the first line (see pinned_schema), or given as
+    *schema* (a block of a larger file takes the file's first line). *block_size* is pyarrow's
+    (1 MiB by default); each of its blocks becomes one chunk of the columns, joined here.
+    """
+    buf = data if isinstance(data, pa.Buffer) else pa.py_buffer(data)
+    if schema is None:
+        schema = pinned_schema(memoryview(buf)[: 1 << 16].tobytes().split(b"\n", 1)[0], text_keys)
+        if schema is None:
+            return None
+    parse = pj.ParseOptions(explicit_schema=schema, unexpected_field_behavior="infer")
     try:
         table = pj.read_json(
             pa.BufferReader(buf),
-            parse_options=pj.ParseOptions(
-                explicit_schema=pa.schema(schema), unexpected_field_behavior="infer"
-            ),
+            read_options=pj.ReadOptions(use_threads=use_threads, block_size=block_size or _BLOCK),
+            parse_options=parse,
         )
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
         return None

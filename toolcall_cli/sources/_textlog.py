@@ -43,6 +43,11 @@ def read_data(path: Path, opts: ParseOptions) -> bytes:
 def split_lines(data: bytes) -> pa.Array:
     """Lines of *data* as a large_string array: a final newline adds no empty line, `\\r` ends
     are trimmed, invalid UTF-8 is replaced rather than fatal."""
+    if not data:
+        return pa.array([], type=pa.large_string())
+    fast = _split_valid(data)
+    if fast is not None:
+        return fast
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -52,6 +57,25 @@ def split_lines(data: bytes) -> pa.Array:
         parts.pop()
     lines = pa.array(parts, type=pa.large_string())
     if "\r" in text:
+        lines = pc.utf8_rtrim(lines, characters="\r")
+    return lines
+
+
+def _split_valid(data: bytes) -> pa.Array | None:
+    """split_lines() for valid UTF-8 without a Python string per line: *data* becomes one Arrow
+    string (no copy) that one kernel splits. None when *data* is not valid UTF-8 (the caller
+    replaces bad bytes)."""
+    bounds = pa.py_buffer(np.array([0, len(data)], np.int64))
+    whole = pa.LargeStringArray.from_buffers(1, bounds, pa.py_buffer(data))
+    if not data.isascii():
+        try:
+            whole.validate(full=True)
+        except pa.ArrowInvalid:
+            return None
+    lines = pc.split_pattern(whole, "\n").values
+    if data.endswith(b"\n"):  # a final newline adds no empty line
+        lines = lines.slice(0, len(lines) - 1)
+    if b"\r" in data:
         lines = pc.utf8_rtrim(lines, characters="\r")
     return lines
 
@@ -96,6 +120,8 @@ def frame(columns: dict[str, Any], n: int) -> pd.DataFrame:
 def null_if_dash(arr: pa.Array) -> pa.Array:
     """nginx writes `-` for an empty value; make those (and empty strings) null."""
     empty = pc.or_(pc.equal(arr, "-"), pc.equal(arr, ""))
+    if not pc.any(empty).as_py():
+        return arr
     return pc.if_else(empty, pa.scalar(None, arr.type), arr)
 
 
@@ -124,14 +150,25 @@ def _dump(value: Any) -> str:
     return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS, default=str).decode()
 
 
-def _json_quote(arr: pa.Array) -> pa.Array:
-    """Strings as JSON string literals, vectorised; rows with control characters use orjson."""
-    arr = as_string(arr)
+def few_distinct(arr: pa.Array) -> pa.DictionaryArray | None:
+    """*arr* dictionary-encoded when it holds few distinct values (a row-local function can then
+    run once per distinct value and be broadcast with `take(indices)`); None otherwise."""
     n = len(arr)
     if n > 1000 and len(pc.unique(arr.slice(0, 1000))) < 50:
         enc = pc.dictionary_encode(arr)
-        if len(enc.dictionary) * 20 < n:  # few distinct values: quote those, then broadcast
-            return _json_quote(enc.dictionary).take(enc.indices)
+        if len(enc.dictionary) * 20 < n:
+            return enc
+    return None
+
+
+def _json_quote(arr: pa.Array) -> pa.Array:
+    """Strings as JSON string literals, vectorised; rows with control characters use orjson."""
+    if pa.types.is_dictionary(arr.type):  # quote each distinct value once
+        return _json_quote(arr.dictionary).take(arr.indices)
+    arr = as_string(arr)
+    enc = few_distinct(arr)
+    if enc is not None:  # few distinct values: quote those, then broadcast
+        return _json_quote(enc.dictionary).take(enc.indices)
     if not pc.any(pc.match_substring_regex(arr, r'[\x00-\x1f"\\]')).as_py():
         return pc.binary_join_element_wise(lit('"'), arr, lit('"'), lit(""))
     esc = pc.replace_substring(arr, "\\", "\\\\")
@@ -266,7 +303,9 @@ def nonblank(lines: pa.Array) -> tuple[pa.Array, pa.Array]:
     """(lines that are not blank, their 1-based line numbers)."""
     import numpy as np
 
-    keep = pc.fill_null(pc.greater(pc.utf8_length(pc.utf8_trim_whitespace(lines)), 0), False)
+    # (utf8_is_space stops at the first non-space character; it is false for "")
+    blank = pc.or_(pc.utf8_is_space(lines), pc.equal(pc.binary_length(lines), 0))
+    keep = pc.fill_null(pc.invert(blank), False)
     line_no = pa.array(np.arange(1, len(lines) + 1, dtype="int64"))
     if pc.all(keep).as_py() or len(lines) == 0:
         return lines, line_no

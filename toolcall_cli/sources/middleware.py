@@ -20,7 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from toolcall_cli.core.events import concat_frames
-from toolcall_cli.sources._jsonlines import read_json_buffer, read_json_lines
+from toolcall_cli.sources._jsonlines import read_json_lines
 from toolcall_cli.sources._logtime import check_tz
 from toolcall_cli.sources._textlog import (
     head_lines,
@@ -30,6 +30,7 @@ from toolcall_cli.sources._textlog import (
     unparsed_rows,
 )
 from toolcall_cli.sources.base import HEAD_BYTES, ParseOptions
+from toolcall_cli.sources.middleware_blocks import read_blocks
 from toolcall_cli.sources.middleware_fields import ALIASES, MARKER_KEYS, resolve
 from toolcall_cli.sources.middleware_phrases import PHRASES
 from toolcall_cli.sources.middleware_rows import SOURCE, build_rows
@@ -85,20 +86,16 @@ def _line_hit(line: str) -> bool:
     return not s.startswith(('"', "}", "]")) and bool(_SNIFF_PHRASES.search(s))
 
 
-def _all_json(data: bytes, path: Path, tz: str) -> pd.DataFrame | None:
-    """The hot path: a file of JSON-object lines (no blank lines) parsed in one pyarrow call.
+def _all_json(
+    data: bytes, path: Path, tz: str, *, block_bytes: int | None = None
+) -> pd.DataFrame | None:
+    """The hot path: a file of JSON-object lines (no blank lines) parsed by pyarrow in blocks.
 
     None when the file is anything else or pyarrow refuses it; the caller then goes line by line.
     """
-    if not data.startswith(b"{") or b"\n\n" in data or b"\r" in data:
+    if not data.startswith(b"{") or b"\r" in data:
         return None
-    n = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
-    parsed = read_json_buffer(data, n, text_keys=ALIASES["ts"])
-    if parsed is None:
-        return None
-    fields = resolve(parsed.columns, n, json_valued=parsed.json_valued)
-    line_no = pa.array(np.arange(1, n + 1, dtype="int64"))
-    return build_rows(fields, line_no=line_no, path=path, tz=tz)
+    return read_blocks(data, path, tz, block_bytes=block_bytes)  # None on a blank line too
 
 
 class MiddlewareAdapter:

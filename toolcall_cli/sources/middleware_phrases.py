@@ -174,6 +174,8 @@ def _spread(idx: np.ndarray, values: pa.Array, n: int) -> pa.Array:
     """*values* (one per entry of *idx*) placed at rows *idx* of an all-null array of length n."""
     if len(idx) == n:
         return values
+    if values.null_count == len(values):  # the common case: nothing to place
+        return pa.nulls(n, pa.large_string())
     mask = np.zeros(n, bool)
     mask[idx] = True
     return pc.replace_with_mask(pa.nulls(n, pa.large_string()), pa.array(mask), values)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -14,11 +15,11 @@ from toolcall_cli.sources._textlog import (
     as_string,
     const_str,
     frame,
-    json_objects,
     null_if_dash,
     origins,
     to_str_series,
 )
+from toolcall_cli.sources.middleware_attrs import AttrFields, attrs_text
 from toolcall_cli.sources.middleware_fields import Fields
 from toolcall_cli.sources.middleware_phrases import classify
 
@@ -43,6 +44,15 @@ def _int_col(arr: pa.Array | None, n: int) -> pd.arrays.IntegerArray:
 
 def build_rows(fields: Fields, *, line_no: pa.Array, path: Path, tz: str) -> pd.DataFrame:
     """Event rows for resolved *fields* (one per entry of *line_no*)."""
+    columns, attr_fields = row_columns(fields, line_no=line_no, path=path, tz=tz)
+    columns["attrs"] = to_str_series(attrs_text(attr_fields, fields.n))
+    return frame(columns, fields.n)
+
+
+def row_columns(
+    fields: Fields, *, line_no: pa.Array, path: Path, tz: str
+) -> tuple[dict[str, Any], AttrFields]:
+    """Every event column but `attrs`, plus the members `attrs` is built from."""
     n = fields.n
     msg = fields.get("msg")
     event = fields.get("event")
@@ -57,7 +67,7 @@ def build_rows(fields: Fields, *, line_no: pa.Array, path: Path, tz: str) -> pd.
     keep = pc.is_in(kind, value_set=pa.array(_CALL_ID_KINDS, pa.large_string()))
     call_id = pc.if_else(keep, call_id, pa.scalar(None, pa.large_string()))
     tool_call_id = pc.coalesce(null_if_dash(as_string(fields.get("tool_call_id"))), cl.expected)
-    attr_fields: list[tuple[str, pa.Array, str]] = [
+    attr_fields: AttrFields = [
         ("event", event, "str"),
         ("level", fields.get("level"), "str"),
         ("reason", reason, "str"),
@@ -92,8 +102,7 @@ def build_rows(fields: Fields, *, line_no: pa.Array, path: Path, tz: str) -> pd.
         "size": _int_col(fields.columns.get("size"), n),
         "instance": _text(fields.get("instance")),
         "detail": to_str_series(pc.coalesce(as_string(msg), as_string(reason), as_string(event))),
-        "attrs": to_str_series(json_objects(attr_fields, n)),
     }
     if columns["ts"] is None:
         del columns["ts"]
-    return frame(columns, n)
+    return columns, attr_fields

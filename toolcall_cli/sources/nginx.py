@@ -2,8 +2,10 @@
 
 Formats: `combined`/`common` with optional trailing fields (no configuration needed), any
 `log_format` given as `--nginx-format` (compiled to one regex), and `escape=json` logs. The
-hot path is column-wise: lines sit in one pyarrow array and a single RE2 regex extracts every
-field (split over threads for large files); only trailing extras are read per row.
+hot path is column-wise: lines sit in one pyarrow array; combined lines are cut by the split
+path (nginx_fast) and their trailing keys read per layout (nginx_combined), slice by slice on
+a thread pool; only lines of another shape see the capturing regex, and only odd trailing
+text is read per row.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ from toolcall_cli.sources.nginx_vars import build_events
 
 #: Lines per thread before the regex is split across threads.
 _CHUNK = 50_000
+#: Lines per slice of the combined parser (several slices share the threads).
+_PART = 131_072
 
 
 def extract(lines: pa.Array, regex: str) -> tuple[dict[str, pa.Array], pa.Array]:
@@ -44,6 +48,50 @@ def extract(lines: pa.Array, regex: str) -> tuple[dict[str, pa.Array], pa.Array]
         struct = pc.extract_regex(lines, regex)
     cols = struct.flatten()
     return {f.name: cols[i] for i, f in enumerate(struct.type)}, pc.is_valid(struct)
+
+
+Combined = tuple[dict[str, pa.Array], pa.Array, pa.Array | None, pa.Array | None]
+
+
+def _combined_part(lines: pa.Array) -> Combined:
+    """(variables, matched mask, other trailing keys, extra fields) of combined lines."""
+    variables, ok = extract_combined(lines, COMBINED_RX, extract)
+    known, others, extras = split_trailing(variables.pop("trailing"))
+    for var, arr in known.items():
+        variables.setdefault(var, arr)
+    return variables, ok, others, extras
+
+
+def combined_variables(lines: pa.Array, *, part: int = _PART) -> Combined:
+    """_combined_part() over slices of *part* lines on up to `cpu_count` threads (every step is
+    row-local, so the slices give the same rows as one pass; pyarrow kernels release the GIL)."""
+    n = len(lines)
+    if n < 2 * part:
+        return _combined_part(lines)
+    slices = [lines.slice(i, part) for i in range(0, n, part)]
+    workers = min(os.cpu_count() or 1, 4)
+    if workers < 2:  # slices still pay on one core: their columns stay in cache
+        parts = list(map(_combined_part, slices))
+    else:
+        with ThreadPoolExecutor(workers) as pool:
+            parts = list(pool.map(_combined_part, slices))
+    names = list(dict.fromkeys(name for p in parts for name in p[0]))
+    variables = {
+        name: pa.concat_arrays([_or_nulls(p[0].get(name), len(p[1])) for p in parts])
+        for name in names
+    }
+    ok = pa.concat_arrays([p[1] for p in parts])
+    others, extras = (
+        None
+        if all(p[k] is None for p in parts)
+        else pa.concat_arrays([_or_nulls(p[k], len(p[1])) for p in parts])
+        for k in (2, 3)
+    )
+    return variables, ok, others, extras
+
+
+def _or_nulls(arr: pa.Array | None, n: int) -> pa.Array:
+    return pa.nulls(n, pa.large_string()) if arr is None else arr.cast(pa.large_string())
 
 
 def _looks_json(lines: pa.Array) -> bool:
@@ -104,11 +152,7 @@ class NginxAdapter:
             variables, ok = json_variables(lines)
             reason = "not a JSON access record"
         else:
-            variables, ok = extract_combined(lines, COMBINED_RX, extract)
-            trailing = variables.pop("trailing")
-            known, others, extras = split_trailing(trailing)
-            for var, arr in known.items():
-                variables.setdefault(var, arr)
+            variables, ok, others, extras = combined_variables(lines)
             if others is not None:
                 extra.append(("", others, "merge"))
             if extras is not None:

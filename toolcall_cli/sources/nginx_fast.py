@@ -1,4 +1,4 @@
-"""The fast path for `combined` lines: split on `"` instead of a capturing regex.
+"""The split path for `combined` lines: split on `"` instead of a capturing regex.
 
 RE2 must fall back to its slow submatch engine to fill ten capture groups, which costs ~10x a
 plain match. A combined line split on `"` is `[head, request, " status size ", referer, " ",
@@ -25,45 +25,47 @@ def _pick(values: pa.Array, starts: np.ndarray, k: int) -> pa.Array:
     return values.take(pa.array(starts + k))
 
 
+def _may_hold(text: pa.Array, byte: int) -> bool:
+    """False when no value of *text* holds *byte* (one scan of its data instead of a kernel
+    call per row)."""
+    text = text.cast(pa.large_string())
+    _, offsets, data = text.buffers()
+    if data is None or not len(text):
+        return False
+    offs = np.frombuffer(offsets, np.int64)[text.offset : text.offset + len(text) + 1]
+    return bool((np.frombuffer(data, np.uint8)[offs[0] : offs[-1]] == byte).any())
+
+
 def _split_fixed(text: pa.Array, sep: str, count: int) -> list[pa.Array]:
     """The first *count* pieces of each value split on *sep* (every value must have them)."""
     parts = pc.split_pattern(text, sep, max_splits=count - 1)
     starts = parts.offsets.to_numpy()[:-1].astype("int64")
-    values = parts.values
-    return [_pick(values, starts, k) for k in range(count)]
+    return [_pick(parts.values, starts, k) for k in range(count)]
 
 
 def _fast(lines: pa.Array) -> tuple[np.ndarray, dict[str, pa.Array]]:
     """(rows the split path understood, their variables)."""
-    parts = pc.split_pattern(lines, '"')
+    # at most 7 pieces: the 7th is the trailing text as it stands (quotes and all)
+    parts = pc.split_pattern(lines, '"', max_splits=6)
     counts = pc.list_value_length(parts).to_numpy(zero_copy_only=False)
-    offsets = parts.offsets.to_numpy()[:-1].astype("int64")
-    values = parts.values
-    rows = np.flatnonzero(counts >= 7)
-    starts = offsets[rows]
-    head, request, mid, referer, gap, agent = (_pick(values, starts, k) for k in range(6))
-    good = (
-        pc.match_substring_regex(head, _HEAD).to_numpy(zero_copy_only=False)
-        & pc.match_substring_regex(mid, _MID).to_numpy(zero_copy_only=False)
-        & pc.equal(gap, " ").to_numpy(zero_copy_only=False)
-        & ~pc.match_substring(request, "\\").to_numpy(zero_copy_only=False)
-    )
-    keep = np.flatnonzero(good)
-    rows, starts = rows[keep], starts[keep]
-    sel = pa.array(keep)
-    head, request, mid, referer, agent = (a.take(sel) for a in (head, request, mid, referer, agent))
+    rows = np.flatnonzero(counts == 7)
+    starts = parts.offsets.to_numpy()[:-1].astype("int64")[rows]
+    pieces = [_pick(parts.values, starts, k) for k in range(7)]
+    head, request, mid, referer, gap, agent, trailing = pieces
+    good = pc.match_substring_regex(head, _HEAD).to_numpy(zero_copy_only=False)
+    good &= pc.match_substring_regex(mid, _MID).to_numpy(zero_copy_only=False)
+    good &= pc.equal(gap, " ").to_numpy(zero_copy_only=False)
+    if _may_hold(request, 92):  # a backslash anywhere at all?
+        good &= ~pc.match_substring(request, "\\").to_numpy(zero_copy_only=False)
+    if not good.all():
+        keep = np.flatnonzero(good)
+        rows = rows[keep]
+        sel = pa.array(keep)
+        head, request, mid, referer, agent, trailing = (
+            a.take(sel) for a in (head, request, mid, referer, agent, trailing)
+        )
     addr, ident, user, when = _split_fixed(head, " ", 4)
     status, size = _split_fixed(pc.utf8_trim(mid, " "), " ", 2)
-    # trailing text: the 7th piece, or every piece after the agent re-joined with `"`
-    trailing = _pick(values, starts, 6)
-    longer = np.flatnonzero(counts[rows] > 7)
-    if longer.size:
-        joined = pc.binary_join(
-            pc.list_slice(parts.take(pa.array(rows[longer])), 6), pa.scalar('"', pa.large_string())
-        )
-        mask = np.zeros(len(rows), bool)
-        mask[longer] = True
-        trailing = pc.replace_with_mask(trailing, pa.array(mask), joined.cast(trailing.type))
     variables = {
         "remote_addr": addr,
         "ident": ident,
@@ -91,11 +93,21 @@ def extract_combined(
         return fast_vars, pa.array(np.ones(n, bool))
     slow_rows = np.setdiff1d(np.arange(n), fast_rows, assume_unique=True)
     slow_vars, slow_ok = extract(lines.take(pa.array(slow_rows)), regex)
-    order = np.argsort(np.concatenate([fast_rows, slow_rows]), kind="stable")
-    perm = pa.array(order)
+    return _merge(fast_rows, fast_vars, slow_rows, slow_vars, slow_ok)
+
+
+def _merge(
+    a_rows: np.ndarray,
+    a_vars: dict[str, pa.Array],
+    b_rows: np.ndarray,
+    b_vars: dict[str, pa.Array],
+    b_ok: pa.Array,
+) -> tuple[dict[str, pa.Array], pa.Array]:
+    """Rows *a_rows* (all matched) and *b_rows* (matched per *b_ok*) back in line order."""
+    perm = pa.array(np.argsort(np.concatenate([a_rows, b_rows]), kind="stable"))
     out: dict[str, pa.Array] = {}
-    for name, slow in slow_vars.items():
-        fast = fast_vars[name].cast(pa.large_string())
-        out[name] = pa.concat_arrays([fast, slow.cast(pa.large_string())]).take(perm)
-    ok = pa.concat_arrays([pa.array(np.ones(len(fast_rows), bool)), slow_ok]).take(perm)
+    for name, b in b_vars.items():
+        a = a_vars[name].cast(pa.large_string())
+        out[name] = pa.concat_arrays([a, b.cast(pa.large_string())]).take(perm)
+    ok = pa.concat_arrays([pa.array(np.ones(len(a_rows), bool)), b_ok]).take(perm)
     return out, ok
