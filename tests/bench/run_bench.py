@@ -32,7 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -182,15 +182,28 @@ def ref_orjson(path: Path) -> None:
 
 
 def ingest(parts: list[tuple[Path, str]], store: Path | None) -> int:
-    """Parse *parts* (and write them to *store*), as `toolcall ingest` does; the event count."""
+    """Parse *parts* (and write them to *store*), as `toolcall ingest` does — one file at a
+    time, each written before the next is parsed; the event count."""
     from toolcall_cli.core.store import write_files
     from toolcall_cli.sources import parse_file
 
-    done = [(p, s, parse_file(p, source=s)) for p, s in parts]
-    if store is not None:
+    n = 0
+
+    def parsed() -> Iterator[tuple[Path, str, Any]]:
+        nonlocal n
+        for p, s in parts:
+            df = parse_file(p, source=s)
+            n += len(df)
+            yield p, s, df
+            del df  # not alive while the next file is parsed
+
+    if store is None:
+        for _ in parsed():
+            pass
+    else:
         shutil.rmtree(store, ignore_errors=True)
-        write_files(store, done)
-    return sum(len(df) for _, _, df in done)
+        write_files(store, parsed())
+    return n
 
 
 def diagnose_store(store: Path, *, timeout: float) -> None:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import replace
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Annotated
 
@@ -15,8 +16,9 @@ from toolcall_cli.cli import _settings
 from toolcall_cli.cli._console import progress_bar, say
 from toolcall_cli.core.redact import Redactor
 from toolcall_cli.core.store import load_events
+from toolcall_cli.core.summary import Digest, FileSummary
 from toolcall_cli.errors import UsageError
-from toolcall_cli.sources import IngestResult, ingest_paths
+from toolcall_cli.sources import FileResult, IngestResult, ingest_paths, iter_ingest
 from toolcall_cli.sources.base import ParseOptions
 
 NoRedactOpt = Annotated[
@@ -62,6 +64,38 @@ def ingest(paths: list[Path], *, source: str | None, opts: ParseOptions) -> Inge
     """Parse PATHs with a progress bar on a terminal."""
     with progress_bar("ingesting", enabled=not _settings.current().quiet) as prog:
         return ingest_paths(paths, source=source, opts=replace(opts, progress=prog))
+
+
+@dataclass
+class IngestStream:
+    """PATHs parsed one file at a time (a progress bar on a terminal), each summarised as it
+    passes, so that `toolcall ingest` writes a file's events before it reads the next."""
+
+    paths: list[Path]
+    source: str | None
+    opts: ParseOptions
+    keep: bool = False  # keep every file's events (for views that print them)
+    digest: Digest = field(default_factory=Digest)
+    files: list[FileSummary] = field(default_factory=list)
+    skipped: list[tuple[Path, str]] = field(default_factory=list)
+    kept: list[pd.DataFrame] = field(default_factory=list)
+
+    def parts(self) -> Iterator[tuple[Path, str, pd.DataFrame]]:
+        """(path, source, events) per file, for `core.store.write_files`."""
+        with progress_bar("ingesting", enabled=not _settings.current().quiet) as prog:
+            opts = replace(self.opts, progress=prog)
+            for item in iter_ingest(self.paths, source=self.source, opts=opts):
+                if not isinstance(item, FileResult):
+                    self.skipped.append(item)
+                    continue
+                self.digest.add(item.frame)
+                self.files.append(
+                    FileSummary(str(item.path), item.source, item.events, item.unparsed)
+                )
+                if self.keep:
+                    self.kept.append(item.frame)
+                yield item.path, item.source, item.frame
+                del item  # not alive while the next file is parsed
 
 
 def events_for(

@@ -156,36 +156,56 @@ def _sweep(store: Path) -> None:
         leftover.unlink(missing_ok=True)
 
 
+def _stage(store: Path, path: Path, source: str, df: pd.DataFrame, schema: pa.Schema) -> StoredFile:
+    """Write one part's data file and id index as staged (uncommitted) files."""
+    key = file_key(path)
+    token = store_index.new_token()
+    table = store_index.with_token(_sorted_table(df, schema), token)
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, compression="zstd", row_group_size=ROW_GROUP)
+    data = sink.getvalue()
+    md = pq.ParquetFile(pa.BufferReader(data)).metadata
+    index = store_index.build(
+        table,
+        [md.row_group(g).num_rows for g in range(md.num_row_groups)],
+        token=token,
+        data_size=data.size,
+    )
+    _atomic_write(store / "events" / f"{key}.parquet{_STAGED}", data.to_pybytes())
+    _atomic_write(store / "events" / f"{key}{store_index.SUFFIX}{_STAGED}", index)
+    n_bad = int((df["kind"] == "unparsed").sum())
+    return StoredFile(
+        key=key, path=str(path), source=source, events=len(df) - n_bad, unparsed=n_bad
+    )
+
+
 def write_files(store: Path, parts: Iterable[tuple[Path, str, pd.DataFrame]]) -> list[StoredFile]:
-    """Write each (input path, source, events) part, replacing earlier events of that input."""
+    """Write each (input path, source, events) part, replacing earlier events of that input.
+
+    *parts* is read one at a time (a generator may parse each file as it is asked for), and
+    all of them are committed together at the end: a failure on any part commits none.
+    """
     manifest = read_manifest(store)
     _sweep(store)
     written: list[StoredFile] = []
     schema = pa.Schema.from_pandas(empty_frame(), preserve_index=False)
-    for path, source, df in parts:
-        key = file_key(path)
-        token = store_index.new_token()
-        table = store_index.with_token(_sorted_table(df, schema), token)
-        sink = pa.BufferOutputStream()
-        pq.write_table(table, sink, compression="zstd", row_group_size=ROW_GROUP)
-        data = sink.getvalue()
-        md = pq.ParquetFile(pa.BufferReader(data)).metadata
-        index = store_index.build(
-            table,
-            [md.row_group(g).num_rows for g in range(md.num_row_groups)],
-            token=token,
-            data_size=data.size,
-        )
-        _atomic_write(store / "events" / f"{key}.parquet{_STAGED}", data.to_pybytes())
-        _atomic_write(store / "events" / f"{key}{store_index.SUFFIX}{_STAGED}", index)
-        n_bad = int((df["kind"] == "unparsed").sum())
-        entry = {"path": str(path), "source": source, "events": len(df) - n_bad, "unparsed": n_bad}
-        manifest["files"][key] = entry
-        written.append(
-            StoredFile(
-                key=key, path=str(path), source=source, events=len(df) - n_bad, unparsed=n_bad
-            )
-        )
+    try:
+        for path, source, df in parts:
+            stored = _stage(store, path, source, df, schema)
+            manifest["files"][stored.key] = {
+                "path": stored.path,
+                "source": source,
+                "events": stored.events,
+                "unparsed": stored.unparsed,
+            }
+            written.append(stored)
+            del df  # this part's events go before the next part is parsed
+            pa.default_memory_pool().release_unused()  # and Arrow hands their pages back
+    except BaseException:
+        # a part that fails to parse (parts may be produced lazily, one file at a time) or to
+        # write: nothing was committed, so the staged files of the parts before it go
+        _sweep(store)
+        raise
     manifest["schema_version"] = EVENTS_SCHEMA_VERSION
     manifest["layout"] = LAYOUT
     manifest["pending"] = [w.key for w in written]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
@@ -23,6 +23,60 @@ class FileSummary:
     unparsed: int
 
 
+@dataclass(slots=True)
+class Digest:
+    """What the summary needs of the events, gathered file by file so that `toolcall ingest`
+    can write each file and let its events go (a day of logs need not sit in memory at once).
+    """
+
+    by_source: dict[str, dict[str, int]] = field(default_factory=dict)
+    samples: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # per input path
+    unparsed: int = 0
+    events: int = 0
+    start: pd.Timestamp | None = None
+    end: pd.Timestamp | None = None
+    traces: set[str] = field(default_factory=set)
+    sessions: set[str] = field(default_factory=set)
+    tool_calls: set[str] = field(default_factory=set)
+
+    @classmethod
+    def of(cls, *frames: pd.DataFrame) -> Digest:
+        """The digest of whole event tables."""
+        d = cls()
+        for ev in frames:
+            d.add(ev)
+        return d
+
+    def add(self, ev: pd.DataFrame) -> None:
+        """Count one more file's (or table's) events in."""
+        bad_mask = ev["kind"] == UNPARSED
+        good, bad = ev[~bad_mask], ev[bad_mask]
+        counts = good.groupby(["source", "kind"], observed=True).size()
+        for key, n in counts.items():
+            pair: tuple[Any, Any] = key  # type: ignore[assignment]
+            per = self.by_source.setdefault(str(pair[0]), {})
+            per[str(pair[1])] = per.get(str(pair[1]), 0) + int(n)
+        for path, grp in bad.groupby(bad["origin"].str.rsplit(":", n=1).str[0], sort=True):
+            kept = self.samples.setdefault(str(path), [])
+            for _, row in grp.head(SAMPLES_PER_FILE - len(kept)).iterrows():
+                reason = (
+                    (try_loads(row["attrs"]) or {}).get("reason")
+                    if isinstance(row["attrs"], str)
+                    else None
+                )
+                kept.append({"origin": row["origin"], "text": row["detail"], "reason": reason})
+        self.unparsed += len(bad)
+        self.events += len(good)
+        ts = good["ts"].dropna()
+        if len(ts):
+            lo, hi = ts.min(), ts.max()
+            self.start = lo if self.start is None else min(self.start, lo)
+            self.end = hi if self.end is None else max(self.end, hi)
+        self.traces.update(_trace_keys(good))
+        self.sessions.update(good["session_id"].dropna().astype(str).unique().tolist())
+        self.tool_calls.update(good["tool_call_id"].dropna().astype(str).unique().tolist())
+
+
 @dataclass(frozen=True, slots=True)
 class IngestReport:
     """What `toolcall ingest` shows: a summary, and the events for `--format jsonl`."""
@@ -31,48 +85,37 @@ class IngestReport:
     events: pd.DataFrame
     store: str | None
     skipped: tuple[tuple[str, str], ...] = ()  # (path, reason) of files not ingested
+    #: Gathered while ingesting; when None it is taken from `events` (which may then be
+    #: empty, as `toolcall ingest` leaves it unless `--format jsonl` prints the events).
+    digest: Digest | None = None
 
     def summary(self) -> dict[str, Any]:
         """The JSON summary of DESIGN §6."""
-        ev = self.events
-        good = ev[ev["kind"] != UNPARSED]
-        bad = ev[ev["kind"] == UNPARSED]
-        by_source: dict[str, dict[str, int]] = {}
-        counts = good.groupby(["source", "kind"], observed=True).size()
-        for key, n in counts.items():
-            pair: tuple[Any, Any] = key  # type: ignore[assignment]
-            by_source.setdefault(str(pair[0]), {})[str(pair[1])] = int(n)
-        samples: list[dict[str, Any]] = []
-        for _path, grp in bad.groupby(bad["origin"].str.rsplit(":", n=1).str[0], sort=True):
-            for _, row in grp.head(SAMPLES_PER_FILE).iterrows():
-                reason = (
-                    (try_loads(row["attrs"]) or {}).get("reason")
-                    if isinstance(row["attrs"], str)
-                    else None
-                )
-                samples.append({"origin": row["origin"], "text": row["detail"], "reason": reason})
-        ts = good["ts"].dropna()
+        d = self.digest if self.digest is not None else Digest.of(self.events)
+        samples = [s for path in sorted(d.samples) for s in d.samples[path]]
         return {
             "files": [
                 {"path": f.path, "source": f.source, "events": f.events, "unparsed": f.unparsed}
                 for f in self.files
             ],
-            "events": len(good),
-            "by_source": by_source,
-            "unparsed": {"count": len(bad), "samples": samples},
-            "time_span": {
-                "start": ts.min().isoformat() if len(ts) else None,
-                "end": ts.max().isoformat() if len(ts) else None,
+            "events": d.events,
+            "by_source": {
+                src: dict(sorted(kinds.items())) for src, kinds in sorted(d.by_source.items())
             },
-            "traces": int(_count_traces(good)),
-            "sessions": int(good["session_id"].dropna().nunique()),
-            "tool_calls": int(good["tool_call_id"].dropna().nunique()),
+            "unparsed": {"count": d.unparsed, "samples": samples},
+            "time_span": {
+                "start": d.start.isoformat() if d.start is not None else None,
+                "end": d.end.isoformat() if d.end is not None else None,
+            },
+            "traces": len(d.traces),
+            "sessions": len(d.sessions),
+            "tool_calls": len(d.tool_calls),
             "store": self.store,
             "skipped": [{"path": p, "reason": r} for p, r in self.skipped],
         }
 
 
-def _count_traces(ev: pd.DataFrame) -> int:
-    """Traces = connected groups of trace_id / tool_call_id (cheap stand-in before alignment)."""
+def _trace_keys(ev: pd.DataFrame) -> list[str]:
+    """Traces = distinct trace_id / tool_call_id keys (cheap stand-in before alignment)."""
     keys = ev["trace_id"].fillna(ev["tool_call_id"]).dropna()
-    return int(keys.nunique())
+    return keys.astype(str).unique().tolist()

@@ -118,6 +118,41 @@ def parse_file(
         raise InputError(f"cannot read {path}: {e.strerror or e}") from None
 
 
+def iter_ingest(
+    paths: Iterable[Path],
+    *,
+    source: str | None = None,
+    opts: ParseOptions | None = None,
+    skip_unknown_in_dirs: bool = True,
+) -> Iterator[FileResult | tuple[Path, str]]:
+    """Parse every file under *paths*, one at a time: a `FileResult` per file, or
+    ``(path, reason)`` for a file inside a directory that was skipped. Consumers that write
+    each file before parsing the next hold one file's events at a time (`toolcall ingest`)."""
+    paths = list(paths)
+    explicit = {p for p in paths if not p.is_dir()}
+    for path in walk(paths):
+        inside_dir = path not in explicit
+        problem = regular_file_problem(path) if inside_dir else None
+        if problem:  # FIFOs, sockets, dangling symlinks inside a directory: never opened
+            yield (path, problem)
+            continue
+        try:
+            name = source or detect(path)
+            df = parse_file(path, source=name, opts=opts)
+        except UnknownSourceError as e:
+            if skip_unknown_in_dirs and inside_dir:
+                yield (path, "format not recognised")
+                continue
+            raise e
+        except InputError as e:
+            # One unreadable file in a directory must not hide the others (check-jsonschema).
+            if inside_dir and type(e) is InputError:
+                yield (path, e.message)
+                continue
+            raise
+        yield FileResult(path=path, source=name, frame=df)
+
+
 def ingest_paths(
     paths: Iterable[Path],
     *,
@@ -126,31 +161,15 @@ def ingest_paths(
     skip_unknown_in_dirs: bool = True,
 ) -> IngestResult:
     """Parse every file under *paths*; inside directories, unrecognised files are skipped."""
-    frames: list[pd.DataFrame] = []
     files: list[FileResult] = []
     skipped: list[tuple[Path, str]] = []
-    paths = list(paths)
-    explicit = {p for p in paths if not p.is_dir()}
-    for path in walk(paths):
-        inside_dir = path not in explicit
-        problem = regular_file_problem(path) if inside_dir else None
-        if problem:  # FIFOs, sockets, dangling symlinks inside a directory: never opened
-            skipped.append((path, problem))
-            continue
-        try:
-            name = source or detect(path)
-            df = parse_file(path, source=name, opts=opts)
-        except UnknownSourceError as e:
-            if skip_unknown_in_dirs and inside_dir:
-                skipped.append((path, "format not recognised"))
-                continue
-            raise e
-        except InputError as e:
-            # One unreadable file in a directory must not hide the others (check-jsonschema).
-            if inside_dir and type(e) is InputError:
-                skipped.append((path, e.message))
-                continue
-            raise
-        files.append(FileResult(path=path, source=name, frame=df))
-        frames.append(df)
-    return IngestResult(events=concat_frames(frames), files=tuple(files), skipped=tuple(skipped))
+    for item in iter_ingest(
+        paths, source=source, opts=opts, skip_unknown_in_dirs=skip_unknown_in_dirs
+    ):
+        if isinstance(item, FileResult):
+            files.append(item)
+        else:
+            skipped.append(item)
+    return IngestResult(
+        events=concat_frames([f.frame for f in files]), files=tuple(files), skipped=tuple(skipped)
+    )

@@ -9,7 +9,7 @@ import typer
 
 from toolcall_cli.cli import _settings
 from toolcall_cli.cli._console import say
-from toolcall_cli.cli._inputs import NoRedactOpt, ingest, parse_options
+from toolcall_cli.cli._inputs import IngestStream, NoRedactOpt, parse_options
 from toolcall_cli.cli._options import (
     Format,
     FormatOpt,
@@ -21,8 +21,9 @@ from toolcall_cli.cli._options import (
     check_format,
     emit,
 )
+from toolcall_cli.core.events import concat_frames
 from toolcall_cli.core.store import DEFAULT_STORE, write_files
-from toolcall_cli.core.summary import FileSummary, IngestReport
+from toolcall_cli.core.summary import IngestReport
 
 
 def run(
@@ -41,19 +42,28 @@ def run(
     """Detect each input's format, parse it into events and write them to the store."""
     check_format(fmt, ("table", "json", "jsonl", "markdown"), "ingest")
     opts = parse_options(tz=tz, nginx_format=nginx_format, no_redact=no_redact)
-    result = ingest(paths, source=source.value if source else None, opts=opts)
-    if not no_store:
-        write_files(store, [(f.path, f.source, f.frame) for f in result.files])
+    stream = IngestStream(
+        list(paths),
+        source=source.value if source else None,
+        opts=opts,
+        keep=fmt == Format.jsonl,  # the only view that prints the events themselves
+    )
+    # each file is parsed, summarised and written before the next one is read
+    if no_store:
+        for _ in stream.parts():
+            pass
+    else:
+        write_files(store, stream.parts())
     report = IngestReport(
-        files=tuple(FileSummary(str(f.path), f.source, f.events, f.unparsed) for f in result.files),
-        events=result.events,
+        files=tuple(stream.files),
+        events=concat_frames(stream.kept),
         store=None if no_store else str(store),
-        skipped=tuple((str(p), why) for p, why in result.skipped),
+        skipped=tuple((str(p), why) for p, why in stream.skipped),
+        digest=stream.digest,
     )
     emit(report, fmt, output)
     if not _settings.current().quiet:
-        bad = sum(f.unparsed for f in result.files)
         say(
-            f"toolcall: {len(result.events) - bad} events from {len(result.files)} files, "
-            f"{bad} unparsed records"
+            f"toolcall: {stream.digest.events} events from {len(stream.files)} files, "
+            f"{stream.digest.unparsed} unparsed records"
         )
