@@ -67,3 +67,34 @@ def test_cli_ingest_summary_unchanged_by_streaming(tmp_path: Path) -> None:
         assert summary[key] == want[key], key
     assert summary["tool_calls"] == want["tool_calls"]
     assert len(load_events(tmp_path / "s")) == sum(len(f) for f in frames)
+
+
+def test_a_second_writer_is_refused_while_the_first_stages(tmp_path: Path) -> None:
+    """Parts are parsed while earlier ones sit staged: a second ingest must not sweep them."""
+    store = tmp_path / "store"
+    seen: list[str] = []
+
+    def parts() -> Iterator[tuple[Path, str, pd.DataFrame]]:
+        yield FILES[1][0], "nginx", parse_file(FILES[1][0], source="nginx")
+        with pytest.raises(InputError) as refused:  # the second writer, mid-way through the first
+            write_files(store, [(FILES[2][0], "middleware", parse_file(FILES[2][0]))])
+        seen.append(refused.value.message)
+        yield FILES[3][0], "nginx", parse_file(FILES[3][0], source="nginx")
+
+    write_files(store, parts())
+    assert "being written by another toolcall ingest" in seen[0]
+    files = read_manifest(store)["files"]
+    assert sorted(e["path"] for e in files.values()) == sorted([str(FILES[1][0]), str(FILES[3][0])])
+    assert len(load_events(store)) > 0  # every committed file is readable
+
+
+def test_roll_forward_refuses_a_commit_whose_events_are_gone(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    write_files(store, [(FILES[1][0], "nginx", parse_file(FILES[1][0], source="nginx"))])
+    manifest = read_manifest(store)
+    (key,) = manifest["files"]
+    (store / "events" / f"{key}.parquet").unlink()
+    manifest["pending"] = [key]
+    (store / "manifest.json").write_bytes(json.dumps(manifest).encode())
+    with pytest.raises(InputError, match=r"committed events of .* are missing"):
+        read_manifest(store)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Generator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Annotated
@@ -80,7 +80,7 @@ class IngestStream:
     skipped: list[tuple[Path, str]] = field(default_factory=list)
     kept: list[pd.DataFrame] = field(default_factory=list)
 
-    def parts(self) -> Iterator[tuple[Path, str, pd.DataFrame]]:
+    def parts(self) -> Generator[tuple[Path, str, pd.DataFrame], None, None]:
         """(path, source, events) per file, for `core.store.write_files`."""
         with progress_bar("ingesting", enabled=not _settings.current().quiet) as prog:
             opts = replace(self.opts, progress=prog)

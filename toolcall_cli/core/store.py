@@ -28,10 +28,12 @@ sees one input's new events beside another's old ones.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -49,6 +51,7 @@ from toolcall_cli.errors import InputError
 
 DEFAULT_STORE = Path(".toolcall")
 MANIFEST = "manifest.json"
+_LOCK = ".lock"  # held (flock) by the one ingest writing the store
 _STAGED = ".new"  # suffix of events staged by an ingest that has not committed yet
 _ENTRY_KEYS = {"path": str, "source": str, "events": int, "unparsed": int}
 LAYOUT = 3  # sorted, row-grouped event files with a `_row` column and an id index (see above)
@@ -133,6 +136,12 @@ def _roll_forward(store: Path, manifest: dict[str, Any]) -> dict[str, Any]:
                 staged = store / "events" / f"{name}{_STAGED}"
                 if staged.exists():
                     os.replace(staged, store / "events" / name)
+                elif name.endswith(".parquet") and not (store / "events" / name).exists():
+                    # never commit a manifest that names events nobody can read
+                    raise InputError(
+                        f"store {store}: the committed events of {key} are missing",
+                        hint="delete the store and re-ingest",
+                    )
         done = {k: v for k, v in manifest.items() if k != "pending"}
         _atomic_write(store / MANIFEST, _manifest_bytes(done))
     except OSError as e:
@@ -185,13 +194,43 @@ def write_files(store: Path, parts: Iterable[tuple[Path, str, pd.DataFrame]]) ->
     *parts* is read one at a time (a generator may parse each file as it is asked for), and
     all of them are committed together at the end: a failure on any part commits none.
     """
+    with _writer_lock(store):
+        return _write_locked(store, parts)
+
+
+@contextmanager
+def _writer_lock(store: Path) -> Iterator[None]:
+    """One ingest writes a store at a time: parts are parsed while their predecessors sit
+    staged, and a second writer would sweep them (and overwrite the manifest) meanwhile."""
+    try:
+        store.mkdir(parents=True, exist_ok=True)
+        fd = os.open(store / _LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as e:
+        raise InputError(f"cannot write the store {store}: {e.strerror or e}") from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise InputError(
+                f"the store {store} is being written by another toolcall ingest",
+                hint="wait for it to finish, or ingest into another --store",
+            ) from None
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+def _write_locked(store: Path, parts: Iterable[tuple[Path, str, pd.DataFrame]]) -> list[StoredFile]:
     manifest = read_manifest(store)
     _sweep(store)
     written: list[StoredFile] = []
     schema = pa.Schema.from_pandas(empty_frame(), preserve_index=False)
     try:
         for path, source, df in parts:
-            stored = _stage(store, path, source, df, schema)
+            try:
+                stored = _stage(store, path, source, df, schema)
+            except OSError as e:  # disk full, read-only file system: an input problem
+                raise InputError(f"cannot write the store {store}: {e.strerror or e}") from None
             manifest["files"][stored.key] = {
                 "path": stored.path,
                 "source": source,
@@ -204,12 +243,16 @@ def write_files(store: Path, parts: Iterable[tuple[Path, str, pd.DataFrame]]) ->
     except BaseException:
         # a part that fails to parse (parts may be produced lazily, one file at a time) or to
         # write: nothing was committed, so the staged files of the parts before it go
-        _sweep(store)
+        with suppress(OSError):
+            _sweep(store)
         raise
     manifest["schema_version"] = EVENTS_SCHEMA_VERSION
     manifest["layout"] = LAYOUT
     manifest["pending"] = [w.key for w in written]
-    _atomic_write(store / MANIFEST, _manifest_bytes(manifest))  # the commit point
+    try:
+        _atomic_write(store / MANIFEST, _manifest_bytes(manifest))  # the commit point
+    except OSError as e:
+        raise InputError(f"cannot write the store {store}: {e.strerror or e}") from None
     _roll_forward(store, manifest)
     return written
 

@@ -203,6 +203,9 @@ class _Columns:
     _WHOLE = frozenset({"origin", "session_id", "trace", "tool", "tool_call_id"})
 
     def __init__(self, ev: pd.DataFrame) -> None:
+        # labels are positions: align() hands out the table with a fresh 0..n-1 index
+        if not (isinstance(ev.index, pd.RangeIndex) and ev.index.start == 0 and ev.index.step == 1):
+            raise ValueError("diagnose needs the aligned event table (a 0..n-1 index)")
         self._ev = ev
         self._lists: dict[str, list[Any]] = {}
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import closing
 from pathlib import Path
 from typing import Annotated
 
@@ -49,11 +50,12 @@ def run(
         keep=fmt == Format.jsonl,  # the only view that prints the events themselves
     )
     # each file is parsed, summarised and written before the next one is read
-    if no_store:
-        for _ in stream.parts():
-            pass
-    else:
-        write_files(store, stream.parts())
+    with closing(stream.parts()) as parts:  # the progress bar ends with the parts, on error too
+        if no_store:
+            for _ in parts:
+                pass
+        else:
+            write_files(store, parts)
     report = IngestReport(
         files=tuple(stream.files),
         events=concat_frames(stream.kept),
