@@ -47,3 +47,18 @@ def test_naive_values_are_not_taken_as_utc() -> None:
 def test_a_long_column_without_any_time() -> None:
     got = parse_times(pa.nulls(5000, pa.large_string()), "UTC")
     assert len(got) == 5000 and got.isna().all() and str(got.dtype) == "datetime64[ns, UTC]"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "10/Oct/0999:13:55:36 +0000",
+        "0999-10-10T13:55:36Z",
+        "2999-10-10T13:55:36Z",
+        "0500-01-01 10:00",
+    ],
+)
+def test_a_year_nanoseconds_cannot_hold_is_no_time_not_a_wrapped_one(text: str) -> None:
+    got = parse_times(pa.array([text, "2024-01-01T10:00:00Z"]), "UTC").tolist()
+    assert got[0] is pd.NaT
+    assert got[1] == pd.Timestamp("2024-01-01T10:00:00Z")

@@ -42,7 +42,18 @@ def _ns(ser: pd.Series) -> np.ndarray:
     """A tz-aware (or naive UTC) datetime Series as datetime64[ns] values in UTC."""
     if getattr(ser.dt, "tz", None) is not None:
         ser = ser.dt.tz_convert("UTC").dt.tz_localize(None)
-    return ser.to_numpy(dtype="datetime64[ns]")
+    values = ser.to_numpy()  # pandas may parse into s/ms/µs: years nanoseconds cannot hold
+    if values.dtype != np.dtype("datetime64[ns]"):
+        # out of the nanosecond range (1677-09-22 .. 2262-04-10): no time, not a wrapped one
+        # compared in the coarser unit: numpy would widen `values` to ns, and overflow there
+        ok = (values >= _NS_MIN.astype(values.dtype)) & (values <= _NS_MAX.astype(values.dtype))
+        values = np.where(ok, values, np.datetime64("NaT")).astype("datetime64[ns]")
+    return values
+
+
+#: Whole days inside the nanosecond range (its exact ends do not convert between units).
+_NS_MIN = np.datetime64("1677-09-22", "s")
+_NS_MAX = np.datetime64("2262-04-10", "s")
 
 
 def _from_ns(ns: np.ndarray) -> pd.Series:
