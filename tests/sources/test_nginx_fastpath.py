@@ -13,6 +13,7 @@ import pyarrow.compute as pc
 import pytest
 
 from tests.conftest import CORPUS
+from toolcall_cli.sources._attrs_text import _row_codes, attrs_text
 from toolcall_cli.sources._logtime import parse_times
 from toolcall_cli.sources._textlog import json_objects, nonblank, read_lines, split_lines
 from toolcall_cli.sources.base import ParseOptions
@@ -23,7 +24,6 @@ from toolcall_cli.sources.nginx import (
     combined_variables,
     extract,
 )
-from toolcall_cli.sources.nginx_attrs import _by_combination, attrs_objects
 from toolcall_cli.sources.nginx_combined import COMBINED_RX, by_layout, split_trailing_tokens
 from toolcall_cli.sources.nginx_time import clf_times
 from toolcall_cli.sources.nginx_vars import (
@@ -281,7 +281,7 @@ def test_request_and_number_shortcuts_equal_the_row_paths() -> None:
 
 def test_attrs_per_combination_equal_the_direct_objects() -> None:
     rnd = random.Random(3)
-    n = 6000
+    n = 10_000  # above the size where deduplicating starts to pay
 
     def column(choices: tuple[str | None, ...]) -> pa.Array:
         return pa.array([rnd.choice(choices) for _ in range(n)], pa.large_string())
@@ -296,13 +296,13 @@ def test_attrs_per_combination_equal_the_direct_objects() -> None:
         ("user_agent", agent, "str"),
         ("referer", nothing, "str"),
     ]
-    assert _by_combination(fields, n) is not None  # the shortcut was taken
-    assert attrs_objects(fields, n).equals(json_objects(fields, n))
+    assert _row_codes(fields, n) is not None  # the shortcut was taken
+    assert attrs_text(fields, n).equals(json_objects(fields, n))
     sparse_only = [("user_agent", agent, "str"), ("x", column((None, None, "1")), "str")]
-    assert attrs_objects(sparse_only, n).equals(json_objects(sparse_only, n))
+    assert attrs_text(sparse_only, n).equals(json_objects(sparse_only, n))
     unique = pa.array([f"id-{i}" for i in range(n)], pa.large_string())
     many = [*fields, ("request_id", unique, "str")]
-    assert _by_combination(many, n) is None  # too many distinct values: the direct path
-    assert attrs_objects(many, n).equals(json_objects(many, n))
+    assert _row_codes(many, n) is None  # too many distinct values: the direct path
+    assert attrs_text(many, n).equals(json_objects(many, n))
     with_json = [*fields, ("extra", column(('["a"]', None)), "json")]
-    assert attrs_objects(with_json, n).equals(json_objects(with_json, n))
+    assert attrs_text(with_json, n).equals(json_objects(with_json, n))

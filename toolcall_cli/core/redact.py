@@ -25,6 +25,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from toolcall_cli.core.arrow import few_distinct
 from toolcall_cli.core.config import Redact
 from toolcall_cli.core.events import STR
 
@@ -71,18 +72,6 @@ def _may_hold_builtin_secret(value: str) -> bool:
     return _FOLDED_PREFILTER.search(value.casefold()) is not None
 
 
-def _few_distinct(arr: pa.Array | pa.ChunkedArray) -> pa.DictionaryArray | None:
-    """*arr* dictionary-encoded when it holds few distinct values (a regex pass per row costs
-    far more than hashing it); None otherwise, judged from a sample first."""
-    n = len(arr)
-    if n < 4096 or len(pc.unique(arr.slice(0, 1024))) > 64:
-        return None
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks()
-    enc = pc.dictionary_encode(arr)
-    return enc if len(enc.dictionary) * 8 < n else None
-
-
 @dataclass(frozen=True, slots=True)
 class Redactor:
     """A compiled set of redaction rules."""
@@ -115,7 +104,7 @@ class Redactor:
         return out
 
     def _array(self, arr: pa.Array) -> pa.Array:
-        enc = _few_distinct(arr)
+        enc = few_distinct(arr)
         if enc is not None:  # event names, tools, statuses: scan each distinct value once
             red = self._array(enc.dictionary)
             return arr if red is enc.dictionary else red.take(enc.indices)

@@ -12,6 +12,7 @@ import pandas as pd
 
 from toolcall_cli.core.findings import Finding, Rule
 from toolcall_cli.core.jsonio import canonical, try_loads
+from toolcall_cli.diagnose._byid import attr_list
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.evidence import ROW_COLUMNS, evidence_from, locate, missing
 
@@ -79,7 +80,7 @@ def of_kind(
 
 def attr(rows: pd.DataFrame, key: str) -> pd.Series:
     """One attrs key as a Series aligned with *rows* (None where absent)."""
-    return pd.Series([a.get(key) for a in rows["_attrs"]], index=rows.index, dtype=object)
+    return pd.Series(attr_list(rows, key), index=rows.index, dtype=object)
 
 
 def text(value: Any) -> str | None:

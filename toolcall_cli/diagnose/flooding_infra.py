@@ -16,7 +16,8 @@ import pandas as pd
 from toolcall_cli.core.events import KINDS
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.diagnose import CLASSIFIERS
-from toolcall_cli.diagnose._common import cite_floods, flood_rows, make, of_kind, text
+from toolcall_cli.diagnose._byid import RowsByKey
+from toolcall_cli.diagnose._common import cite_floods, column, flood_rows, make, of_kind, text
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.http_requests import TOOL_PATH, ns, requests, result_between
 
@@ -250,14 +251,16 @@ def session_state_loss(ctx: DiagnoseContext) -> Iterator[Finding]:
     if not len(per):
         return
     sessions = sorted(set(per["session_id"].tolist()))
-    per_s = _by_session(per, sessions)
+    # first row per instance, first row per call: each session's rows in event order
+    per_s = RowsByKey(per["session_id"])
     calls = mw[mw["session_id"].isin(sessions) & mw["tool_call_id"].notna()]
-    calls_s = _by_session(calls.drop_duplicates(["session_id", "tool_call_id"]), sessions)
+    calls_s = RowsByKey(calls.drop_duplicates(["session_id", "tool_call_id"])["session_id"])
+    instance, call_id = column(ctx, "instance"), column(ctx, "tool_call_id")
     flooded_sessions = {str(s) for s in flood_rows(ctx)["session_id"].dropna().tolist()}
     for sid in sessions:
-        inst_rows = per_s[sid]
-        instances = [str(i) for i in inst_rows["instance"]]
-        ids = [str(c) for c in calls_s[sid]["tool_call_id"]] if sid in calls_s else []
+        firsts = per_s.labels(sid)
+        instances = [str(instance[i]) for i in firsts]
+        ids = [str(call_id[i]) for i in calls_s.labels(sid)]
         flooded = sid in flooded_sessions
         yield make(
             FL005,
@@ -265,31 +268,12 @@ def session_state_loss(ctx: DiagnoseContext) -> Iterator[Finding]:
             f"session {sid} was handled by {len(instances)} middleware instances "
             f"({', '.join(instances[:5])}); {len(ids)} calls were counted apart"
             + ("; one of them cancelled a call as flooding" if flooded else ""),
-            cite_floods(ctx, inst_rows["label"], session_ids=[sid]),
+            cite_floods(ctx, firsts, session_ids=[sid]),
             call_ids=ids[:20],
             session_id=sid,
             severity=Severity.error if flooded else Severity.warning,
             extra={"instances": instances},
         )
-
-
-def _by_session(rows: pd.DataFrame, sessions: list[str]) -> dict[str, dict[str, list[Any]]]:
-    """Rows split per session (event order kept) as plain lists: label, instance, tool_call_id."""
-    sid = rows["session_id"].to_numpy(dtype=object)
-    order = np.argsort(sid, kind="stable")
-    sid = sid[order]
-    cols = {
-        "label": rows.index.to_numpy()[order].tolist(),
-        "instance": rows["instance"].to_numpy(dtype=object)[order].tolist(),
-        "tool_call_id": rows["tool_call_id"].to_numpy(dtype=object)[order].tolist(),
-    }
-    lo = np.searchsorted(sid, sessions, "left")
-    hi = np.searchsorted(sid, sessions, "right")
-    return {
-        s: {k: v[a:b] for k, v in cols.items()}
-        for s, a, b in zip(sessions, lo.tolist(), hi.tolist(), strict=True)
-        if b > a
-    }
 
 
 _MW_KINDS = KINDS["middleware"]

@@ -17,6 +17,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from toolcall_cli.core.arrow import few_distinct
 from toolcall_cli.core.events import COLUMNS, STR, UNPARSED, build_frame
 from toolcall_cli.sources._io import read_bytes
 from toolcall_cli.sources.base import ParseOptions
@@ -148,17 +149,6 @@ def as_string(arr: pa.Array | pa.ChunkedArray) -> pa.Array:
 
 def _dump(value: Any) -> str:
     return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS, default=str).decode()
-
-
-def few_distinct(arr: pa.Array) -> pa.DictionaryArray | None:
-    """*arr* dictionary-encoded when it holds few distinct values (a row-local function can then
-    run once per distinct value and be broadcast with `take(indices)`); None otherwise."""
-    n = len(arr)
-    if n > 1000 and len(pc.unique(arr.slice(0, 1000))) < 50:
-        enc = pc.dictionary_encode(arr)
-        if len(enc.dictionary) * 20 < n:
-            return enc
-    return None
 
 
 def _json_quote(arr: pa.Array) -> pa.Array:

@@ -26,10 +26,10 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from toolcall_cli.sources._attrs_text import AttrFields, attrs_text
 from toolcall_cli.sources._jsonlines import JsonColumns, pinned_schema, read_json_buffer
 from toolcall_cli.sources._logtime import parse_times
 from toolcall_cli.sources._textlog import frame, to_str_series
-from toolcall_cli.sources.middleware_attrs import AttrFields, attrs_text
 from toolcall_cli.sources.middleware_fields import ALIASES, resolve
 from toolcall_cli.sources.middleware_rows import row_columns
 

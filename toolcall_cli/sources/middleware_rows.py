@@ -10,6 +10,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from toolcall_cli.sources._attrs_text import AttrFields, attrs_text
 from toolcall_cli.sources._logtime import parse_times
 from toolcall_cli.sources._textlog import (
     as_string,
@@ -19,7 +20,6 @@ from toolcall_cli.sources._textlog import (
     origins,
     to_str_series,
 )
-from toolcall_cli.sources.middleware_attrs import AttrFields, attrs_text
 from toolcall_cli.sources.middleware_fields import Fields
 from toolcall_cli.sources.middleware_phrases import classify
 

@@ -16,12 +16,13 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from toolcall_cli.core.arrow import few_distinct
 from toolcall_cli.core.events import UNPARSED
+from toolcall_cli.sources._attrs_text import attrs_text
 from toolcall_cli.sources._logtime import parse_times
 from toolcall_cli.sources._textlog import (
     as_string,
     const_str,
-    few_distinct,
     frame,
     lit,
     null_if_dash,
@@ -29,7 +30,6 @@ from toolcall_cli.sources._textlog import (
     to_str_series,
     unparsed_detail,
 )
-from toolcall_cli.sources.nginx_attrs import attrs_objects
 from toolcall_cli.sources.nginx_time import clf_times
 
 KIND = "http_access"
@@ -261,7 +261,7 @@ def _text_columns(
             continue
         attr_fields.append((ATTR_NAMES.get(var, var), v[var], "str"))
     attr_fields.extend(extra_attrs or [])
-    attrs = attrs_objects(attr_fields, n)
+    attrs = attrs_text(attr_fields, n)
 
     all_ok = bool(pc.all(okm).as_py()) if n else True
     nothing = pa.scalar(None, pa.large_string())

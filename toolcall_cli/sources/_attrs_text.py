@@ -1,7 +1,8 @@
-"""The `attrs` JSON text of middleware rows, built once per distinct row when rows repeat.
+"""The `attrs` JSON text of log rows, built once per distinct row when rows repeat.
 
-Middleware attrs are mostly event names, levels, reasons and rules: a million rows often hold
-a handful of distinct member combinations. When a sample says every member repeats a lot, the
+Logs repeat their attrs: middleware event names, levels, reasons and rules; access-log
+methods, paths, protocols, agents and referers. A million rows often hold a handful of
+distinct member combinations. When a sample says every member repeats a lot, the
 rows are keyed by their members' dictionary codes, json_objects() runs on one row per key and
 the texts are broadcast. A member is null on some representative row exactly when it is null
 on some row, so json_objects() lays the objects out as it would over all rows.
