@@ -7,14 +7,19 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
-import orjson
 import pandas as pd
 
 from toolcall_cli.core.findings import Finding, Rule
 from toolcall_cli.core.jsonio import canonical, try_loads
 from toolcall_cli.diagnose._byid import attr_list
 from toolcall_cli.diagnose.base import DiagnoseContext
-from toolcall_cli.diagnose.evidence import ROW_COLUMNS, evidence_from, locate, missing
+from toolcall_cli.diagnose.evidence import (
+    ROW_COLUMNS,
+    evidence_from,
+    frame_cells,
+    locate,
+    missing,
+)
 
 #: How a flooding cancellation reads in any source (middleware text, a tool result, a proxy).
 _FLOOD_PHRASE = r"tool[- ]call flooding|flooding (?:was )?detected|cancelled because .*flood"
@@ -52,15 +57,8 @@ def _parse_attrs(cells: pd.Series) -> np.ndarray:
     on most lines: one method, path and agent; one event name per middleware step)."""
     codes, uniques = pd.factorize(cells, use_na_sentinel=True)
     parsed = np.empty(len(uniques) + 1, dtype=object)
-    loads = orjson.loads
     for k, a in enumerate(uniques.tolist()):
-        got = None
-        if a.__class__ is str and a:
-            try:
-                got = loads(a)
-            except (orjson.JSONDecodeError, RecursionError):
-                got = None
-        parsed[k] = got if got.__class__ is dict else {}
+        parsed[k] = attrs_of(a)
     parsed[-1] = {}  # null cells (code -1)
     return parsed[codes]
 
@@ -167,14 +165,13 @@ def make(
 
 
 def _frame_cells(rows: pd.DataFrame, limit: int) -> dict[str, Any]:
-    head = rows.head(limit * 10)  # enough to find *limit* distinct origins in practice
-    values = {c: head[c].tolist() for c in ROW_COLUMNS if c in head.columns}
+    origins, row = frame_cells(rows, limit)
     return {
         "session_id": _column_list(rows, "session_id"),
         "trace": _column_list(rows, "trace"),
         "tool": _column_list(rows, "tool"),
-        "origins": values.get("origin", []),
-        "row": lambda k: {c: v[k] for c, v in values.items()},
+        "origins": origins,
+        "row": row,
     }
 
 

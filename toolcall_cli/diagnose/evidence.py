@@ -270,11 +270,17 @@ def evidence(rows: pd.DataFrame, limit: int = 5) -> tuple[Evidence, ...]:
     """Evidence for the first *limit* rows (in their order), one entry per distinct origin."""
     if rows is None or not len(rows):
         return ()
+    return evidence_from(*frame_cells(rows, limit), limit)
+
+
+def frame_cells(
+    rows: pd.DataFrame, limit: int
+) -> tuple[list[Any], Callable[[int], dict[str, Any]]]:
+    """The origins of the first rows of *rows* that can give *limit* distinct quotes, and the
+    `ROW_COLUMNS` cells of the k-th of them (the two arguments of `evidence_from`)."""
     head = rows.head(limit * 10)  # enough to find *limit* distinct origins in practice
     values = {c: head[c].tolist() for c in ROW_COLUMNS if c in head.columns}
-    return evidence_from(
-        values.get("origin", []), lambda k: {c: v[k] for c, v in values.items()}, limit
-    )
+    return values.get("origin", []), lambda k: {c: v[k] for c, v in values.items()}
 
 
 def evidence_from(
