@@ -7,6 +7,7 @@ Every adapter returns a DataFrame built with :func:`build_frame` and checked wit
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Final
 
 import numpy as np
@@ -43,30 +44,144 @@ COLUMNS: Final[dict[str, Any]] = {
     "attrs": STR,  # a JSON object as text ("" or null when empty)
 }
 
-SOURCES: Final = ("messages", "middleware", "nginx", "pcap")
 
-KINDS: Final[dict[str, tuple[str, ...]]] = {
-    "messages": ("user", "system", "assistant_text", "tool_call", "tool_result"),
-    "middleware": (
-        "mw_received",
-        "mw_rejected",
-        "mw_flooded",
-        "mw_request",
-        "mw_response",
-        "mw_dropped",
-        "mw_injected",
-        "mw_timeout",
-        "mw_other",
+@dataclass(frozen=True, slots=True)
+class SourceTraits:
+    """What a source is, declared once beside its name (DESIGN §3).
+
+    Alignment, diagnose, pipeline and render ask these traits and the kind groups below,
+    never a source's name, so adding a source is one package plus one entry in `SOURCE_TRAITS`.
+    """
+
+    name: str
+    kinds: tuple[str, ...]
+    clocked: bool  # events carry wall-clock times (else only order)
+    wire: bool  # observed on the network (every header and body field known)
+    exchange: bool  # request/response pairs
+    conversation: bool  # the model's own record of the conversation
+    #: Preference when several sources could serve as the reference clock (higher wins;
+    #: 0 = only by anchoring). The middleware decides, so its clock is the reference.
+    clock_reference: int = 0
+    #: Order in which sources are trusted for a call's fields (lower first).
+    call_authority: int = 9
+    colour: str = "#57606a"  # lane colour in the HTML report
+
+
+SOURCE_TRAITS: Final[tuple[SourceTraits, ...]] = (
+    SourceTraits(
+        "messages",
+        ("user", "system", "assistant_text", "tool_call", "tool_result"),
+        clocked=False,
+        wire=False,
+        exchange=False,
+        conversation=True,
+        call_authority=0,
+        colour="#6d4fc2",
     ),
-    "nginx": ("http_access",),
-    "pcap": ("http_request", "http_response"),
-}
+    SourceTraits(
+        "middleware",
+        (
+            "mw_received",
+            "mw_rejected",
+            "mw_flooded",
+            "mw_request",
+            "mw_response",
+            "mw_dropped",
+            "mw_injected",
+            "mw_timeout",
+            "mw_other",
+        ),
+        clocked=True,
+        wire=False,
+        exchange=True,
+        conversation=False,
+        clock_reference=2,
+        call_authority=2,
+        colour="#1f6feb",
+    ),
+    SourceTraits(
+        "nginx",
+        ("http_access",),
+        clocked=True,
+        wire=False,
+        exchange=False,
+        conversation=False,
+        call_authority=3,
+        colour="#1a7f37",
+    ),
+    SourceTraits(
+        "pcap",
+        ("http_request", "http_response"),
+        clocked=True,
+        wire=True,
+        exchange=True,
+        conversation=False,
+        clock_reference=1,
+        call_authority=1,
+        colour="#b35900",
+    ),
+)
+
+TRAITS: Final[dict[str, SourceTraits]] = {t.name: t for t in SOURCE_TRAITS}
+SOURCES: Final = tuple(TRAITS)
+KINDS: Final[dict[str, tuple[str, ...]]] = {t.name: t.kinds for t in SOURCE_TRAITS}
+
+
+def sources_where(
+    *,
+    clocked: bool | None = None,
+    wire: bool | None = None,
+    exchange: bool | None = None,
+    conversation: bool | None = None,
+) -> tuple[str, ...]:
+    """Names of the sources whose traits match every given value (registration order)."""
+    want = {"clocked": clocked, "wire": wire, "exchange": exchange, "conversation": conversation}
+    return tuple(
+        t.name
+        for t in SOURCE_TRAITS
+        if all(v is None or getattr(t, k) is v for k, v in want.items())
+    )
+
+
+#: Sources with only an order, no clock (the model's record).
+UNCLOCKED_SOURCES: Final = sources_where(clocked=False)
+CLOCKED_SOURCES: Final = sources_where(clocked=True)
+WIRE_SOURCES: Final = sources_where(wire=True)
+CONVERSATION_SOURCES: Final = sources_where(conversation=True)
+#: Everything that is not the model's own record (the infrastructure's view).
+INFRA_SOURCES: Final = sources_where(conversation=False)
 
 #: A record no format could parse. Kept in the table (detail = the raw text, attrs.reason) so
 #: that IN001 can count and quote it from the store; never silently dropped.
 UNPARSED: Final = "unparsed"
 
 ALL_KINDS: Final = frozenset(k for ks in KINDS.values() for k in ks) | {UNPARSED}
+
+
+#: Named kind groups: analyses ask these instead of listing kinds (a new source's kinds join
+#: a group here, once). Helpers extend this list; nothing outside sources/ spells a kind set.
+CALL_KINDS: Final = frozenset({"tool_call"})
+RESULT_KINDS: Final = frozenset({"tool_result"})
+#: The middleware refused the call before dispatch.
+REJECTION_KINDS: Final = frozenset({"mw_rejected", "mw_flooded"})
+#: Evidence that a call left the middleware (or came back).
+DISPATCH_KINDS: Final = frozenset(
+    {
+        "mw_request",
+        "http_request",
+        "tool_result",
+        "mw_response",
+        "http_response",
+        "mw_injected",
+        "mw_dropped",
+        "mw_timeout",
+    }
+)
+#: A request to the tool service / its response, as each source sees it.
+REQUEST_KINDS: Final = frozenset({"mw_request", "http_request"})
+RESPONSE_KINDS: Final = frozenset({"mw_response", "http_response", "http_access"})
+#: HTTP exchanges seen on the wire or in an access log.
+HTTP_KINDS: Final = frozenset({"http_request", "http_response", "http_access"})
 
 
 def empty_frame() -> pd.DataFrame:
