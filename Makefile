@@ -54,6 +54,7 @@ demo: $(STAMP) tshark
 
 lint-code: setup
 	$(BIN)/ruff check toolcall_cli tests
+	$(BIN)/ruff format --check toolcall_cli tests
 	$(BIN)/mypy
 
 test: setup lint-code

@@ -177,9 +177,24 @@ def test_json_nested_200000_levels(tmp_path: Path) -> None:
     lines = [
         json.dumps({"session_id": "s1", "messages": [{"role": "user", "content": "hi"}]}),
         deep,
-        json.dumps({"session_id": "s2", "messages": [{"role": "assistant", "content": None,
-                    "tool_calls": [{"id": "c1", "type": "function",
-                                    "function": {"name": "f", "arguments": deep}}]}]}),
+        json.dumps(
+            {
+                "session_id": "s2",
+                "messages": [
+                    {
+                        "role": "assistant",
+                        "content": None,
+                        "tool_calls": [
+                            {
+                                "id": "c1",
+                                "type": "function",
+                                "function": {"name": "f", "arguments": deep},
+                            }
+                        ],
+                    }
+                ],
+            }
+        ),
     ]
     jsonl = tmp_path / "deep.jsonl"
     jsonl.write_text("\n".join(lines) + "\n")
@@ -193,19 +208,37 @@ def test_json_nested_200000_levels(tmp_path: Path) -> None:
 
 
 def test_wrong_types_everywhere_in_a_messages_file(tmp_path: Path) -> None:
-    doc = {"session_id": 5, "trace_id": ["x"], "messages": [
-        {"role": 5, "content": "numeric role"},
-        {"role": "assistant", "content": None, "tool_calls": "nope"},
-        {"role": "assistant", "content": None, "tool_calls": [
-            {"id": 123, "type": "function", "function": {"name": 7, "arguments": 12}},
-            {"id": "ok1", "type": "function", "function": {"name": "get", "arguments": "{}"}},
-            {"id": None, "function": None},
-            "not a call",
-        ]},
-        {"role": "tool", "tool_call_id": 456, "content": None},
-        {"role": "tool", "tool_call_id": "ok1", "content": [{"type": "text", "text": 3}]},
-        {"role": None}, {"content": {"x": 1}}, 5, "str", None, [], {},
-    ]}
+    doc = {
+        "session_id": 5,
+        "trace_id": ["x"],
+        "messages": [
+            {"role": 5, "content": "numeric role"},
+            {"role": "assistant", "content": None, "tool_calls": "nope"},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {"id": 123, "type": "function", "function": {"name": 7, "arguments": 12}},
+                    {
+                        "id": "ok1",
+                        "type": "function",
+                        "function": {"name": "get", "arguments": "{}"},
+                    },
+                    {"id": None, "function": None},
+                    "not a call",
+                ],
+            },
+            {"role": "tool", "tool_call_id": 456, "content": None},
+            {"role": "tool", "tool_call_id": "ok1", "content": [{"type": "text", "text": 3}]},
+            {"role": None},
+            {"content": {"x": 1}},
+            5,
+            "str",
+            None,
+            [],
+            {},
+        ],
+    }
     path = tmp_path / "types.json"
     path.write_text(json.dumps(doc))
     s = summary([path])
@@ -243,10 +276,12 @@ def test_invalid_utf8_keeps_the_good_lines(tmp_path: Path) -> None:
     mw = mw_log(tmp_path / "mw.log", bad_json, "\udcc3( junk \udca0")
     access = tmp_path / "access.log"
     access.write_bytes(
-        (NGINX_LINE % 1).encode() + b"\n"
+        (NGINX_LINE % 1).encode()
+        + b"\n"
         + b'10.0.0.9 - - [01/Mar/2025:12:00:02 +0000] "GET /\xff\xfe HTTP/1.1" 200 5 "-" "\xc3("\n'
         + b"\xff\xfe\xc0garbage\n"
-        + (NGINX_LINE % 3).encode() + b"\n"
+        + (NGINX_LINE % 3).encode()
+        + b"\n"
     )
     files = per_file(summary([mw, access]))
     assert files["mw.log"][0] >= 2 and sum(files["mw.log"]) == 4
@@ -257,8 +292,17 @@ def test_two_megabyte_single_line(tmp_path: Path) -> None:
     big = "A" * (2 << 20)
     mw = mw_log(tmp_path / "mw.log", MW_LINE.replace("tool call received", big) % (1, 9, 9), big)
     access = tmp_path / "access.log"
-    access.write_text("\n".join([NGINX_LINE % 1, NGINX_LINE.replace("/tools/search", "/" + big) % 2,
-                                 big, NGINX_LINE % 3]) + "\n")
+    access.write_text(
+        "\n".join(
+            [
+                NGINX_LINE % 1,
+                NGINX_LINE.replace("/tools/search", "/" + big) % 2,
+                big,
+                NGINX_LINE % 3,
+            ]
+        )
+        + "\n"
+    )
     with deadline(60):
         s = summary([mw, access])
     files = per_file(s)
@@ -334,8 +378,14 @@ def test_default_cap_bounds_memory(tmp_path: Path) -> None:
         "print('maxrss', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
         "sys.exit(rc)\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code, str(bomb)], capture_output=True, text=True,
-                          timeout=240, cwd=tmp_path, env=env)
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(bomb)],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        cwd=tmp_path,
+        env=env,
+    )
     assert proc.returncode == 3, proc.stderr
     assert "exceeds 1073741824 bytes" in proc.stderr and "Traceback" not in proc.stderr
     maxrss_kib = int(proc.stderr.rsplit("maxrss", 1)[1].split()[0])
@@ -368,11 +418,32 @@ def test_gzip_bomb_inside_a_pcap_body(tmp_path: Path, tshark: str) -> None:
     with PcapWriter(cap) as w:
         c = w.tcp(client=("127.0.0.1", 50000), server=("127.0.0.2", 8080))
         body = b'{"status": "ok", "data": "' + b"A" * (64 << 20) + b'"}'
-        http_exchange(c, 1.0, 1.2, "POST", "/tools/search", {"X-Tool-Call-ID": "c1"},
-                      {"function": "search", "arguments": "{}"}, 200, {}, body, gzip=True)
+        http_exchange(
+            c,
+            1.0,
+            1.2,
+            "POST",
+            "/tools/search",
+            {"X-Tool-Call-ID": "c1"},
+            {"function": "search", "arguments": "{}"},
+            200,
+            {},
+            body,
+            gzip=True,
+        )
         c2 = w.tcp(client=("127.0.0.1", 50001), server=("127.0.0.2", 8080))
-        http_exchange(c2, 2.0, 2.2, "POST", "/tools/search", {"X-Tool-Call-ID": "c2"},
-                      {"function": "search", "arguments": "{}"}, 200, {}, {"status": "ok"})
+        http_exchange(
+            c2,
+            2.0,
+            2.2,
+            "POST",
+            "/tools/search",
+            {"X-Tool-Call-ID": "c2"},
+            {"function": "search", "arguments": "{}"},
+            200,
+            {},
+            {"status": "ok"},
+        )
     assert cap.stat().st_size < 200_000
     with deadline(90):
         df = parse_file(cap, opts=ParseOptions(max_decompressed=1 << 20))
@@ -395,8 +466,9 @@ def test_request_smuggling_captures(corpus: Path, tshark: str) -> None:
     files = per_file(s)
     assert set(files) == set(SMUGGLING)
     assert all(ev > 0 for ev, _ in files.values())
-    res = cli(["-q", "diagnose", "--fail-on", "never", "--format", "json", *map(str, paths[:2])],
-              seconds=120)
+    res = cli(
+        ["-q", "diagnose", "--fail-on", "never", "--format", "json", *map(str, paths[:2])],
+        seconds=120,
+    )
     assert res.exit_code == 0
     json.loads(res.stdout)
-

@@ -29,55 +29,134 @@ AKIA = "AKIAZ7Q4EXAMPLE9X2KD"
 GH = "ghp_" + "A1b2C3d4E5" * 3 + "Zz"
 SECRETS = (BEARER, COOKIE, SET_COOKIE, API_KEY, SK, AKIA, GH)
 # the distinctive tails: a partial leak (prefix kept, tail shown) must fail too
-TAILS = ("s3cr3tPayl0ad", COOKIE, SET_COOKIE, API_KEY, "Zx9Qw8Er7Ty6Ui5Op4As3Df2",
-         "Z7Q4EXAMPLE9X2KD", "A1b2C3d4E5A1b2C3d4E5")
+TAILS = (
+    "s3cr3tPayl0ad",
+    COOKIE,
+    SET_COOKIE,
+    API_KEY,
+    "Zx9Qw8Er7Ty6Ui5Op4As3Df2",
+    "Z7Q4EXAMPLE9X2KD",
+    "A1b2C3d4E5A1b2C3d4E5",
+)
 SESSION = "s-secret"
 
 
 def _bundle(d: Path) -> Path:
     d.mkdir()
-    (d / "messages.json").write_text(json.dumps({"session_id": SESSION, "trace_id": "tr-secret",
-                                                 "messages": [
-        {"role": "user", "content": "deploy with my keys"},
-        {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "call_s1", "type": "function", "function": {
-                "name": "deploy",
-                "arguments": json.dumps({"aws_key": AKIA, "token": GH, "note": f"key {AKIA}"})}},
-            {"id": "call_s2", "type": "function", "function": {
-                "name": "deploy", "arguments": '{"token": "' + GH + '", "cut": '}},
-        ]},
-        {"role": "tool", "tool_call_id": "call_s1", "content": f"deployed using {GH}"},
-    ]}))
+    (d / "messages.json").write_text(
+        json.dumps(
+            {
+                "session_id": SESSION,
+                "trace_id": "tr-secret",
+                "messages": [
+                    {"role": "user", "content": "deploy with my keys"},
+                    {
+                        "role": "assistant",
+                        "content": None,
+                        "tool_calls": [
+                            {
+                                "id": "call_s1",
+                                "type": "function",
+                                "function": {
+                                    "name": "deploy",
+                                    "arguments": json.dumps(
+                                        {"aws_key": AKIA, "token": GH, "note": f"key {AKIA}"}
+                                    ),
+                                },
+                            },
+                            {
+                                "id": "call_s2",
+                                "type": "function",
+                                "function": {
+                                    "name": "deploy",
+                                    "arguments": '{"token": "' + GH + '", "cut": ',
+                                },
+                            },
+                        ],
+                    },
+                    {"role": "tool", "tool_call_id": "call_s1", "content": f"deployed using {GH}"},
+                ],
+            }
+        )
+    )
     lines = [
-        {"ts": "2025-03-01T12:00:00.100Z", "event": "tool_call.received", "trace_id": "tr-secret",
-         "session_id": SESSION, "tool_call_id": "call_s1", "tool": "deploy",
-         "msg": f"tool call received api_key={SK}"},
-        {"ts": "2025-03-01T12:00:00.140Z", "event": "tool_call.request", "trace_id": "tr-secret",
-         "session_id": SESSION, "tool_call_id": "call_s1", "tool": "deploy",
-         "msg": "POST /tools/deploy", "headers": {"Authorization": f"Bearer {BEARER}"}},
+        {
+            "ts": "2025-03-01T12:00:00.100Z",
+            "event": "tool_call.received",
+            "trace_id": "tr-secret",
+            "session_id": SESSION,
+            "tool_call_id": "call_s1",
+            "tool": "deploy",
+            "msg": f"tool call received api_key={SK}",
+        },
+        {
+            "ts": "2025-03-01T12:00:00.140Z",
+            "event": "tool_call.request",
+            "trace_id": "tr-secret",
+            "session_id": SESSION,
+            "tool_call_id": "call_s1",
+            "tool": "deploy",
+            "msg": "POST /tools/deploy",
+            "headers": {"Authorization": f"Bearer {BEARER}"},
+        },
     ]
     text = "\n".join(json.dumps(x) for x in lines)
     (d / "middleware.log").write_text(text + f"\n@@@ unreadable line leaking {SK} @@@\n")
     with PcapWriter(d / "capture.pcap") as w:
         c = w.tcp(client=("127.0.0.1", 51000), server=("127.0.0.1", 8080))
         http_exchange(
-            c, 1740830400.2, 1740830400.4, "POST", "/tools/deploy",
-            {"X-Tool-Call-ID": "call_s1", "X-Trace-ID": "tr-secret", "X-Session-ID": SESSION,
-             "Authorization": f"Bearer {BEARER}", "Cookie": f"sessionid={COOKIE}; theme=dark",
-             "X-Api-Key": API_KEY},
-            {"function": "deploy",
-             "arguments": json.dumps({"auth": f"Bearer {BEARER}", "aws_key": AKIA})},
-            200, {"Set-Cookie": f"sid={SET_COOKIE}; Path=/; HttpOnly"},
+            c,
+            1740830400.2,
+            1740830400.4,
+            "POST",
+            "/tools/deploy",
+            {
+                "X-Tool-Call-ID": "call_s1",
+                "X-Trace-ID": "tr-secret",
+                "X-Session-ID": SESSION,
+                "Authorization": f"Bearer {BEARER}",
+                "Cookie": f"sessionid={COOKIE}; theme=dark",
+                "X-Api-Key": API_KEY,
+            },
+            {
+                "function": "deploy",
+                "arguments": json.dumps({"auth": f"Bearer {BEARER}", "aws_key": AKIA}),
+            },
+            200,
+            {"Set-Cookie": f"sid={SET_COOKIE}; Path=/; HttpOnly"},
             {"status": "success", "call_id": "call_s1", "data": {"echo": f"Bearer {BEARER}"}},
         )
         c2 = w.tcp(client=("127.0.0.1", 51001), server=("127.0.0.1", 443))
         http_exchange(
-            c2, 1740830400.0, 1740830400.1, "POST", "/v1/chat/completions",
+            c2,
+            1740830400.0,
+            1740830400.1,
+            "POST",
+            "/v1/chat/completions",
             {"Authorization": f"Bearer {SK}", "X-Session-ID": SESSION},
             {"model": "m", "messages": [{"role": "user", "content": f"my key is {SK}"}]},
-            200, {}, {"choices": [{"message": {"role": "assistant", "content": None, "tool_calls": [
-                {"id": "call_s1", "type": "function", "function": {
-                    "name": "deploy", "arguments": json.dumps({"token": GH})}}]}}]},
+            200,
+            {},
+            {
+                "choices": [
+                    {
+                        "message": {
+                            "role": "assistant",
+                            "content": None,
+                            "tool_calls": [
+                                {
+                                    "id": "call_s1",
+                                    "type": "function",
+                                    "function": {
+                                        "name": "deploy",
+                                        "arguments": json.dumps({"token": GH}),
+                                    },
+                                }
+                            ],
+                        }
+                    }
+                ]
+            },
         )
     return d
 
@@ -107,8 +186,16 @@ def test_no_secret_in_any_output_or_in_the_store(bundle: Path, tmp_path: Path, t
     assert {r["source"] for r in rows} == {"messages", "middleware", "pcap"}
     assert any("[REDACTED]" in (r["args"] or "") for r in rows if r["source"] == "pcap")
     for fmt in ("table", "json", "markdown"):
-        res = _run(["ingest", "--no-store", str(bundle / "middleware.log"),
-                    str(bundle / "messages.json"), "--format", fmt])
+        res = _run(
+            [
+                "ingest",
+                "--no-store",
+                str(bundle / "middleware.log"),
+                str(bundle / "messages.json"),
+                "--format",
+                fmt,
+            ]
+        )
         seen[f"ingest {fmt}"] = res.stdout + res.stderr
     for fmt in ("table", "json", "markdown", "sarif"):
         res = _run(["diagnose", "--store", str(store), "--fail-on", "never", "--format", fmt])
@@ -144,8 +231,17 @@ def test_no_redact_shows_the_planted_secrets(bundle: Path, tshark: str) -> None:
     assert res.exit_code == 0, res.stderr
     assert "--no-redact" in res.stderr  # the warning
     assert {SK, AKIA, GH, BEARER} <= set(_leaks(res.stdout))
-    res = run_cli(["diagnose", "--no-redact", str(bundle / "middleware.log"), "--format", "json",
-                   "--fail-on", "never"])
+    res = run_cli(
+        [
+            "diagnose",
+            "--no-redact",
+            str(bundle / "middleware.log"),
+            "--format",
+            "json",
+            "--fail-on",
+            "never",
+        ]
+    )
     assert SK in res.stdout  # quotes too are raw when redaction is off
 
 
@@ -154,9 +250,20 @@ def test_user_patterns_and_json_paths_reach_evidence_quotes(tmp_path: Path) -> N
         '[redact]\npatterns = ["ACME-[0-9]{8}"]\njson_paths = ["/card/number"]\n'
     )
     pay = {"name": "pay", "arguments": {"card": {"number": "4111111111111111", "exp": "12/30"}}}
-    (tmp_path / "m.json").write_text(json.dumps({"session_id": "s", "messages": [
-        {"role": "assistant", "content": None,
-         "tool_calls": [{"id": "c1", "type": "function", "function": pay}]}]}))
+    (tmp_path / "m.json").write_text(
+        json.dumps(
+            {
+                "session_id": "s",
+                "messages": [
+                    {
+                        "role": "assistant",
+                        "content": None,
+                        "tool_calls": [{"id": "c1", "type": "function", "function": pay}],
+                    }
+                ],
+            }
+        )
+    )
     res = run_cli(["diagnose", "m.json", "--format", "json", "--fail-on", "never"], cwd=tmp_path)
     assert res.exit_code == 0, res.stderr
     quotes = [e["text"] for f in json.loads(res.stdout)["findings"] for e in f["evidence"]]
@@ -164,8 +271,15 @@ def test_user_patterns_and_json_paths_reach_evidence_quotes(tmp_path: Path) -> N
     assert "4111111111111111" not in res.stdout
     log = tmp_path / "middleware.log"
     log.write_text(
-        json.dumps({"ts": "2025-03-01T12:00:00Z", "event": "tool_call.received",
-                    "tool_call_id": "c1", "tool": "pay", "msg": "customer ACME-12345678"})
+        json.dumps(
+            {
+                "ts": "2025-03-01T12:00:00Z",
+                "event": "tool_call.received",
+                "tool_call_id": "c1",
+                "tool": "pay",
+                "msg": "customer ACME-12345678",
+            }
+        )
         + "\n### customer ACME-87654321 said hi ###\n"
     )
     res = run_cli(["diagnose", str(log), "--format", "json", "--fail-on", "never"], cwd=tmp_path)

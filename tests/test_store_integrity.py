@@ -128,9 +128,21 @@ def test_sigkill_during_a_real_ingest(tmp_path: Path) -> None:
     lines = MW.read_text().splitlines()
     big.write_text("\n".join(lines * 5_000) + "\n")  # 40k lines: parsing takes a moment
     proc = subprocess.Popen(
-        [sys.executable, "-c", "from toolcall_cli.cli.app import app; app()", "-q", "ingest",
-         "--store", str(store), str(a), str(b), str(big)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp_path,
+        [
+            sys.executable,
+            "-c",
+            "from toolcall_cli.cli.app import app; app()",
+            "-q",
+            "ingest",
+            "--store",
+            str(store),
+            str(a),
+            str(b),
+            str(big),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        cwd=tmp_path,
     )
     t0 = time.monotonic()
     try:  # kill it the moment it starts writing (or after 60 s)
@@ -161,8 +173,10 @@ def test_reingest_is_idempotent(tmp_path: Path) -> None:
     pd.testing.assert_frame_equal(outs[0][1], outs[1][1])
     suffixes = sorted(p.suffix for p in (store / "events").iterdir())
     assert suffixes == [".index"] * 3 + [".parquet"] * 3
-    assert [f.events for f in stored_files(store)] == [f["events"] for f in sorted(
-        outs[0][0]["files"], key=lambda f: store_mod.file_key(Path(f["path"])))]
+    assert [f.events for f in stored_files(store)] == [
+        f["events"]
+        for f in sorted(outs[0][0]["files"], key=lambda f: store_mod.file_key(Path(f["path"])))
+    ]
 
 
 @pytest.mark.parametrize("command", [["timeline"], ["diagnose"], ["replay", "--session-id", "s"]])

@@ -36,11 +36,17 @@ def _seeds(name: str) -> list[bytes]:
     if name == "all":
         return [bytes([i]) + seed for i, target in enumerate(ORDER) for seed in _seeds(target)]
     if name == "tagged":
-        docs = [json.loads((FIXTURES / "messages" / f).read_text())
-                for f in ("tagged.json", "react.json")]
+        docs = [
+            json.loads((FIXTURES / "messages" / f).read_text())
+            for f in ("tagged.json", "react.json")
+        ]
         return [s.encode() for doc in docs for s in _strings(doc) if len(s) > 20]
-    return [line for p in sorted((FIXTURES / name).glob("*.log"))
-            for line in p.read_bytes().splitlines() if line.strip()]
+    return [
+        line
+        for p in sorted((FIXTURES / name).glob("*.log"))
+        for line in p.read_bytes().splitlines()
+        if line.strip()
+    ]
 
 
 def test_atheris_target(atheris_target: str, tmp_path: Path, fuzz_long: bool) -> None:
@@ -51,13 +57,25 @@ def test_atheris_target(atheris_target: str, tmp_path: Path, fuzz_long: bool) ->
         (corpus / f"seed{i}").write_bytes(seed)
     seconds = 300 if fuzz_long else 6
     proc = subprocess.run(
-        [sys.executable, str(TARGET), name, f"-max_total_time={seconds}", "-max_len=4096",
-         "-rss_limit_mb=2048", f"-artifact_prefix={tmp_path}/", "-print_final_stats=1",
-         str(corpus)],
-        capture_output=True, text=True, timeout=seconds + 120, cwd=ROOT,
+        [
+            sys.executable,
+            str(TARGET),
+            name,
+            f"-max_total_time={seconds}",
+            "-max_len=4096",
+            "-rss_limit_mb=2048",
+            f"-artifact_prefix={tmp_path}/",
+            "-print_final_stats=1",
+            str(corpus),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=seconds + 120,
+        cwd=ROOT,
     )
-    crashes = sorted(p for p in tmp_path.iterdir() if p.name.startswith(("crash-", "oom-",
-                                                                          "timeout-")))
+    crashes = sorted(
+        p for p in tmp_path.iterdir() if p.name.startswith(("crash-", "oom-", "timeout-"))
+    )
     detail = proc.stderr[-4000:] + "".join(f"\n{p.name}: {p.read_bytes()[:300]!r}" for p in crashes)
     assert proc.returncode == 0 and not crashes, detail
     assert "stat::number_of_executed_units" in proc.stderr, detail

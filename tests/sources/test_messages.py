@@ -51,8 +51,15 @@ def test_samples_parse_in_order_with_origins(sample: str) -> None:
 
 def test_openai_array() -> None:
     df = parse("openai_array.json")
-    assert kinds(df) == ["system", "user", "tool_call", "tool_call", "tool_result", "tool_result",
-                         "assistant_text"]
+    assert kinds(df) == [
+        "system",
+        "user",
+        "tool_call",
+        "tool_call",
+        "tool_result",
+        "tool_result",
+        "assistant_text",
+    ]
     assert set(df["session_id"]) == {"openai_array"}
     c = calls(df)
     assert list(c["tool_call_id"]) == ["call_a1", "call_a2"]
@@ -119,8 +126,16 @@ def test_legacy_functions() -> None:
 
 def test_anthropic_blocks() -> None:
     df = parse("anthropic.json")
-    assert kinds(df) == ["system", "system", "user", "assistant_text", "tool_call", "tool_result",
-                         "assistant_text", "tool_call"]
+    assert kinds(df) == [
+        "system",
+        "system",
+        "user",
+        "assistant_text",
+        "tool_call",
+        "tool_result",
+        "assistant_text",
+        "tool_call",
+    ]
     c = calls(df)
     assert list(c["tool_call_id"]) == ["toolu_01", "toolu_02"]
     assert c.loc[0, "args"] == '{"path":"a.txt"}'
@@ -185,9 +200,13 @@ def test_wrong_types_become_unparsed_rows() -> None:
     assert set(df["session_id"]) == {"7"}
     bad = df[df["kind"] == "unparsed"]
     reasons = [attrs(r)["reason"] for _, r in bad.iterrows()]
-    assert reasons == ["message role is missing or not a string", "tool_calls is not a list",
-                       "message is not an object", "tool call is not an object",
-                       "unknown message role 'wizard'"]
+    assert reasons == [
+        "message role is missing or not a string",
+        "tool_calls is not a list",
+        "message is not an object",
+        "tool call is not an object",
+        "unknown message role 'wizard'",
+    ]
     c = calls(df).set_index("tool")
     assert (c.loc["num_id", "tool_call_id"], c.loc["num_id", "args"]) == ("123", "12")
     assert attrs(c.loc["num_id"])["args_type"] == "number"
@@ -220,8 +239,11 @@ def test_cassette_emits_conversation_once() -> None:
     assert set(df["session_id"]) == {"cassette"}
     assert calls(df)["tool_call_id"].tolist() == ["call_c1"]
     err = df.iloc[4]
-    assert (err["status"], err["http_status"], err["detail"]) == ("error", 429,
-                                                                  "Rate limit reached for gpt-4o")
+    assert (err["status"], err["http_status"], err["detail"]) == (
+        "error",
+        429,
+        "Rate limit reached for gpt-4o",
+    )
     assert attrs(err)["provider"] == "openai"
     assert calls(df).iloc[0]["ts"] == pd.Timestamp("2024-06-03T10:00:00Z")
     assert df.iloc[3]["origin"].endswith("#/interactions/1/request/body/messages/2")

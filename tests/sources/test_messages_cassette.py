@@ -17,8 +17,10 @@ from toolcall_cli.sources.messages import ADAPTER
 
 CONV = CORPUS / "conversations"
 MULTI_AGENT = "pydantic-ai_vcr_cassettes/models__test_openai__test_multiple_agent_tool_calls.yaml"
-NO_ID = ("pydantic-ai_vcr_cassettes/"
-         "models__test_openai__test_compatible_api_with_tool_calls_without_id.yaml")
+NO_ID = (
+    "pydantic-ai_vcr_cassettes/"
+    "models__test_openai__test_compatible_api_with_tool_calls_without_id.yaml"
+)
 
 
 def _is_cassette(path: Path) -> bool:
@@ -72,7 +74,10 @@ def test_reid_call_after_provider_switch_is_kept_with_its_result(corpus: Path) -
     df = ADAPTER.parse(corpus / "conversations" / MULTI_AGENT, ParseOptions())
     calls = df[df["kind"] == "tool_call"].reset_index(drop=True)
     assert _ids(calls) == [
-        None, "pyd_ai_504f8147f83f44f3a5f14d87bfd01bda", "call_SkEQ3ZGSJC8m6AvaIGNuuKdm"]
+        None,
+        "pyd_ai_504f8147f83f44f3a5f14d87bfd01bda",
+        "call_SkEQ3ZGSJC8m6AvaIGNuuKdm",
+    ]
     assert calls["args"].tolist()[:2] == ['{"country":"France"}'] * 2
     replay = json.loads(str(calls.loc[1, "attrs"]))
     assert replay["replay_of"] == calls.loc[0, "origin"]
@@ -94,8 +99,10 @@ def test_empty_id_call_and_its_reid_replay(corpus: Path) -> None:
 def _chat(uri: str, messages: list[dict[str, Any]], reply: dict[str, Any]) -> dict[str, Any]:
     return {
         "request": {"uri": uri, "method": "POST", "parsed_body": {"messages": messages}},
-        "response": {"status": {"code": 200},
-                     "parsed_body": {"choices": [{"message": reply, "finish_reason": "stop"}]}},
+        "response": {
+            "status": {"code": 200},
+            "parsed_body": {"choices": [{"message": reply, "finish_reason": "stop"}]},
+        },
     }
 
 
@@ -117,14 +124,32 @@ def test_same_id_replayed_is_emitted_once(tmp_path: Path) -> None:
     user = {"role": "user", "content": "hi"}
     call = _call("call_1", "f", '{"a": 1}')
     res = {"role": "tool", "tool_call_id": "call_1", "content": "ok"}
-    df = _parse(tmp_path, [
-        _chat(uri, [user], call),
-        _chat(uri, [user, call, res], {"role": "assistant", "content": "done"}),
-        _chat(uri, [user, call, res, {"role": "assistant", "content": "done"},
-                    {"role": "user", "content": "again"}], {"role": "assistant", "content": "x"}),
-    ])
-    assert df["kind"].tolist() == ["user", "tool_call", "tool_result", "assistant_text", "user",
-                                   "assistant_text"]
+    df = _parse(
+        tmp_path,
+        [
+            _chat(uri, [user], call),
+            _chat(uri, [user, call, res], {"role": "assistant", "content": "done"}),
+            _chat(
+                uri,
+                [
+                    user,
+                    call,
+                    res,
+                    {"role": "assistant", "content": "done"},
+                    {"role": "user", "content": "again"},
+                ],
+                {"role": "assistant", "content": "x"},
+            ),
+        ],
+    )
+    assert df["kind"].tolist() == [
+        "user",
+        "tool_call",
+        "tool_result",
+        "assistant_text",
+        "user",
+        "assistant_text",
+    ]
     assert _orphan_results(df) == []
 
 
@@ -134,13 +159,18 @@ def test_idless_calls_match_by_name_and_args(tmp_path: Path) -> None:
     first = _call(None, "f", '{"a": 1}')
     other = _call(None, "f", '{"a": 2}')
     res = {"role": "tool", "content": "ok"}
-    df = _parse(tmp_path, [
-        _chat(uri, [user], first),
-        # same name and arguments (re-rendered) and no id: the same call, not emitted again
-        _chat(uri, [user, _call(None, "f", '{"a":1}'), res], {"role": "assistant", "content": "d"}),
-        # same name, other arguments, no id: history was rewritten, so it is emitted
-        _chat(uri, [user, other, res], {"role": "assistant", "content": "e"}),
-    ])
+    df = _parse(
+        tmp_path,
+        [
+            _chat(uri, [user], first),
+            # same name and arguments (re-rendered) and no id: the same call, not emitted again
+            _chat(
+                uri, [user, _call(None, "f", '{"a":1}'), res], {"role": "assistant", "content": "d"}
+            ),
+            # same name, other arguments, no id: history was rewritten, so it is emitted
+            _chat(uri, [user, other, res], {"role": "assistant", "content": "e"}),
+        ],
+    )
     calls = df[df["kind"] == "tool_call"]
     assert calls["args"].tolist() == ['{"a": 1}', '{"a": 2}']
     assert all(json.loads(a).get("replay_of") is None for a in calls["attrs"])
@@ -150,15 +180,30 @@ def test_reid_of_answered_call_keeps_call_and_result_together(tmp_path: Path) ->
     """A client that re-ids a call on replay: the re-id'd call and its result stay paired."""
     uri = "https://api.openai.com/v1/chat/completions"
     user = {"role": "user", "content": "hi"}
-    df = _parse(tmp_path, [
-        _chat(uri, [user], _call("", "f", "{}")),
-        _chat(uri, [user, _call("x_1", "f", "{}"), {"role": "tool", "tool_call_id": "x_1",
-                                                     "content": "ok"}],
-              {"role": "assistant", "content": "d"}),
-        _chat(uri, [user, _call("x_2", "f", "{}"), {"role": "tool", "tool_call_id": "x_2",
-                                                     "content": "ok"}],
-              {"role": "assistant", "content": "e"}),
-    ])
+    df = _parse(
+        tmp_path,
+        [
+            _chat(uri, [user], _call("", "f", "{}")),
+            _chat(
+                uri,
+                [
+                    user,
+                    _call("x_1", "f", "{}"),
+                    {"role": "tool", "tool_call_id": "x_1", "content": "ok"},
+                ],
+                {"role": "assistant", "content": "d"},
+            ),
+            _chat(
+                uri,
+                [
+                    user,
+                    _call("x_2", "f", "{}"),
+                    {"role": "tool", "tool_call_id": "x_2", "content": "ok"},
+                ],
+                {"role": "assistant", "content": "e"},
+            ),
+        ],
+    )
     assert _orphan_results(df) == []
     calls = df[df["kind"] == "tool_call"]
     assert _ids(calls) == ["", "x_1", "x_2"]

@@ -64,8 +64,11 @@ def test_tau_bench_few_shot_transcripts(corpus: Path) -> None:
 
 
 def test_gemini_empty_call_id_is_kept(corpus: Path) -> None:
-    df = parse(corpus, "pydantic-ai_vcr_cassettes/"
-                       "models__test_openai__test_compatible_api_with_tool_calls_without_id.yaml")
+    df = parse(
+        corpus,
+        "pydantic-ai_vcr_cassettes/"
+        "models__test_openai__test_compatible_api_with_tool_calls_without_id.yaml",
+    )
     c = calls(df)
     # the response's call keeps its empty id; the client re-ids it on replay (pyd_ai_…), and that
     # call is emitted too, marked replay_of, so its result pairs by id (test_messages_cassette.py)
@@ -120,7 +123,10 @@ def test_toolbench_legacy_answers(corpus: Path) -> None:
     df = parse(corpus, "toolbench_answer_examples/G1_answer__10_ChatGPT_DFS_woFilter_w2.json")
     c = calls(df)
     assert list(c["tool"]) == [
-        "transitaires_for_transitaires", "transitaire_for_transitaires", "Finish"]
+        "transitaires_for_transitaires",
+        "transitaire_for_transitaires",
+        "Finish",
+    ]
     assert {json.loads(a)["protocol"] for a in c["attrs"]} == {"legacy_function"}
 
 
@@ -132,9 +138,16 @@ def test_functionary_id_less_calls(corpus: Path) -> None:
     assert c["args"].str.startswith("l=").sum() == 1  # raw python code kept, not JSON
 
 
-OTHER = (sorted(p for d in ("bfcl", "nginx_logs", "pcap", "app_logs", "tool_schemas")
-                for p in (CORPUS / d).rglob("*") if p.is_file())
-         if CORPUS.is_dir() else [])
+OTHER = (
+    sorted(
+        p
+        for d in ("bfcl", "nginx_logs", "pcap", "app_logs", "tool_schemas")
+        for p in (CORPUS / d).rglob("*")
+        if p.is_file()
+    )
+    if CORPUS.is_dir()
+    else []
+)
 
 
 def test_other_corpus_formats_score_zero(corpus: Path) -> None:

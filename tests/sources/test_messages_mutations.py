@@ -21,8 +21,15 @@ from toolcall_cli.sources.messages import emit_text
 from toolcall_cli.sources.messages_rows import Sink
 
 FX = FIXTURES / "messages"
-FILES = ["anthropic.json", "openai_request_response.json", "openai_wrapped.json", "tagged.json",
-         "legacy_functions.json", "react.json", "broken_types.json"]
+FILES = [
+    "anthropic.json",
+    "openai_request_response.json",
+    "openai_wrapped.json",
+    "tagged.json",
+    "legacy_functions.json",
+    "react.json",
+    "broken_types.json",
+]
 WRONG: list[Any] = [5, "nope", None, {"k": [1]}, [{"role": 1}], True]
 
 
@@ -82,6 +89,6 @@ def test_wrong_types_in_stream_chunks(name: str) -> None:
         if line.startswith("data: {"):
             for doc in mutants(json.loads(line[6:])):
                 n += 1
-                bad = [*lines[:i], "data: " + json.dumps(doc), *lines[i + 1:]]
+                bad = [*lines[:i], "data: " + json.dumps(doc), *lines[i + 1 :]]
                 emit_text(sink, "\n".join(bad), f"{name}~{n}")
     check(sink, n)

@@ -28,8 +28,12 @@ def test_deeply_nested_json_is_one_unparsed_row(tmp_path: Path) -> None:
 
 def test_deep_arguments_object_does_not_crash(tmp_path: Path) -> None:
     deep = "[" * 600 + "]" * 600
-    p = write(tmp_path, "c.json", '{"messages": [{"role": "assistant", "tool_calls": [{"id": "x", '
-              f'"function": {{"name": "f", "arguments": {deep}}}}}]}}]}}')
+    p = write(
+        tmp_path,
+        "c.json",
+        '{"messages": [{"role": "assistant", "tool_calls": [{"id": "x", '
+        f'"function": {{"name": "f", "arguments": {deep}}}}}]}}]}}',
+    )
     df = ADAPTER.parse(p, ParseOptions())
     row = df[df["kind"] == "tool_call"].iloc[0]
     assert row["tool_call_id"] == "x"
@@ -59,7 +63,7 @@ def test_empty_inputs_give_no_events(tmp_path: Path, text: str) -> None:
         '{"ts": "2024-01-01T00:00:01Z", "level": "info", "event": "tool_call.received", '
         '"tool_call_id": "c2"}\n',
         # logfmt / nginx
-        'ts=2024-01-01T00:00:00Z level=info '
+        "ts=2024-01-01T00:00:00Z level=info "
         'msg="tool call cancelled because tool-call flooding was detected"\n',
         '10.0.0.1 - - [01/Jan/2024:00:00:00 +0000] "POST /tools/search HTTP/1.1" 200 12 '
         '"-" "curl"\n',
@@ -84,16 +88,22 @@ def test_sniff_reads_only_the_head(tmp_path: Path) -> None:
 
 
 def test_several_tagged_calls_and_pipe_tags() -> None:
-    text = ('<tool_call>{"name": "a", "arguments": "{\\"x\\": 1}"}</tool_call> and '
-            '<|tool_call|>[{"name": "b", "parameters": {"y": [1, 2]}}, '
-            '{"name": "c", "arguments": {}}]')
+    text = (
+        '<tool_call>{"name": "a", "arguments": "{\\"x\\": 1}"}</tool_call> and '
+        '<|tool_call|>[{"name": "b", "parameters": {"y": [1, 2]}}, '
+        '{"name": "c", "arguments": {}}]'
+    )
     found = [(c.tool, c.args) for c in extract_calls(text)]
     assert found == [("a", '{"x": 1}'), ("b", '{"y": [1, 2]}'), ("c", "{}")]
 
 
 def test_jsonl_mixed_with_garbage(tmp_path: Path) -> None:
-    p = write(tmp_path, "m.jsonl", '[{"role": "user", "content": "a"}]\nnot json\n\n'
-              '{"messages": [{"role": "user", "content": "b"}]}\n')
+    p = write(
+        tmp_path,
+        "m.jsonl",
+        '[{"role": "user", "content": "a"}]\nnot json\n\n'
+        '{"messages": [{"role": "user", "content": "b"}]}\n',
+    )
     df = ADAPTER.parse(p, ParseOptions())
     assert list(df["kind"]) == ["user", "unparsed", "user"]
     assert list(df["session_id"].fillna("-")) == ["m:1", "-", "m:2"]

@@ -28,10 +28,21 @@ _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 SAMPLES: tuple[str, ...] = tuple(
     f"fixtures/messages/{name}"
     for name in (
-        "openai_array.json", "openai_wrapped.json", "openai_request_response.json",
-        "openai_response.json", "sessions.jsonl", "legacy_functions.json", "anthropic.json",
-        "react.json", "tagged.json", "stream_openai.sse", "stream_anthropic.sse",
-        "stream_chunks.jsonl", "broken_types.json", "partly_broken.jsonl", "cassette.yaml",
+        "openai_array.json",
+        "openai_wrapped.json",
+        "openai_request_response.json",
+        "openai_response.json",
+        "sessions.jsonl",
+        "legacy_functions.json",
+        "anthropic.json",
+        "react.json",
+        "tagged.json",
+        "stream_openai.sse",
+        "stream_anthropic.sse",
+        "stream_chunks.jsonl",
+        "broken_types.json",
+        "partly_broken.jsonl",
+        "cassette.yaml",
         "provider_error.json",
     )
 )
@@ -108,8 +119,9 @@ def _parse_stream(sink: Sink, text: str, label: str) -> None:
     for n, err in st.errors:
         messages_openai.emit_error(sink, conv, err, f"{label}:{n}")
     for k, (msg, finish, ts, line) in enumerate(st.messages):
-        messages_openai.emit_message(sink, conv, msg, f"{label}:{line}#", k, ts=ts,
-                                     finish_reason=finish)
+        messages_openai.emit_message(
+            sink, conv, msg, f"{label}:{line}#", k, ts=ts, finish_reason=finish
+        )
 
 
 def _parse_json(sink: Sink, text: str, label: str) -> None:

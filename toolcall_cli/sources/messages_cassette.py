@@ -62,8 +62,9 @@ def emit_cassette(sink: Sink, doc: Any, base: str) -> None:
         resp = as_dict(it.get("response"))
         uri = as_str(req.get("uri")) or ""
         body, bkey = _body(req)
-        found, mkey = (messages_locate.request_messages(body) if isinstance(body, dict)
-                       else (None, None))
+        found, mkey = (
+            messages_locate.request_messages(body) if isinstance(body, dict) else (None, None)
+        )
         msgs = as_list(found)
         sigs = [signature(m) for m in msgs]
         k = _common_prefix(sigs, seen)
@@ -121,8 +122,9 @@ def _mark_reids(sink: Sink, start: int, idless: list[dict[str, Any]]) -> None:
                 break
 
 
-def _response(sink: Sink, conv: Conv, resp: dict[str, Any], o: str, idx: int,
-              provider: str | None) -> list[tuple[Any, ...]]:
+def _response(
+    sink: Sink, conv: Conv, resp: dict[str, Any], o: str, idx: int, provider: str | None
+) -> list[tuple[Any, ...]]:
     """Emit one response; returns the signatures of the messages it added."""
     status = as_dict(resp.get("status"))
     code = status.get("code") if isinstance(status.get("code"), int) else None
@@ -131,26 +133,30 @@ def _response(sink: Sink, conv: Conv, resp: dict[str, Any], o: str, idx: int,
     where = ptr(o, bkey)
     if code is not None and code >= 400:
         err = body[:RAW_CAP] if isinstance(body, str) else body if body is not None else status
-        messages_openai.emit_error(sink, conv, err, where, http_status=code, provider=provider,
-                                   ts=ts)
+        messages_openai.emit_error(
+            sink, conv, err, where, http_status=code, provider=provider, ts=ts
+        )
         return []
     if isinstance(body, str):
         st = messages_sse.assemble(body, lambda _n: where)
         for n, raw, reason in st.bad:
             sink.unparsed(conv, f"{where}:{n}", raw, reason)
         for _n, err in st.errors:
-            messages_openai.emit_error(sink, conv, err, where, http_status=code, provider=provider,
-                                       ts=ts)
+            messages_openai.emit_error(
+                sink, conv, err, where, http_status=code, provider=provider, ts=ts
+            )
         out: list[tuple[Any, ...]] = []
         for msg, fr, mts, _line in st.messages:
-            messages_openai.emit_message(sink, conv, msg, where, idx, ts=mts or ts,
-                                         finish_reason=fr)
+            messages_openai.emit_message(
+                sink, conv, msg, where, idx, ts=mts or ts, finish_reason=fr
+            )
             out.append(signature(msg))
         return out
     if body is None:
         return []
-    emitted = messages_locate.emit_response_body(sink, conv, body, where, idx, http_status=code,
-                                                 provider=provider, ts=ts)
+    emitted = messages_locate.emit_response_body(
+        sink, conv, body, where, idx, http_status=code, provider=provider, ts=ts
+    )
     if emitted is None:
         sink.unparsed(conv, where, body, "response body is not a recognised response")
         return []

@@ -22,12 +22,28 @@ from toolcall_cli.sources.messages_rows import (
     to_ts,
 )
 
-SKIP_ITEMS = frozenset({"reasoning", "web_search_call", "file_search_call", "image_generation_call",
-                        "tool_search_call", "tool_search_output", "compaction"})
+SKIP_ITEMS = frozenset(
+    {
+        "reasoning",
+        "web_search_call",
+        "file_search_call",
+        "image_generation_call",
+        "tool_search_call",
+        "tool_search_output",
+        "compaction",
+    }
+)
 
 
-def emit_item(sink: Sink, conv: Conv, item: dict[str, Any], origin: str, idx: int, *,
-              ts: datetime | None = None) -> None:
+def emit_item(
+    sink: Sink,
+    conv: Conv,
+    item: dict[str, Any],
+    origin: str,
+    idx: int,
+    *,
+    ts: datetime | None = None,
+) -> None:
     """One Responses-API item (`input[]` or `output[]`)."""
     itype = as_str(item.get("type"))
     if itype in ("function_call", "custom_tool_call", "mcp_call"):
@@ -39,11 +55,24 @@ def emit_item(sink: Sink, conv: Conv, item: dict[str, Any], origin: str, idx: in
         args, args_type = args_text(raw) if has_args else (None, None)
         call_id = as_id(item.get("call_id", item.get("id")))
         name = item.get("name") if isinstance(item.get("name"), str) else as_id(item.get("name"))
-        sink.add(conv, "tool_call", origin, ts=ts, tool=name, tool_call_id=call_id, args=args,
-                 attrs={"msg_index": idx, "call_index": 0, "turn": conv.turn, "protocol": "openai",
-                        "api": "responses", "args_type": args_type,
-                        "item_status": item.get("status") if isinstance(item.get("status"), str)
-                        else None})
+        sink.add(
+            conv,
+            "tool_call",
+            origin,
+            ts=ts,
+            tool=name,
+            tool_call_id=call_id,
+            args=args,
+            attrs={
+                "msg_index": idx,
+                "call_index": 0,
+                "turn": conv.turn,
+                "protocol": "openai",
+                "api": "responses",
+                "args_type": args_type,
+                "item_status": item.get("status") if isinstance(item.get("status"), str) else None,
+            },
+        )
         if same_turn:
             conv.block_ids.update([call_id] if call_id else [])
             conv.block_names.update([name] if name else [])
@@ -52,10 +81,20 @@ def emit_item(sink: Sink, conv: Conv, item: dict[str, Any], origin: str, idx: in
     elif itype in ("function_call_output", "custom_tool_call_output"):
         call_id = as_id(item.get("call_id"))
         text = content_text(item.get("output"))
-        sink.add(conv, "tool_result", ptr(origin, "output"), ts=ts, tool_call_id=call_id,
-                 detail=text, size=len(text) if text is not None else None,
-                 attrs={"msg_index": idx, "follows_call": conv.follows(call_id, None),
-                        "api": "responses"})
+        sink.add(
+            conv,
+            "tool_result",
+            ptr(origin, "output"),
+            ts=ts,
+            tool_call_id=call_id,
+            detail=text,
+            size=len(text) if text is not None else None,
+            attrs={
+                "msg_index": idx,
+                "follows_call": conv.follows(call_id, None),
+                "api": "responses",
+            },
+        )
     elif itype == "message":
         role = as_str(item.get("role")) or "assistant"
         kind = {"assistant": "assistant_text", "user": "user"}.get(role, "system")
@@ -63,16 +102,29 @@ def emit_item(sink: Sink, conv: Conv, item: dict[str, Any], origin: str, idx: in
             conv.turn += 1
         conv.close_block()
         text = content_text(item.get("content"))
-        sink.add(conv, kind, ptr(origin, "content"), ts=ts, detail=text,
-                 attrs={"msg_index": idx, "role": role, "api": "responses"})
+        sink.add(
+            conv,
+            kind,
+            ptr(origin, "content"),
+            ts=ts,
+            detail=text,
+            attrs={"msg_index": idx, "role": role, "api": "responses"},
+        )
     elif itype in SKIP_ITEMS:
         return
     else:
         sink.unparsed(conv, origin, item, f"unknown item type {str(item.get('type'))[:40]!r}")
 
 
-def emit_output(sink: Sink, conv: Conv, body: dict[str, Any], origin: str, idx: int, *,
-                ts: datetime | None = None) -> list[Any]:
+def emit_output(
+    sink: Sink,
+    conv: Conv,
+    body: dict[str, Any],
+    origin: str,
+    idx: int,
+    *,
+    ts: datetime | None = None,
+) -> list[Any]:
     """A Responses-API response body: its `output` items; returns the items emitted."""
     ts = to_ts(body.get("created_at")) or ts
     out = body.get("output")
@@ -83,15 +135,24 @@ def emit_output(sink: Sink, conv: Conv, body: dict[str, Any], origin: str, idx: 
         if isinstance(item, dict) and "role" not in item:
             emit_item(sink, conv, item, ptr(origin, "output", k), idx + k, ts=ts)
         elif isinstance(item, dict):
-            emit_item(sink, conv, {**item, "type": "message"}, ptr(origin, "output", k), idx + k,
-                      ts=ts)
+            emit_item(
+                sink, conv, {**item, "type": "message"}, ptr(origin, "output", k), idx + k, ts=ts
+            )
         else:
             sink.unparsed(conv, ptr(origin, "output", k), item, "output item is not an object")
     return list(out)
 
 
-def emit_gemini(sink: Sink, conv: Conv, content: Any, origin: str, idx: int, *,
-                ts: datetime | None = None, finish_reason: str | None = None) -> None:
+def emit_gemini(
+    sink: Sink,
+    conv: Conv,
+    content: Any,
+    origin: str,
+    idx: int,
+    *,
+    ts: datetime | None = None,
+    finish_reason: str | None = None,
+) -> None:
     """One Gemini `Content` (`{"role": "user"|"model", "parts": [...]}`)."""
     if not isinstance(content, dict) or not isinstance(content.get("parts"), list):
         sink.unparsed(conv, origin, content, "Gemini content has no parts list")
@@ -111,35 +172,67 @@ def emit_gemini(sink: Sink, conv: Conv, content: Any, origin: str, idx: int, *,
             fc = part["functionCall"]
             args, args_type = args_text(fc.get("args")) if "args" in fc else (None, None)
             name = fc.get("name") if isinstance(fc.get("name"), str) else None
-            sink.add(conv, "tool_call", ptr(where, "functionCall"), ts=ts, tool=name,
-                     tool_call_id=as_id(fc.get("id")), args=args,
-                     attrs={"msg_index": idx, "call_index": len(names), "turn": conv.turn,
-                            "finish_reason": finish_reason, "protocol": "gemini",
-                            "args_type": args_type if args_type != "object" else None})
+            sink.add(
+                conv,
+                "tool_call",
+                ptr(where, "functionCall"),
+                ts=ts,
+                tool=name,
+                tool_call_id=as_id(fc.get("id")),
+                args=args,
+                attrs={
+                    "msg_index": idx,
+                    "call_index": len(names),
+                    "turn": conv.turn,
+                    "finish_reason": finish_reason,
+                    "protocol": "gemini",
+                    "args_type": args_type if args_type != "object" else None,
+                },
+            )
             names.append(name)
         elif "functionResponse" in part and isinstance(part["functionResponse"], dict):
             had_result = True
             fr = part["functionResponse"]
             name = fr.get("name") if isinstance(fr.get("name"), str) else None
             text = safe_dump(fr.get("response"))
-            sink.add(conv, "tool_result", ptr(where, "functionResponse"), ts=ts, tool=name,
-                     tool_call_id=as_id(fr.get("id")), detail=text,
-                     size=len(text) if text is not None else None,
-                     attrs={"msg_index": idx, "follows_call": conv.follows(None, name)})
+            sink.add(
+                conv,
+                "tool_result",
+                ptr(where, "functionResponse"),
+                ts=ts,
+                tool=name,
+                tool_call_id=as_id(fr.get("id")),
+                detail=text,
+                size=len(text) if text is not None else None,
+                attrs={"msg_index": idx, "follows_call": conv.follows(None, name)},
+            )
         elif isinstance(part.get("text"), str):
             if part.get("thought") is True:
                 continue
             kind = "assistant_text" if model else "user"
-            sink.add(conv, kind, ptr(where, "text"), ts=ts, detail=part["text"],
-                     attrs={"msg_index": idx, "finish_reason": finish_reason if model else None})
+            sink.add(
+                conv,
+                kind,
+                ptr(where, "text"),
+                ts=ts,
+                detail=part["text"],
+                attrs={"msg_index": idx, "finish_reason": finish_reason if model else None},
+            )
     if names:
         conv.open_block([None] * len(names), names)
     elif not had_result:
         conv.close_block()
 
 
-def emit_candidates(sink: Sink, conv: Conv, body: dict[str, Any], origin: str, idx: int, *,
-                    ts: datetime | None = None) -> list[Any]:
+def emit_candidates(
+    sink: Sink,
+    conv: Conv,
+    body: dict[str, Any],
+    origin: str,
+    idx: int,
+    *,
+    ts: datetime | None = None,
+) -> list[Any]:
     """A Gemini generateContent response: each candidate's content."""
     cands = body.get("candidates")
     if not isinstance(cands, list):
@@ -151,7 +244,14 @@ def emit_candidates(sink: Sink, conv: Conv, body: dict[str, Any], origin: str, i
             sink.unparsed(conv, ptr(origin, "candidates", k), c, "candidate is not an object")
             continue
         fr = c.get("finishReason")
-        emit_gemini(sink, conv, c.get("content"), ptr(origin, "candidates", k, "content"), idx,
-                    ts=ts, finish_reason=fr if isinstance(fr, str) else None)
+        emit_gemini(
+            sink,
+            conv,
+            c.get("content"),
+            ptr(origin, "candidates", k, "content"),
+            idx,
+            ts=ts,
+            finish_reason=fr if isinstance(fr, str) else None,
+        )
         out.append(c.get("content"))
     return out

@@ -48,7 +48,8 @@ def is_message_list(items: list[Any]) -> bool:
     if any(any(k in x for k in (*MESSAGE_KEYS, "answer_generation", "choices")) for x in dicts):
         return False
     return any("role" in x for x in dicts) or all(
-        x.get("type") in ("function_call", "function_call_output", "message") for x in dicts)
+        x.get("type") in ("function_call", "function_call_output", "message") for x in dicts
+    )
 
 
 def request_messages(body: dict[str, Any]) -> tuple[list[Any] | None, str | None]:
@@ -69,8 +70,9 @@ def emit_request_meta(sink: Sink, conv: Conv, body: dict[str, Any], base: str) -
             messages_anthropic.emit_system(sink, conv, body[key], ptr(base, key))
 
 
-def emit_messages(sink: Sink, conv: Conv, msgs: Any, base: str, start: int, *,
-                  gemini: bool = False) -> None:
+def emit_messages(
+    sink: Sink, conv: Conv, msgs: Any, base: str, start: int, *, gemini: bool = False
+) -> None:
     """Messages *start*.. of a list (Gemini `contents` when *gemini*)."""
     if not isinstance(msgs, list):
         sink.unparsed(conv, base, msgs, "messages is not a list")
@@ -82,15 +84,30 @@ def emit_messages(sink: Sink, conv: Conv, msgs: Any, base: str, start: int, *,
             messages_openai.emit_message(sink, conv, msgs[j], ptr(base, j), j)
 
 
-def emit_response_body(sink: Sink, conv: Conv, body: Any, base: str, idx: int, *,
-                       http_status: int | None = None, provider: str | None = None,
-                       ts: datetime | None = None) -> list[Any] | None:
+def emit_response_body(
+    sink: Sink,
+    conv: Conv,
+    body: Any,
+    base: str,
+    idx: int,
+    *,
+    http_status: int | None = None,
+    provider: str | None = None,
+    ts: datetime | None = None,
+) -> list[Any] | None:
     """A response body of any provider; returns the messages emitted (None if not a response)."""
     if not isinstance(body, dict):
         return None
     if "error" in body and body.get("error") and not body.get("choices"):
-        messages_openai.emit_error(sink, conv, body, base, http_status=http_status,
-                                   provider=provider or _provider_of(body), ts=ts)
+        messages_openai.emit_error(
+            sink,
+            conv,
+            body,
+            base,
+            http_status=http_status,
+            provider=provider or _provider_of(body),
+            ts=ts,
+        )
         return []
     if "choices" in body:
         return messages_openai.emit_choices(sink, conv, body, base, idx, ts=ts)
@@ -123,8 +140,14 @@ def emit_container(sink: Sink, d: dict[str, Any], base: str, *, depth: int = 0) 
         req = d["request"]
         rmsgs, rkey = request_messages(req)
         emit_request_meta(sink, conv, req, ptr(base, "request"))
-        emit_messages(sink, conv, [] if rmsgs is None else rmsgs,
-                      ptr(base, "request", rkey or "messages"), 0, gemini=rkey == "contents")
+        emit_messages(
+            sink,
+            conv,
+            [] if rmsgs is None else rmsgs,
+            ptr(base, "request", rkey or "messages"),
+            0,
+            gemini=rkey == "contents",
+        )
         n = len(rmsgs) if isinstance(rmsgs, list) else 0
         _emit_tail(sink, conv, d["response"], ptr(base, "response"), n)
         return True
@@ -175,9 +198,14 @@ def _toolbench(sink: Sink, ag: dict[str, Any], base: str) -> bool:
     convs = ag.get("train_messages")
     if not isinstance(convs, list):
         return False
-    keep = [i for i, c in enumerate(convs)
-            if not any(isinstance(c, list) and isinstance(o, list) and len(o) > len(c)
-                       and o[:len(c)] == c for o in convs[i + 1:])]
+    keep = [
+        i
+        for i, c in enumerate(convs)
+        if not any(
+            isinstance(c, list) and isinstance(o, list) and len(o) > len(c) and o[: len(c)] == c
+            for o in convs[i + 1 :]
+        )
+    ]
     for i in keep:
         conv = sink.conv()
         if "function" in ag:

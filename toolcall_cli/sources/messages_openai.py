@@ -30,8 +30,16 @@ TOOL_ROLES = frozenset({"tool", "function", "ipython"})
 ASSISTANT_ROLES = frozenset({"assistant", "model"})
 
 
-def emit_message(sink: Sink, conv: Conv, msg: Any, origin: str, idx: int, *,
-                 ts: datetime | None = None, finish_reason: str | None = None) -> None:
+def emit_message(
+    sink: Sink,
+    conv: Conv,
+    msg: Any,
+    origin: str,
+    idx: int,
+    *,
+    ts: datetime | None = None,
+    finish_reason: str | None = None,
+) -> None:
     """Emit the events of one message; a malformed message becomes one `unparsed` row."""
     if not isinstance(msg, dict):
         sink.unparsed(conv, origin, msg, "message is not an object")
@@ -46,16 +54,23 @@ def emit_message(sink: Sink, conv: Conv, msg: Any, origin: str, idx: int, *,
     ts = to_ts(msg.get("timestamp") or msg.get("ts") or msg.get("created_at")) or ts
     content = msg.get("content")
     if isinstance(content, list) and messages_anthropic.has_blocks(content):
-        messages_anthropic.emit_blocks(sink, conv, role, content, origin, idx, ts=ts,
-                                       finish_reason=finish_reason)
+        messages_anthropic.emit_blocks(
+            sink, conv, role, content, origin, idx, ts=ts, finish_reason=finish_reason
+        )
         if role in ASSISTANT_ROLES and ("tool_calls" in msg or "function_call" in msg):
             _emit_calls(sink, conv, msg, origin, idx, ts, finish_reason, with_text=False)
         return
     if role in SYSTEM_ROLES or role == "user":
         conv.close_block()
         kind = "system" if role in SYSTEM_ROLES else "user"
-        sink.add(conv, kind, origin, ts=ts,
-                 detail=content_text(content), attrs={"msg_index": idx, "role": role})
+        sink.add(
+            conv,
+            kind,
+            origin,
+            ts=ts,
+            detail=content_text(content),
+            attrs={"msg_index": idx, "role": role},
+        )
     elif role in ASSISTANT_ROLES:
         _emit_calls(sink, conv, msg, origin, idx, ts, finish_reason, with_text=True)
     elif role in TOOL_ROLES:
@@ -64,21 +79,43 @@ def emit_message(sink: Sink, conv: Conv, msg: Any, origin: str, idx: int, *,
         sink.unparsed(conv, origin, msg, f"unknown message role {role[:40]!r}")
 
 
-def _emit_result(sink: Sink, conv: Conv, msg: dict[str, Any], origin: str, idx: int,
-                 ts: datetime | None) -> None:
+def _emit_result(
+    sink: Sink, conv: Conv, msg: dict[str, Any], origin: str, idx: int, ts: datetime | None
+) -> None:
     call_id = as_id(msg.get("tool_call_id"))
     name = msg.get("name") if isinstance(msg.get("name"), str) else None
     text = content_text(msg.get("content"))
-    attrs: dict[str, Any] = {"msg_index": idx, "follows_call": conv.follows(call_id, name),
-                             "role": msg["role"]}
+    attrs: dict[str, Any] = {
+        "msg_index": idx,
+        "follows_call": conv.follows(call_id, name),
+        "role": msg["role"],
+    }
     if msg.get("tool_call_id") is not None and not isinstance(msg.get("tool_call_id"), str):
         attrs["id_type"] = type(msg["tool_call_id"]).__name__
-    sink.add(conv, "tool_result", origin, ts=ts, tool_call_id=call_id, tool=name,
-             detail=text, size=len(text) if text is not None else None, attrs=attrs)
+    sink.add(
+        conv,
+        "tool_result",
+        origin,
+        ts=ts,
+        tool_call_id=call_id,
+        tool=name,
+        detail=text,
+        size=len(text) if text is not None else None,
+        attrs=attrs,
+    )
 
 
-def _emit_calls(sink: Sink, conv: Conv, msg: dict[str, Any], origin: str, idx: int,
-                ts: datetime | None, finish_reason: str | None, *, with_text: bool) -> None:
+def _emit_calls(
+    sink: Sink,
+    conv: Conv,
+    msg: dict[str, Any],
+    origin: str,
+    idx: int,
+    ts: datetime | None,
+    finish_reason: str | None,
+    *,
+    with_text: bool,
+) -> None:
     """An assistant message: its text, its `tool_calls` / `function_call`, text-protocol calls."""
     conv.turn += 1
     calls = msg.get("tool_calls")
@@ -101,38 +138,80 @@ def _emit_calls(sink: Sink, conv: Conv, msg: dict[str, Any], origin: str, idx: i
     elif isinstance(calls, list):
         for k, call in enumerate(calls):
             where = as_str(call_origins.get(k)) or ptr(origin, "tool_calls", k)
-            got = _emit_one_call(sink, conv, call, where, ts=ts, protocol=protocol or "openai",
-                                 attrs={**base, "call_index": k})
+            got = _emit_one_call(
+                sink,
+                conv,
+                call,
+                where,
+                ts=ts,
+                protocol=protocol or "openai",
+                attrs={**base, "call_index": k},
+            )
             if got is not None:
                 ids.append(got[0])
                 names.append(got[1])
     if legacy is not None:
-        got = _emit_one_call(sink, conv, {"function": legacy}, ptr(origin, "function_call"), ts=ts,
-                             protocol="legacy_function", attrs={**base, "call_index": 0})
+        got = _emit_one_call(
+            sink,
+            conv,
+            {"function": legacy},
+            ptr(origin, "function_call"),
+            ts=ts,
+            protocol="legacy_function",
+            attrs={**base, "call_index": 0},
+        )
         if got is not None:
             names.append(got[1])
             ids.append(None)
     if text and with_text:
         for k, tc in enumerate(messages_text.extract_calls(text), start=len(ids)):
-            attrs = {**base, "call_index": k, "protocol": tc.protocol, "span": list(tc.span),
-                     **tc.attrs}
-            sink.add(conv, "tool_call", ptr(origin, "content"), ts=ts, tool=tc.tool,
-                     tool_call_id=tc.call_id, args=tc.args, attrs=attrs)
+            attrs = {
+                **base,
+                "call_index": k,
+                "protocol": tc.protocol,
+                "span": list(tc.span),
+                **tc.attrs,
+            }
+            sink.add(
+                conv,
+                "tool_call",
+                ptr(origin, "content"),
+                ts=ts,
+                tool=tc.tool,
+                tool_call_id=tc.call_id,
+                args=tc.args,
+                attrs=attrs,
+            )
             ids.append(tc.call_id)
             names.append(tc.tool)
             if tc.observation is not None:
-                sink.add(conv, "tool_result", ptr(origin, "content"), ts=ts, tool=tc.tool,
-                         tool_call_id=tc.call_id, detail=tc.observation,
-                         size=len(tc.observation),
-                         attrs={"msg_index": idx, "follows_call": True, "protocol": tc.protocol})
+                sink.add(
+                    conv,
+                    "tool_result",
+                    ptr(origin, "content"),
+                    ts=ts,
+                    tool=tc.tool,
+                    tool_call_id=tc.call_id,
+                    detail=tc.observation,
+                    size=len(tc.observation),
+                    attrs={"msg_index": idx, "follows_call": True, "protocol": tc.protocol},
+                )
     if names:
         conv.open_block(ids, names)
     else:
         conv.close_block()
 
 
-def _emit_one_call(sink: Sink, conv: Conv, call: Any, origin: str, *, ts: datetime | None,
-                   protocol: str, attrs: dict[str, Any]) -> tuple[str | None, str | None] | None:
+def _emit_one_call(
+    sink: Sink,
+    conv: Conv,
+    call: Any,
+    origin: str,
+    *,
+    ts: datetime | None,
+    protocol: str,
+    attrs: dict[str, Any],
+) -> tuple[str | None, str | None] | None:
     """One entry of `tool_calls`; returns (id, name) or None when it was unparsable."""
     if not isinstance(call, dict):
         sink.unparsed(conv, origin, call, "tool call is not an object")
@@ -158,13 +237,28 @@ def _emit_one_call(sink: Sink, conv: Conv, call: Any, origin: str, *, ts: dateti
         extra["args_missing"] = True
     if isinstance(call.get("__attrs__"), dict):
         extra.update(call["__attrs__"])
-    sink.add(conv, "tool_call", origin, ts=ts, tool=name, tool_call_id=call_id, args=args,
-             attrs={**attrs, **extra})
+    sink.add(
+        conv,
+        "tool_call",
+        origin,
+        ts=ts,
+        tool=name,
+        tool_call_id=call_id,
+        args=args,
+        attrs={**attrs, **extra},
+    )
     return call_id, name
 
 
-def emit_choices(sink: Sink, conv: Conv, body: dict[str, Any], origin: str, idx: int, *,
-                 ts: datetime | None = None) -> list[Any]:
+def emit_choices(
+    sink: Sink,
+    conv: Conv,
+    body: dict[str, Any],
+    origin: str,
+    idx: int,
+    *,
+    ts: datetime | None = None,
+) -> list[Any]:
     """A chat-completion response: each choice's message; returns the messages emitted."""
     ts = to_ts(body.get("created")) or ts
     choices = body.get("choices")
@@ -180,8 +274,15 @@ def emit_choices(sink: Sink, conv: Conv, body: dict[str, Any], origin: str, idx:
         msg = choice.get("message", choice.get("delta"))
         if msg is None:
             continue
-        emit_message(sink, conv, msg, ptr(origin, "choices", k, "message"), idx, ts=ts,
-                     finish_reason=fr if isinstance(fr, str) else as_id(fr))
+        emit_message(
+            sink,
+            conv,
+            msg,
+            ptr(origin, "choices", k, "message"),
+            idx,
+            ts=ts,
+            finish_reason=fr if isinstance(fr, str) else as_id(fr),
+        )
         out.append(msg)
     return out
 
@@ -201,8 +302,16 @@ def emit_tools(sink: Sink, conv: Conv, tools: Any, origin: str) -> None:
     sink.add(conv, "system", origin, detail="tools declared", attrs={"tools": raw})
 
 
-def emit_error(sink: Sink, conv: Conv, body: Any, origin: str, *, http_status: int | None = None,
-               provider: str | None = None, ts: datetime | None = None) -> None:
+def emit_error(
+    sink: Sink,
+    conv: Conv,
+    body: Any,
+    origin: str,
+    *,
+    http_status: int | None = None,
+    provider: str | None = None,
+    ts: datetime | None = None,
+) -> None:
     """A provider error body (HTTP 4xx/5xx or a bare `{"error": ...}`) → a `system` event."""
     err = body.get("error") if isinstance(body, dict) else body
     message: str | None
@@ -218,5 +327,14 @@ def emit_error(sink: Sink, conv: Conv, body: Any, origin: str, *, http_status: i
     else:
         message = err if isinstance(err, str) else safe_dump(err)
     rid = body.get("request_id") if isinstance(body, dict) else None
-    sink.add(conv, "system", origin, ts=ts, status="error", http_status=http_status,
-             detail=message, request_id=as_id(rid), attrs=attrs)
+    sink.add(
+        conv,
+        "system",
+        origin,
+        ts=ts,
+        status="error",
+        http_status=http_status,
+        detail=message,
+        request_id=as_id(rid),
+        attrs=attrs,
+    )

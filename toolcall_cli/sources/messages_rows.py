@@ -23,8 +23,17 @@ from toolcall_cli.core.events import UNPARSED, build_frame, validate_frame
 #: Cap for the raw text kept in an `unparsed` row's detail.
 RAW_CAP = 2000
 
-_COLUMNS = ("ts", "tool_call_id", "request_id", "tool", "args", "status", "http_status", "size",
-            "detail")
+_COLUMNS = (
+    "ts",
+    "tool_call_id",
+    "request_id",
+    "tool",
+    "args",
+    "status",
+    "http_status",
+    "size",
+    "detail",
+)
 
 
 @dataclass(eq=False)
@@ -81,8 +90,15 @@ class Sink:
         self.convs.append(c)
         return c
 
-    def add(self, conv: Conv | None, kind: str, origin: str, *, attrs: dict[str, Any] | None = None,
-            **cols: Any) -> None:
+    def add(
+        self,
+        conv: Conv | None,
+        kind: str,
+        origin: str,
+        *,
+        attrs: dict[str, Any] | None = None,
+        **cols: Any,
+    ) -> None:
         """Append one event row."""
         row: dict[str, Any] = {"conv": conv, "kind": kind, "origin": origin.removesuffix("#")}
         for k in _COLUMNS:
@@ -115,8 +131,9 @@ class Sink:
             cols["session_id"].append(sid)
             cols["trace_id"].append(conv.trace_id if conv else None)
             attrs = row["attrs"]
-            cols["attrs"].append(safe_dump({k: v for k, v in attrs.items() if v is not None})
-                                 if attrs else None)
+            cols["attrs"].append(
+                safe_dump({k: v for k, v in attrs.items() if v is not None}) if attrs else None
+            )
             for k in _COLUMNS:
                 cols[k].append(row[k])
             if row["ts"] is not None and row["ts"].tzinfo is None:
@@ -181,7 +198,8 @@ def args_text(value: Any) -> tuple[str | None, str | None]:
     if value is None:
         return None, "null"
     kind = {dict: "object", list: "array", bool: "boolean", int: "number", float: "number"}.get(
-        type(value), type(value).__name__)
+        type(value), type(value).__name__
+    )
     text = safe_dump(value)
     return (text, kind) if text is not None else (None, "unserialisable")
 
@@ -201,8 +219,13 @@ def content_text(content: Any) -> str | None:
                     parts.append(t)
                 elif isinstance(p.get("content"), str | list):
                     parts.append(content_text(p.get("content")) or "")
-                elif p.get("type") not in ("thinking", "redacted_thinking", "reasoning", "image",
-                                           "image_url"):
+                elif p.get("type") not in (
+                    "thinking",
+                    "redacted_thinking",
+                    "reasoning",
+                    "image",
+                    "image_url",
+                ):
                     parts.append(safe_dump(p) or "")
         return "\n".join(parts)
     if isinstance(content, dict) and isinstance(content.get("text"), str):

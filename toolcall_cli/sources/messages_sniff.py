@@ -12,16 +12,35 @@ from typing import Any
 from toolcall_cli.core.jsonio import try_loads
 from toolcall_cli.sources.messages_locate import MULTI_KEYS
 
-_STREAM_TYPES = frozenset({"message_start", "content_block_start", "content_block_delta",
-                           "content_block_stop", "message_delta", "message_stop", "ping",
-                           "message-start", "content-delta", "tool-plan-delta", "tool-call-start",
-                           "tool-call-delta", "tool-call-end", "message-end", "content-start"})
+_STREAM_TYPES = frozenset(
+    {
+        "message_start",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "message_delta",
+        "message_stop",
+        "ping",
+        "message-start",
+        "content-delta",
+        "tool-plan-delta",
+        "tool-call-start",
+        "tool-call-delta",
+        "tool-call-end",
+        "message-end",
+        "content-start",
+    }
+)
 _ROLES = frozenset({"system", "user", "assistant", "tool", "function", "developer", "model"})
 _ROLE_RE = re.compile(r'"role"\s*:\s*"(?:system|user|assistant|tool|function|developer)"')
-_CONV_KEY_RE = re.compile(r'"(?:messages|traj|tool_calls|function_call|tool_call_id|train_messages|'
-                          r'tool_use_id|messages_display)"\s*:')
-_BFCL_RE = re.compile(r'"id"\s*:\s*"(?:live_|simple_|multiple_|parallel_|irrelevance_|multi_turn_|'
-                      r'memory_|web_search_|exec_|sql_|java_|javascript_)[\w]*"|"question"\s*:\s*\[\s*\[')
+_CONV_KEY_RE = re.compile(
+    r'"(?:messages|traj|tool_calls|function_call|tool_call_id|train_messages|'
+    r'tool_use_id|messages_display)"\s*:'
+)
+_BFCL_RE = re.compile(
+    r'"id"\s*:\s*"(?:live_|simple_|multiple_|parallel_|irrelevance_|multi_turn_|'
+    r'memory_|web_search_|exec_|sql_|java_|javascript_)[\w]*"|"question"\s*:\s*\[\s*\['
+)
 _SSE_RE = re.compile(r"(?m)^data:\s*(\{.*)$")
 _CASSETTE_RE = re.compile(r"(?m)^interactions:\s*$")
 
@@ -62,8 +81,10 @@ def stream_score(obj: Any) -> int:
     if not isinstance(obj, dict):
         return 0
     ch = obj.get("choices")
-    if isinstance(ch, list) and (obj.get("object") == "chat.completion.chunk" or any(
-            isinstance(c, dict) and "delta" in c for c in ch)):
+    if isinstance(ch, list) and (
+        obj.get("object") == "chat.completion.chunk"
+        or any(isinstance(c, dict) and "delta" in c for c in ch)
+    ):
         return 93
     if isinstance(obj.get("type"), str) and obj["type"] in _STREAM_TYPES:
         return 90
@@ -97,7 +118,8 @@ def score(obj: Any, depth: int = 0) -> int:
     if isinstance(obj.get("request"), dict) and "response" in obj:
         return 90
     if isinstance(obj.get("choices"), list) and any(
-            isinstance(c, dict) and ("message" in c or "delta" in c) for c in obj["choices"]):
+        isinstance(c, dict) and ("message" in c or "delta" in c) for c in obj["choices"]
+    ):
         return 90
     if obj.get("type") == "message" and isinstance(obj.get("content"), list):
         return 90
@@ -111,15 +133,21 @@ def score(obj: Any, depth: int = 0) -> int:
     if obj.get("object") == "response" and isinstance(obj.get("output"), list):
         return 80
     if isinstance(obj.get("contents"), list) and any(
-            isinstance(c, dict) and "parts" in c for c in obj["contents"]):
+        isinstance(c, dict) and "parts" in c for c in obj["contents"]
+    ):
         return 75
-    if isinstance(obj.get("input"), list) and any(isinstance(c, dict) and (
-            "role" in c or c.get("type") in ("function_call", "function_call_output"))
-            for c in obj["input"]):
+    if isinstance(obj.get("input"), list) and any(
+        isinstance(c, dict)
+        and ("role" in c or c.get("type") in ("function_call", "function_call_output"))
+        for c in obj["input"]
+    ):
         return 75
     err = obj.get("error")
-    if isinstance(err, dict) and isinstance(err.get("message"), str) and set(obj) <= {
-            "error", "type", "request_id", "id", "user_id"}:
+    if (
+        isinstance(err, dict)
+        and isinstance(err.get("message"), str)
+        and set(obj) <= {"error", "type", "request_id", "id", "user_id"}
+    ):
         return 60
     for mk in MULTI_KEYS:
         if isinstance(obj.get(mk), list):

@@ -47,7 +47,8 @@ class Stream:
     """What a stream held: assembled messages, bad lines and error events."""
 
     messages: list[tuple[dict[str, Any], str | None, datetime | None, int]] = field(
-        default_factory=list)
+        default_factory=list
+    )
     bad: list[tuple[int, str, str]] = field(default_factory=list)
     errors: list[tuple[int, Any]] = field(default_factory=list)
     chunks: int = 0
@@ -170,8 +171,13 @@ def _anthropic(obj: dict[str, Any], t: str, n: int, m: _Msg) -> None:
     if t == "content_block_start" and isinstance(obj.get("content_block"), dict):
         cb = obj["content_block"]
         if cb.get("type") in ("tool_use", "server_tool_use", "mcp_tool_use"):
-            c = _call(m, ("a", idx), as_id(cb.get("id")), cb.get("name") if isinstance(
-                cb.get("name"), str) else None, n)
+            c = _call(
+                m,
+                ("a", idx),
+                as_id(cb.get("id")),
+                cb.get("name") if isinstance(cb.get("name"), str) else None,
+                n,
+            )
             c.initial = safe_dump(cb.get("input")) if "input" in cb else None
             c.attrs["protocol_stream"] = "anthropic"
         elif isinstance(cb.get("text"), str):
@@ -199,8 +205,13 @@ def _cohere(obj: dict[str, Any], t: str, n: int, m: _Msg) -> None:
     elif t in ("tool-call-start", "tool-call-delta"):
         tc = as_dict(msg.get("tool_calls"))
         fn = as_dict(tc.get("function"))
-        c = _call(m, ("c", _index(obj.get("index"))), as_id(tc.get("id")),
-                  fn.get("name") if isinstance(fn.get("name"), str) else None, n)
+        c = _call(
+            m,
+            ("c", _index(obj.get("index"))),
+            as_id(tc.get("id")),
+            fn.get("name") if isinstance(fn.get("name"), str) else None,
+            n,
+        )
         if isinstance(fn.get("arguments"), str):
             c.parts.append(fn["arguments"])
     elif t == "message-end" and isinstance(d.get("finish_reason"), str):
@@ -247,11 +258,21 @@ def _finish(m: _Msg, origin_for: Callable[[int], str]) -> dict[str, Any]:
         elif not args and c.initial is not None:
             args = c.initial
         fn = {"name": c.name, "arguments": args}
-        calls.append({"id": c.id, "type": "function", "function": fn,
-                      "__attrs__": {**c.attrs, "stream_line": c.line}})
+        calls.append(
+            {
+                "id": c.id,
+                "type": "function",
+                "function": fn,
+                "__attrs__": {**c.attrs, "stream_line": c.line},
+            }
+        )
         origins[k] = origin_for(c.line)
-    msg: dict[str, Any] = {"role": "assistant", "content": "".join(m.text) or None,
-                           "__protocol__": "sse", "__call_origins__": origins}
+    msg: dict[str, Any] = {
+        "role": "assistant",
+        "content": "".join(m.text) or None,
+        "__protocol__": "sse",
+        "__call_origins__": origins,
+    }
     if calls:
         msg["tool_calls"] = calls
     return msg

@@ -17,13 +17,18 @@ import orjson
 _TAG_RE = re.compile(r"<(tool_call|function_call|functioncall)>(.*?)(?:</\1>|\Z)", re.S)
 _PIPE_RE = re.compile(
     r"<\|tool_call\|>(.*?)"
-    r"(?:<\|/tool_call\|>|<\|eot_id\|>|<\|im_end\|>|(?=<\|tool_call\|>)|\Z)", re.S)
+    r"(?:<\|/tool_call\|>|<\|eot_id\|>|<\|im_end\|>|(?=<\|tool_call\|>)|\Z)",
+    re.S,
+)
 _MISTRAL_RE = re.compile(r"\[TOOL_CALLS\]\s*(\[.*)\Z", re.S)
 _REACT_RE = re.compile(
     r"(?m)^[ \t]*Action:[ \t]*(?P<tool>[^\n]*)\n[ \t]*Action Input:[ \t]*(?P<args>.*?)"
-    r"(?=\n[ \t]*(?:Observation:|Thought:|Action:|Final Answer:)|\Z)", re.S)
+    r"(?=\n[ \t]*(?:Observation:|Thought:|Action:|Final Answer:)|\Z)",
+    re.S,
+)
 _OBS_RE = re.compile(
-    r"\s*Observation:[ \t]*(?P<obs>.*?)(?=\n[ \t]*(?:Thought:|Action:|Final Answer:)|\Z)", re.S)
+    r"\s*Observation:[ \t]*(?P<obs>.*?)(?=\n[ \t]*(?:Thought:|Action:|Final Answer:)|\Z)", re.S
+)
 _NAME_RE = re.compile(r'"(?:name|function|action|tool)"\s*:\s*"((?:[^"\\]|\\.)*)"')
 _TRANSCRIPT_RE = re.compile(r"(?m)^(user|assistant|tool|system|function|observation): ?")
 _NAME_KEYS = ("name", "function", "action", "tool", "tool_name")
@@ -58,9 +63,16 @@ def extract_calls(text: str) -> list[TextCall]:
     for m in _REACT_RE.finditer(text):
         tool = m.group("tool").strip().strip("`").strip() or None
         obs = _OBS_RE.match(text, m.end())
-        found.append(TextCall(tool=tool, args=m.group("args").strip(), call_id=None,
-                              protocol="react", span=(m.start(), m.end()),
-                              observation=obs.group("obs").strip() if obs else None))
+        found.append(
+            TextCall(
+                tool=tool,
+                args=m.group("args").strip(),
+                call_id=None,
+                protocol="react",
+                span=(m.start(), m.end()),
+                observation=obs.group("obs").strip() if obs else None,
+            )
+        )
     return sorted(found, key=lambda c: c.span)
 
 
@@ -73,15 +85,30 @@ def _calls_in_block(body: str, start: int, end: int, *, tag: str) -> list[TextCa
     if objs is None:
         m = _NAME_RE.search(body)
         raw = _raw_value_after_key(body, _ARG_KEYS, 0)
-        return [TextCall(tool=m.group(1) if m else None, args=raw[0] if raw else body.strip(),
-                         call_id=None, protocol="tagged", span=(start, end),
-                         attrs={"tag": tag, "block_invalid": True})]
+        return [
+            TextCall(
+                tool=m.group(1) if m else None,
+                args=raw[0] if raw else body.strip(),
+                call_id=None,
+                protocol="tagged",
+                span=(start, end),
+                attrs={"tag": tag, "block_invalid": True},
+            )
+        ]
     out: list[TextCall] = []
     cursor = 0
     for obj in objs:
         if not isinstance(obj, dict):
-            out.append(TextCall(None, None, None, "tagged", (start, end),
-                                attrs={"tag": tag, "block_invalid": True}))
+            out.append(
+                TextCall(
+                    None,
+                    None,
+                    None,
+                    "tagged",
+                    (start, end),
+                    attrs={"tag": tag, "block_invalid": True},
+                )
+            )
             continue
         fn: dict[str, Any] = obj["function"] if isinstance(obj.get("function"), dict) else obj
         name = next((fn[k] for k in _NAME_KEYS if isinstance(fn.get(k), str)), None)
@@ -92,8 +119,16 @@ def _calls_in_block(body: str, start: int, end: int, *, tag: str) -> list[TextCa
             val = fn.get(next((k for k in _ARG_KEYS if k in fn), ""))
             args = val if isinstance(val, str) else text
         cid = obj.get("id") if isinstance(obj.get("id"), str) else None
-        out.append(TextCall(tool=name, args=args, call_id=cid, protocol="tagged", span=(start, end),
-                            attrs={"tag": tag}))
+        out.append(
+            TextCall(
+                tool=name,
+                args=args,
+                call_id=cid,
+                protocol="tagged",
+                span=(start, end),
+                attrs={"tag": tag},
+            )
+        )
     return out
 
 
@@ -152,7 +187,7 @@ def parse_transcript(text: str) -> list[tuple[str, str, int]]:
     marks = list(_TRANSCRIPT_RE.finditer(text))
     for k, m in enumerate(marks):
         end = marks[k + 1].start() if k + 1 < len(marks) else len(text)
-        body = text[m.end():end]
+        body = text[m.end() : end]
         body = body[:-1] if body.endswith("\n") else body
         out.append((m.group(1), body, text.count("\n", 0, m.start())))
     return out
