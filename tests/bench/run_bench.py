@@ -141,7 +141,7 @@ def store_inputs(files: dict[str, Path]) -> list[tuple[Path, str]]:
 
 def ref_tshark(path: Path) -> None:
     """The adapter's own tshark pass (same fields, prefs, filter), output discarded."""
-    from toolcall_cli.sources.pcap_tshark import AGGREGATOR, DISPLAY_FILTER, FIELDS, PREFS
+    from toolcall_cli.sources.pcap.tshark import AGGREGATOR, DISPLAY_FILTER, FIELDS, PREFS
 
     cmd = [
         "tshark",

@@ -6,7 +6,7 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from toolcall_cli.sources._logtime import parse_times
+from toolcall_cli.sources._shared.logtime import parse_times
 
 ZONED = [
     "2025-03-01T00:00:00Z",

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from tests.conftest import CORPUS
-from toolcall_cli.sources._io import read_head
+from toolcall_cli.sources._shared.files import read_head
 from toolcall_cli.sources.base import ParseOptions
 from toolcall_cli.sources.messages import ADAPTER
 

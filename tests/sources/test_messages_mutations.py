@@ -18,7 +18,7 @@ import yaml
 from tests.conftest import FIXTURES
 from toolcall_cli.core.events import validate_frame
 from toolcall_cli.sources.messages import emit_text
-from toolcall_cli.sources.messages_rows import Sink
+from toolcall_cli.sources.messages.rows import Sink
 
 FX = FIXTURES / "messages"
 FILES = [

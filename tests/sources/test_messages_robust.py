@@ -9,7 +9,7 @@ import pytest
 
 from toolcall_cli.sources.base import ParseOptions
 from toolcall_cli.sources.messages import ADAPTER
-from toolcall_cli.sources.messages_text import extract_calls
+from toolcall_cli.sources.messages.text_protocols import extract_calls
 
 
 def write(tmp_path: Path, name: str, text: str) -> Path:

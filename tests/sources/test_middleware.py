@@ -11,7 +11,7 @@ import pytest
 
 from tests.conftest import FIXTURES, ROOT, run_cli
 from toolcall_cli.core.config import load_config
-from toolcall_cli.sources._io import read_head
+from toolcall_cli.sources._shared.files import read_head
 from toolcall_cli.sources.base import ParseOptions
 from toolcall_cli.sources.middleware import ADAPTER
 from toolcall_cli.sources.nginx import ADAPTER as NGINX

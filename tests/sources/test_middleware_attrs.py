@@ -7,8 +7,8 @@ import random
 import pyarrow as pa
 import pytest
 
-from toolcall_cli.sources._attrs_text import AttrFields, _row_codes, attrs_text
-from toolcall_cli.sources._textlog import json_objects
+from toolcall_cli.sources._shared.attrs_text import AttrFields, _row_codes, attrs_text
+from toolcall_cli.sources._shared.textlog import json_objects
 
 N = 20_000
 

@@ -12,7 +12,7 @@ import pytest
 
 from toolcall_cli.sources import parse_file
 from toolcall_cli.sources.middleware import _all_json
-from toolcall_cli.sources.middleware_blocks import block_bytes_for, split_blocks
+from toolcall_cli.sources.middleware.blocks import block_bytes_for, split_blocks
 
 WHOLE = 1 << 40  # a block size that keeps the file in one block
 

@@ -86,10 +86,10 @@ def test_split_fast_path_equals_the_regex(corpus: Path) -> None:
     import pyarrow.compute as pc
 
     from tests.conftest import FIXTURES
-    from toolcall_cli.sources._textlog import nonblank, read_lines
+    from toolcall_cli.sources._shared.textlog import nonblank, read_lines
     from toolcall_cli.sources.nginx import extract
-    from toolcall_cli.sources.nginx_combined import COMBINED_RX
-    from toolcall_cli.sources.nginx_fast import extract_combined
+    from toolcall_cli.sources.nginx.combined import COMBINED_RX
+    from toolcall_cli.sources.nginx.fastpath import extract_combined
 
     for path in [*FILES, *sorted((FIXTURES / "nginx").glob("*.log"))]:
         lines, _ = nonblank(read_lines(path, ParseOptions())[0])

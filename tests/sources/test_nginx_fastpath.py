@@ -13,9 +13,9 @@ import pyarrow.compute as pc
 import pytest
 
 from tests.conftest import CORPUS
-from toolcall_cli.sources._attrs_text import _row_codes, attrs_text
-from toolcall_cli.sources._logtime import parse_times
-from toolcall_cli.sources._textlog import json_objects, nonblank, read_lines, split_lines
+from toolcall_cli.sources._shared.attrs_text import _row_codes, attrs_text
+from toolcall_cli.sources._shared.logtime import parse_times
+from toolcall_cli.sources._shared.textlog import json_objects, nonblank, read_lines, split_lines
 from toolcall_cli.sources.base import ParseOptions
 from toolcall_cli.sources.nginx import (
     ADAPTER,
@@ -24,9 +24,9 @@ from toolcall_cli.sources.nginx import (
     combined_variables,
     extract,
 )
-from toolcall_cli.sources.nginx_combined import COMBINED_RX, by_layout, split_trailing_tokens
-from toolcall_cli.sources.nginx_time import clf_times
-from toolcall_cli.sources.nginx_vars import (
+from toolcall_cli.sources.nginx.combined import COMBINED_RX, by_layout, split_trailing_tokens
+from toolcall_cli.sources.nginx.time_local import clf_times
+from toolcall_cli.sources.nginx.variables import (
     _numeric,
     _numeric_rows,
     _request_parts,

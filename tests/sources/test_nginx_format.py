@@ -13,7 +13,7 @@ from tests.conftest import need_corpus
 from toolcall_cli.errors import UsageError
 from toolcall_cli.sources.base import ParseOptions
 from toolcall_cli.sources.nginx import ADAPTER
-from toolcall_cli.sources.nginx_format import COMBINED, compile_format, format_text
+from toolcall_cli.sources.nginx.log_format import COMBINED, compile_format, format_text
 
 #: As it stands in a real nginx.conf (the `main` format of the stock config plus timings).
 NGINX_CONF = r"""

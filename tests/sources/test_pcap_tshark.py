@@ -12,7 +12,7 @@ import pytest
 from tests.conftest import FIXTURES, assert_golden, run_cli
 from toolcall_cli.errors import InputError
 from toolcall_cli.sources import parse_file
-from toolcall_cli.sources.pcap_http import BODY_CAP, decode_body
+from toolcall_cli.sources.pcap.http import BODY_CAP, decode_body
 
 SAMPLE = FIXTURES / "pcap" / "tool_calls.pcap"
 

@@ -30,7 +30,7 @@ from toolcall_cli.core.findings import Evidence, Location
 from toolcall_cli.core.jsonio import dumps, try_loads
 from toolcall_cli.core.redact import active_redactor
 from toolcall_cli.errors import InputError
-from toolcall_cli.sources._io import decode_text, is_gzip, read_bytes
+from toolcall_cli.sources._shared.files import decode_text, is_gzip, read_bytes
 
 if TYPE_CHECKING:  # the lint package (and jsonschema with it) loads only when a quote needs it
     from toolcall_cli.lint.linemap import LineMap

@@ -15,7 +15,7 @@ import pandas as pd
 from toolcall_cli.core.events import UNPARSED, concat_frames, validate_frame
 from toolcall_cli.core.registry import Registry
 from toolcall_cli.errors import InputError, UnknownSourceError, UsageError
-from toolcall_cli.sources._io import read_head, regular_file_problem, require_regular
+from toolcall_cli.sources._shared.files import read_head, regular_file_problem, require_regular
 from toolcall_cli.sources.base import HEAD_BYTES, Adapter, ParseOptions
 
 SOURCES: Registry[Adapter] = Registry("source")

@@ -4,7 +4,7 @@ Understands OpenAI-style `choices[].delta.tool_calls` (by index; the id and name
 first chunk that carries them and are never overwritten by later empty ones), Anthropic
 `content_block_start` / `input_json_delta`, Cohere v2 `tool-call-start` / `tool-call-delta`,
 and Gemini `functionCall` parts (including `partialArgs`). The result is a list of
-OpenAI-shaped assistant messages that :func:`messages_openai.emit_message` turns into events.
+OpenAI-shaped assistant messages that :func:`.openai.emit_message` turns into events.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from toolcall_cli.core.jsonio import JSONError, loads
-from toolcall_cli.sources.messages_rows import args_text, as_dict, as_id, as_list, safe_dump, to_ts
+from toolcall_cli.sources.messages.rows import args_text, as_dict, as_id, as_list, safe_dump, to_ts
 
 _PATH_TOKEN = re.compile(r"\.([A-Za-z_][\w-]*)|\[(\d+)\]|\['([^']*)'\]")
 

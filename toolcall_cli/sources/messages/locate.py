@@ -13,8 +13,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from toolcall_cli.sources import messages_anthropic, messages_items, messages_openai, messages_text
-from toolcall_cli.sources.messages_rows import Conv, Sink, ptr
+from toolcall_cli.sources.messages import anthropic, items, openai, text_protocols
+from toolcall_cli.sources.messages.rows import Conv, Sink, ptr
 
 #: Keys holding a conversation's messages, in preference order.
 MESSAGE_KEYS = ("messages", "traj", "input", "contents", "conversation", "history")
@@ -64,10 +64,10 @@ def emit_request_meta(sink: Sink, conv: Conv, body: dict[str, Any], base: str) -
     """Declared tools and top-level system prompts / instructions of a request."""
     for key in ("tools", "functions"):
         if key in body:
-            messages_openai.emit_tools(sink, conv, body[key], ptr(base, key))
+            openai.emit_tools(sink, conv, body[key], ptr(base, key))
     for key in ("system", "instructions"):
         if body.get(key):
-            messages_anthropic.emit_system(sink, conv, body[key], ptr(base, key))
+            anthropic.emit_system(sink, conv, body[key], ptr(base, key))
 
 
 def emit_messages(
@@ -79,9 +79,9 @@ def emit_messages(
         return
     for j in range(start, len(msgs)):
         if gemini:
-            messages_items.emit_gemini(sink, conv, msgs[j], ptr(base, j), j)
+            items.emit_gemini(sink, conv, msgs[j], ptr(base, j), j)
         else:
-            messages_openai.emit_message(sink, conv, msgs[j], ptr(base, j), j)
+            openai.emit_message(sink, conv, msgs[j], ptr(base, j), j)
 
 
 def emit_response_body(
@@ -99,7 +99,7 @@ def emit_response_body(
     if not isinstance(body, dict):
         return None
     if "error" in body and body.get("error") and not body.get("choices"):
-        messages_openai.emit_error(
+        openai.emit_error(
             sink,
             conv,
             body,
@@ -110,14 +110,14 @@ def emit_response_body(
         )
         return []
     if "choices" in body:
-        return messages_openai.emit_choices(sink, conv, body, base, idx, ts=ts)
-    if messages_anthropic.is_response(body):
-        messages_anthropic.emit_response(sink, conv, body, base, idx, ts=ts)
+        return openai.emit_choices(sink, conv, body, base, idx, ts=ts)
+    if anthropic.is_response(body):
+        anthropic.emit_response(sink, conv, body, base, idx, ts=ts)
         return [body]
     if isinstance(body.get("output"), list):
-        return messages_items.emit_output(sink, conv, body, base, idx, ts=ts)
+        return items.emit_output(sink, conv, body, base, idx, ts=ts)
     if isinstance(body.get("candidates"), list):
-        return messages_items.emit_candidates(sink, conv, body, base, idx, ts=ts)
+        return items.emit_candidates(sink, conv, body, base, idx, ts=ts)
     return None
 
 
@@ -166,11 +166,11 @@ def emit_container(sink: Sink, d: dict[str, Any], base: str, *, depth: int = 0) 
         return _toolbench(sink, d["answer_generation"], ptr(base, "answer_generation"))
     if isinstance(d.get("messages_display"), str):
         conv = sink.conv(sid, tid)
-        turns = messages_text.parse_transcript(d["messages_display"])
+        turns = text_protocols.parse_transcript(d["messages_display"])
         for k, (role, text, _line) in enumerate(turns):
             role = {"observation": "tool"}.get(role, role)
             msg = {"role": role, "content": None if text.strip() == "None" else text}
-            messages_openai.emit_message(sink, conv, msg, ptr(base, "messages_display"), k)
+            openai.emit_message(sink, conv, msg, ptr(base, "messages_display"), k)
         return True
     probe = sink.conv(sid, tid)
     if emit_response_body(sink, probe, d, base, 0) is not None:
@@ -209,6 +209,6 @@ def _toolbench(sink: Sink, ag: dict[str, Any], base: str) -> bool:
     for i in keep:
         conv = sink.conv()
         if "function" in ag:
-            messages_openai.emit_tools(sink, conv, ag["function"], ptr(base, "function"))
+            openai.emit_tools(sink, conv, ag["function"], ptr(base, "function"))
         emit_messages(sink, conv, convs[i], ptr(base, "train_messages", i), 0)
     return True

@@ -1,4 +1,4 @@
-"""Event rows out of the message table (the pcap adapter's contract, COMMON.md).
+"""Event rows out of the message table (the event contract: :mod:`toolcall_cli.core.events`).
 
 http_request / http_response per message; keys from headers (a response falls back to its
 request's keys); tool-service JSON bodies fill tool/args/status; LLM API bodies add
@@ -16,7 +16,7 @@ import pandas as pd
 
 from toolcall_cli.core.events import UNPARSED, build_frame, concat_frames
 from toolcall_cli.core.jsonio import canonical, dumps, try_loads
-from toolcall_cli.sources.pcap_body import (
+from toolcall_cli.sources.pcap.body import (
     is_llm,
     llm_request_events,
     llm_response_events,
@@ -24,7 +24,7 @@ from toolcall_cli.sources.pcap_body import (
     tool_request,
     tool_response,
 )
-from toolcall_cli.sources.pcap_http import NULL_NS, decode_body, headers, pair
+from toolcall_cli.sources.pcap.http import NULL_NS, decode_body, headers, pair
 
 SOURCE: Final = "pcap"
 _TRACEPARENT = re.compile(r"^\s*[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}", re.IGNORECASE)

@@ -9,8 +9,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from toolcall_cli.sources import messages_text
-from toolcall_cli.sources.messages_rows import (
+from toolcall_cli.sources.messages import text_protocols
+from toolcall_cli.sources.messages.rows import (
     Conv,
     Sink,
     args_text,
@@ -119,7 +119,7 @@ def emit_blocks(
             kind = "assistant_text" if assistant else ("system" if role == "system" else "user")
             sink.add(conv, kind, where, ts=ts, detail=text, attrs={**base, "block_index": k})
             if assistant and text:
-                for tc in messages_text.extract_calls(text):
+                for tc in text_protocols.extract_calls(text):
                     sink.add(
                         conv,
                         "tool_call",

@@ -1,8 +1,8 @@
 """pcap adapter: HTTP/1.1 exchanges of pcap / pcapng captures (optionally gzip-compressed).
 
-Recognised by magic bytes. tshark (located through pyshark, see :mod:`pcap_tshark`) reads
-the capture in one streaming fields pass; :mod:`pcap_http` turns its rows into a message
-table (bodies decoded); :mod:`pcap_events` pairs them per TCP stream and builds the events.
+Recognised by magic bytes. tshark (located through pyshark, see :mod:`.tshark`) reads
+the capture in one streaming fields pass; :mod:`.http` turns its rows into a message
+table (bodies decoded); :mod:`.events` pairs them per TCP stream and builds the events.
 A capture whose tail is damaged keeps what tshark could read plus one ``unparsed`` row
 saying so; a capture tshark cannot read at all is an InputError.
 """
@@ -22,11 +22,11 @@ import pandas as pd
 
 from toolcall_cli.core.events import concat_frames, validate_frame
 from toolcall_cli.errors import InputError
-from toolcall_cli.sources import pcap_events
-from toolcall_cli.sources import pcap_http as http
-from toolcall_cli.sources import pcap_tshark as tsh
-from toolcall_cli.sources._io import GZIP_MAGIC, is_gzip
+from toolcall_cli.sources._shared.files import GZIP_MAGIC, is_gzip
 from toolcall_cli.sources.base import ParseOptions
+from toolcall_cli.sources.pcap import events as pcap_events
+from toolcall_cli.sources.pcap import http
+from toolcall_cli.sources.pcap import tshark as tsh
 
 #: Magic numbers: classic pcap (µs/ns, both byte orders, Kuznetzov's modified) and pcapng.
 MAGICS: Final = (

@@ -19,7 +19,7 @@ from typing import Any, Final
 import numpy as np
 import pandas as pd
 
-from toolcall_cli.sources.pcap_tshark import AGGREGATOR
+from toolcall_cli.sources.pcap.tshark import AGGREGATOR
 
 #: Decompressed size cap per body (decompression bombs).
 BODY_CAP: Final = 16 << 20

@@ -26,12 +26,12 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from toolcall_cli.sources._attrs_text import AttrFields, attrs_text
-from toolcall_cli.sources._jsonlines import JsonColumns, pinned_schema, read_json_buffer
-from toolcall_cli.sources._logtime import parse_times
-from toolcall_cli.sources._textlog import frame, to_str_series
-from toolcall_cli.sources.middleware_fields import ALIASES, resolve
-from toolcall_cli.sources.middleware_rows import row_columns
+from toolcall_cli.sources._shared.attrs_text import AttrFields, attrs_text
+from toolcall_cli.sources._shared.jsonlines import JsonColumns, pinned_schema, read_json_buffer
+from toolcall_cli.sources._shared.logtime import parse_times
+from toolcall_cli.sources._shared.textlog import frame, to_str_series
+from toolcall_cli.sources.middleware.fields import ALIASES, resolve
+from toolcall_cli.sources.middleware.rows import row_columns
 
 #: Smallest block worth its fixed cost (each block compiles every regex of the row pipeline).
 MIN_BLOCK = 8 << 20

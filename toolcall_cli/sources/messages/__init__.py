@@ -3,7 +3,7 @@
 Reads one file as (in this order) a VCR cassette (YAML), a stream (SSE `data:` lines or one
 JSON chunk per line), one JSON document, or JSON lines (one session per line; lines that are
 not JSON become `unparsed` rows). The shapes inside are found by
-:mod:`messages_locate`; see COMMON.md "messages adapter" for the event contract.
+:mod:`.locate`; the event contract is :mod:`toolcall_cli.core.events` (DESIGN §3).
 """
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ import yaml
 
 from toolcall_cli.core.jsonio import JSONError, loads, try_loads
 from toolcall_cli.errors import InputError
-from toolcall_cli.sources import messages_cassette, messages_locate, messages_openai, messages_sse
-from toolcall_cli.sources._io import decode_text, read_bytes
+from toolcall_cli.sources._shared.files import decode_text, read_bytes
 from toolcall_cli.sources.base import ParseOptions
-from toolcall_cli.sources.messages_rows import Sink
-from toolcall_cli.sources.messages_sniff import sniff as _sniff
-from toolcall_cli.sources.messages_sniff import stream_score
+from toolcall_cli.sources.messages import cassette, locate, openai, sse
+from toolcall_cli.sources.messages.rows import Sink
+from toolcall_cli.sources.messages.sniff import sniff as _sniff
+from toolcall_cli.sources.messages.sniff import stream_score
 
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -55,7 +55,7 @@ class MessagesAdapter:
     samples = SAMPLES
 
     def sniff(self, head: bytes, path: Path) -> int:
-        """Score the first 64 KiB of *path* (see :mod:`messages_sniff`)."""
+        """Score the first 64 KiB of *path* (see :mod:`.sniff`)."""
         return _sniff(head[:65536], path)
 
     def parse(self, path: Path, opts: ParseOptions) -> pd.DataFrame:
@@ -84,9 +84,9 @@ def parse_body(body: Any, origin: str, *, path: Path, source: str = "messages") 
     """
     sink = Sink(path)
     if isinstance(body, dict) and isinstance(body.get("interactions"), list):
-        messages_cassette.emit_cassette(sink, body, origin)
+        cassette.emit_cassette(sink, body, origin)
     else:
-        messages_locate.emit_document(sink, body, origin)
+        locate.emit_document(sink, body, origin)
     return sink.frame(source=source)
 
 
@@ -96,9 +96,9 @@ def _parse_yaml(sink: Sink, text: str, label: str) -> None:
     except (yaml.YAMLError, RecursionError, ValueError) as e:
         raise InputError(f"{label}: not valid YAML: {str(e).splitlines()[0][:200]}") from None
     if isinstance(doc, dict) and "interactions" in doc:
-        messages_cassette.emit_cassette(sink, doc, f"{label}#")
+        cassette.emit_cassette(sink, doc, f"{label}#")
     else:
-        messages_locate.emit_document(sink, doc, f"{label}#")
+        locate.emit_document(sink, doc, f"{label}#")
 
 
 def _is_stream(text: str) -> bool:
@@ -113,15 +113,13 @@ def _is_stream(text: str) -> bool:
 
 def _parse_stream(sink: Sink, text: str, label: str) -> None:
     conv = sink.conv()
-    st = messages_sse.assemble(text, lambda n: f"{label}:{n}")
+    st = sse.assemble(text, lambda n: f"{label}:{n}")
     for n, raw, reason in st.bad:
         sink.unparsed(conv, f"{label}:{n}", raw, reason)
     for n, err in st.errors:
-        messages_openai.emit_error(sink, conv, err, f"{label}:{n}")
+        openai.emit_error(sink, conv, err, f"{label}:{n}")
     for k, (msg, finish, ts, line) in enumerate(st.messages):
-        messages_openai.emit_message(
-            sink, conv, msg, f"{label}:{line}#", k, ts=ts, finish_reason=finish
-        )
+        openai.emit_message(sink, conv, msg, f"{label}:{line}#", k, ts=ts, finish_reason=finish)
 
 
 def _parse_json(sink: Sink, text: str, label: str) -> None:
@@ -133,9 +131,9 @@ def _parse_json(sink: Sink, text: str, label: str) -> None:
         pass
     else:
         if isinstance(doc, dict) and isinstance(doc.get("interactions"), list):
-            messages_cassette.emit_cassette(sink, doc, f"{label}#")
+            cassette.emit_cassette(sink, doc, f"{label}#")
         else:
-            messages_locate.emit_document(sink, doc, f"{label}#")
+            locate.emit_document(sink, doc, f"{label}#")
         return
     for n, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
@@ -145,7 +143,7 @@ def _parse_json(sink: Sink, text: str, label: str) -> None:
         except JSONError as e:
             sink.unparsed(None, f"{label}:{n}", line, f"not JSON: {e}"[:200])
             continue
-        messages_locate.emit_document(sink, obj, f"{label}:{n}#")
+        locate.emit_document(sink, obj, f"{label}:{n}#")
 
 
 ADAPTER = MessagesAdapter()

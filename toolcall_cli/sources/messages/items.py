@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from toolcall_cli.sources.messages_rows import (
+from toolcall_cli.sources.messages.rows import (
     Conv,
     Sink,
     args_text,

@@ -76,7 +76,7 @@ _PREFS: Final = {
     "http.desegment_body": "TRUE",
     "http.dechunk_body": "TRUE",
     # tshark inflates without any size cap (a 200 KB gzip bomb costs it 1.4 GB): we get the
-    # encoded bytes and inflate them ourselves with a cap (pcap_http.decode_body).
+    # encoded bytes and inflate them ourselves with a cap (decode_body in pcap/http.py).
     "http.decompress_body": "FALSE",
     "tcp.check_checksum": "FALSE",
 }

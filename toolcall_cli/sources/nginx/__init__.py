@@ -2,10 +2,10 @@
 
 Formats: `combined`/`common` with optional trailing fields (no configuration needed), any
 `log_format` given as `--nginx-format` (compiled to one regex), and `escape=json` logs. The
-hot path is column-wise: lines sit in one pyarrow array; combined lines are cut by the split
-path (nginx_fast) and their trailing keys read per layout (nginx_combined), slice by slice on
-a thread pool; only lines of another shape see the capturing regex, and only odd trailing
-text is read per row.
+hot path is column-wise: lines sit in one pyarrow array; combined lines are cut by the
+split path (:mod:`.fastpath`) and their trailing keys read per layout (:mod:`.combined`),
+slice by slice on a thread pool; only lines of another shape see the capturing regex, and
+only odd trailing text is read per row.
 """
 
 from __future__ import annotations
@@ -19,14 +19,14 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from toolcall_cli.sources._logtime import check_tz
-from toolcall_cli.sources._textlog import head_lines, nonblank, read_lines
+from toolcall_cli.sources._shared.logtime import check_tz
+from toolcall_cli.sources._shared.textlog import head_lines, nonblank, read_lines
 from toolcall_cli.sources.base import HEAD_BYTES, ParseOptions
-from toolcall_cli.sources.nginx_combined import COMBINED_RX, HEAD_RX, split_trailing
-from toolcall_cli.sources.nginx_fast import extract_combined
-from toolcall_cli.sources.nginx_format import compile_format
-from toolcall_cli.sources.nginx_json import ACCESS_KEYS, json_variables
-from toolcall_cli.sources.nginx_vars import build_events
+from toolcall_cli.sources.nginx.combined import COMBINED_RX, HEAD_RX, split_trailing
+from toolcall_cli.sources.nginx.escape_json import ACCESS_KEYS, json_variables
+from toolcall_cli.sources.nginx.fastpath import extract_combined
+from toolcall_cli.sources.nginx.log_format import compile_format
+from toolcall_cli.sources.nginx.variables import build_events
 
 #: Lines per thread before the regex is split across threads.
 _CHUNK = 50_000

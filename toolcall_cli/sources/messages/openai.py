@@ -12,8 +12,8 @@ from datetime import datetime
 from typing import Any
 
 from toolcall_cli.core.jsonio import canonical
-from toolcall_cli.sources import messages_anthropic, messages_items, messages_text
-from toolcall_cli.sources.messages_rows import (
+from toolcall_cli.sources.messages import anthropic, items, text_protocols
+from toolcall_cli.sources.messages.rows import (
     Conv,
     Sink,
     args_text,
@@ -45,7 +45,7 @@ def emit_message(
         sink.unparsed(conv, origin, msg, "message is not an object")
         return
     if "role" not in msg and isinstance(msg.get("type"), str):
-        messages_items.emit_item(sink, conv, msg, origin, idx, ts=ts)
+        items.emit_item(sink, conv, msg, origin, idx, ts=ts)
         return
     role = msg.get("role")
     if not isinstance(role, str):
@@ -53,8 +53,8 @@ def emit_message(
         return
     ts = to_ts(msg.get("timestamp") or msg.get("ts") or msg.get("created_at")) or ts
     content = msg.get("content")
-    if isinstance(content, list) and messages_anthropic.has_blocks(content):
-        messages_anthropic.emit_blocks(
+    if isinstance(content, list) and anthropic.has_blocks(content):
+        anthropic.emit_blocks(
             sink, conv, role, content, origin, idx, ts=ts, finish_reason=finish_reason
         )
         if role in ASSISTANT_ROLES and ("tool_calls" in msg or "function_call" in msg):
@@ -164,7 +164,7 @@ def _emit_calls(
             names.append(got[1])
             ids.append(None)
     if text and with_text:
-        for k, tc in enumerate(messages_text.extract_calls(text), start=len(ids)):
+        for k, tc in enumerate(text_protocols.extract_calls(text), start=len(ids)):
             attrs = {
                 **base,
                 "call_index": k,

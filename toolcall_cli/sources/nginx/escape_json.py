@@ -10,7 +10,7 @@ from __future__ import annotations
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from toolcall_cli.sources._jsonlines import read_json_lines
+from toolcall_cli.sources._shared.jsonlines import read_json_lines
 
 #: Short or conventional key → nginx variable (applied when the key is not a variable itself).
 KEY_ALIASES: dict[str, str] = {

@@ -18,9 +18,9 @@ import pyarrow.compute as pc
 
 from toolcall_cli.core.arrow import few_distinct
 from toolcall_cli.core.events import UNPARSED
-from toolcall_cli.sources._attrs_text import attrs_text
-from toolcall_cli.sources._logtime import parse_times
-from toolcall_cli.sources._textlog import (
+from toolcall_cli.sources._shared.attrs_text import attrs_text
+from toolcall_cli.sources._shared.logtime import parse_times
+from toolcall_cli.sources._shared.textlog import (
     as_string,
     const_str,
     frame,
@@ -30,7 +30,7 @@ from toolcall_cli.sources._textlog import (
     to_str_series,
     unparsed_detail,
 )
-from toolcall_cli.sources.nginx_time import clf_times
+from toolcall_cli.sources.nginx.time_local import clf_times
 
 KIND = "http_access"
 

@@ -10,9 +10,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from toolcall_cli.sources._attrs_text import AttrFields, attrs_text
-from toolcall_cli.sources._logtime import parse_times
-from toolcall_cli.sources._textlog import (
+from toolcall_cli.sources._shared.attrs_text import AttrFields, attrs_text
+from toolcall_cli.sources._shared.logtime import parse_times
+from toolcall_cli.sources._shared.textlog import (
     as_string,
     const_str,
     frame,
@@ -20,8 +20,8 @@ from toolcall_cli.sources._textlog import (
     origins,
     to_str_series,
 )
-from toolcall_cli.sources.middleware_fields import Fields
-from toolcall_cli.sources.middleware_phrases import classify
+from toolcall_cli.sources.middleware.fields import Fields
+from toolcall_cli.sources.middleware.phrases import classify
 
 SOURCE = "middleware"
 _CALL_ID_KINDS = ("mw_response", "mw_dropped")

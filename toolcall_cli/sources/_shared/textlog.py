@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 
 from toolcall_cli.core.arrow import few_distinct
 from toolcall_cli.core.events import COLUMNS, STR, UNPARSED, build_frame
-from toolcall_cli.sources._io import read_bytes
+from toolcall_cli.sources._shared.files import read_bytes
 from toolcall_cli.sources.base import ParseOptions
 
 #: Raw text kept in `detail` of an unparsed row.

@@ -15,7 +15,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from toolcall_cli.sources._textlog import json_objects
+from toolcall_cli.sources._shared.textlog import json_objects
 
 #: (key, values, json_objects kind) members of the `attrs` object, in order.
 AttrFields = list[tuple[str, pa.Array, str]]

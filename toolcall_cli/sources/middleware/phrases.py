@@ -15,7 +15,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from toolcall_cli.sources._textlog import lit
+from toolcall_cli.sources._shared.textlog import lit
 
 
 @dataclass(frozen=True, slots=True)

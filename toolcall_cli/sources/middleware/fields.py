@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from toolcall_cli.sources._textlog import as_string, attr_kind
+from toolcall_cli.sources._shared.textlog import as_string, attr_kind
 
 #: canonical field → accepted keys, first wins (DESIGN §2 plus common spellings).
 ALIASES: dict[str, tuple[str, ...]] = {

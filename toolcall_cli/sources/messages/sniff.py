@@ -10,7 +10,7 @@ import re
 from typing import Any
 
 from toolcall_cli.core.jsonio import try_loads
-from toolcall_cli.sources.messages_locate import MULTI_KEYS
+from toolcall_cli.sources.messages.locate import MULTI_KEYS
 
 _STREAM_TYPES = frozenset(
     {

@@ -2,7 +2,7 @@
 
 Line formats, tried in this order per line: user formats from config (`[[formats]]`), JSON
 objects (column-wise through pyarrow when the block is clean), timestamped plain text, logfmt.
-Anything else is an `unparsed` row. See middleware_phrases for how lines become kinds.
+Anything else is an `unparsed` row. See :mod:`.phrases` for how lines become kinds.
 
 Zeek/Bro TSV logs (`#separator` headers) are not claimed by sniffing (score 0: detection says
 unknown); with `--source middleware` they ingest with every line counted as unparsed.
@@ -20,9 +20,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from toolcall_cli.core.events import concat_frames
-from toolcall_cli.sources._jsonlines import read_json_lines
-from toolcall_cli.sources._logtime import check_tz
-from toolcall_cli.sources._textlog import (
+from toolcall_cli.sources._shared.jsonlines import read_json_lines
+from toolcall_cli.sources._shared.logtime import check_tz
+from toolcall_cli.sources._shared.textlog import (
     head_lines,
     nonblank,
     read_data,
@@ -30,11 +30,11 @@ from toolcall_cli.sources._textlog import (
     unparsed_rows,
 )
 from toolcall_cli.sources.base import HEAD_BYTES, ParseOptions
-from toolcall_cli.sources.middleware_blocks import read_blocks
-from toolcall_cli.sources.middleware_fields import ALIASES, MARKER_KEYS, resolve
-from toolcall_cli.sources.middleware_phrases import PHRASES
-from toolcall_cli.sources.middleware_rows import SOURCE, build_rows
-from toolcall_cli.sources.middleware_text import (
+from toolcall_cli.sources.middleware.blocks import read_blocks
+from toolcall_cli.sources.middleware.fields import ALIASES, MARKER_KEYS, resolve
+from toolcall_cli.sources.middleware.phrases import PHRASES
+from toolcall_cli.sources.middleware.rows import SOURCE, build_rows
+from toolcall_cli.sources.middleware.text_formats import (
     TEXT_RX,
     columns_from_dicts,
     is_logfmt,
@@ -43,7 +43,7 @@ from toolcall_cli.sources.middleware_text import (
     text_columns,
     user_format_rows,
 )
-from toolcall_cli.sources.nginx_json import ACCESS_KEYS
+from toolcall_cli.sources.nginx.escape_json import ACCESS_KEYS
 
 _TEXT = re.compile(TEXT_RX)
 # Phrases that only middleware prints (not `POST /tools/...`, which access logs carry too).

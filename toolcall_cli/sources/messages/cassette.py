@@ -22,8 +22,8 @@ from typing import Any
 import orjson
 
 from toolcall_cli.core.jsonio import JSONError, canonical, loads, try_loads
-from toolcall_cli.sources import messages_locate, messages_openai, messages_sse
-from toolcall_cli.sources.messages_rows import (
+from toolcall_cli.sources.messages import locate, openai, sse
+from toolcall_cli.sources.messages.rows import (
     RAW_CAP,
     Conv,
     Sink,
@@ -62,9 +62,7 @@ def emit_cassette(sink: Sink, doc: Any, base: str) -> None:
         resp = as_dict(it.get("response"))
         uri = as_str(req.get("uri")) or ""
         body, bkey = _body(req)
-        found, mkey = (
-            messages_locate.request_messages(body) if isinstance(body, dict) else (None, None)
-        )
+        found, mkey = locate.request_messages(body) if isinstance(body, dict) else (None, None)
         msgs = as_list(found)
         sigs = [signature(m) for m in msgs]
         k = _common_prefix(sigs, seen)
@@ -74,9 +72,9 @@ def emit_cassette(sink: Sink, doc: Any, base: str) -> None:
             idless = []
         start = len(sink.rows)
         if isinstance(body, dict):
-            messages_locate.emit_request_meta(sink, conv, body, ptr(o, "request", bkey))
+            locate.emit_request_meta(sink, conv, body, ptr(o, "request", bkey))
             where = ptr(o, "request", bkey, mkey or "messages")
-            messages_locate.emit_messages(sink, conv, msgs, where, k, gemini=mkey == "contents")
+            locate.emit_messages(sink, conv, msgs, where, k, gemini=mkey == "contents")
         elif body is not None:
             sink.unparsed(conv, ptr(o, "request", bkey), body, "request body is not JSON")
         seen = list(sigs)
@@ -133,28 +131,22 @@ def _response(
     where = ptr(o, bkey)
     if code is not None and code >= 400:
         err = body[:RAW_CAP] if isinstance(body, str) else body if body is not None else status
-        messages_openai.emit_error(
-            sink, conv, err, where, http_status=code, provider=provider, ts=ts
-        )
+        openai.emit_error(sink, conv, err, where, http_status=code, provider=provider, ts=ts)
         return []
     if isinstance(body, str):
-        st = messages_sse.assemble(body, lambda _n: where)
+        st = sse.assemble(body, lambda _n: where)
         for n, raw, reason in st.bad:
             sink.unparsed(conv, f"{where}:{n}", raw, reason)
         for _n, err in st.errors:
-            messages_openai.emit_error(
-                sink, conv, err, where, http_status=code, provider=provider, ts=ts
-            )
+            openai.emit_error(sink, conv, err, where, http_status=code, provider=provider, ts=ts)
         out: list[tuple[Any, ...]] = []
         for msg, fr, mts, _line in st.messages:
-            messages_openai.emit_message(
-                sink, conv, msg, where, idx, ts=mts or ts, finish_reason=fr
-            )
+            openai.emit_message(sink, conv, msg, where, idx, ts=mts or ts, finish_reason=fr)
             out.append(signature(msg))
         return out
     if body is None:
         return []
-    emitted = messages_locate.emit_response_body(
+    emitted = locate.emit_response_body(
         sink, conv, body, where, idx, http_status=code, provider=provider, ts=ts
     )
     if emitted is None:
