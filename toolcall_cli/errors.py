@@ -44,10 +44,6 @@ class UnknownSourceError(InputError):
     """No adapter recognises a file."""
 
 
-class AmbiguousSourceError(InputError):
-    """Two adapters claim a file with the same score."""
-
-
 class MissingDependencyError(ToolcallError):
     """A required external program (tshark) is missing."""
 

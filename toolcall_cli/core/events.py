@@ -259,10 +259,3 @@ def concat_frames(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
         return empty_frame()
     out = pd.concat(frames, ignore_index=True)
     return out.astype(COLUMNS)
-
-
-def sort_events(df: pd.DataFrame) -> pd.DataFrame:
-    """Deterministic order: time (nulls last), then source, origin and position."""
-    return df.sort_values(["ts", "source", "seq"], kind="stable", na_position="last").reset_index(
-        drop=True
-    )

@@ -18,6 +18,7 @@ from toolcall_cli.sources.messages.rows import (
     as_str,
     content_text,
     ptr,
+    response_entries,
     safe_dump,
     to_ts,
 )
@@ -127,20 +128,12 @@ def emit_output(
 ) -> list[Any]:
     """A Responses-API response body: its `output` items; returns the items emitted."""
     ts = to_ts(body.get("created_at")) or ts
+    for k, item in response_entries(sink, conv, body, origin, "output", "output item"):
+        # An output item with a role is a message item that may omit its `type`.
+        shaped = {**item, "type": "message"} if "role" in item else item
+        emit_item(sink, conv, shaped, ptr(origin, "output", k), idx + k, ts=ts)
     out = body.get("output")
-    if not isinstance(out, list):
-        sink.unparsed(conv, ptr(origin, "output"), out, "output is not a list")
-        return []
-    for k, item in enumerate(out):
-        if isinstance(item, dict) and "role" not in item:
-            emit_item(sink, conv, item, ptr(origin, "output", k), idx + k, ts=ts)
-        elif isinstance(item, dict):
-            emit_item(
-                sink, conv, {**item, "type": "message"}, ptr(origin, "output", k), idx + k, ts=ts
-            )
-        else:
-            sink.unparsed(conv, ptr(origin, "output", k), item, "output item is not an object")
-    return list(out)
+    return list(out) if isinstance(out, list) else []
 
 
 def emit_gemini(
@@ -234,15 +227,8 @@ def emit_candidates(
     ts: datetime | None = None,
 ) -> list[Any]:
     """A Gemini generateContent response: each candidate's content."""
-    cands = body.get("candidates")
-    if not isinstance(cands, list):
-        sink.unparsed(conv, ptr(origin, "candidates"), cands, "candidates is not a list")
-        return []
     out: list[Any] = []
-    for k, c in enumerate(cands):
-        if not isinstance(c, dict):
-            sink.unparsed(conv, ptr(origin, "candidates", k), c, "candidate is not an object")
-            continue
+    for k, c in response_entries(sink, conv, body, origin, "candidates", "candidate"):
         fr = c.get("finishReason")
         emit_gemini(
             sink,

@@ -21,6 +21,7 @@ from toolcall_cli.sources.messages.rows import (
     as_str,
     content_text,
     ptr,
+    response_entries,
     safe_dump,
     to_ts,
 )
@@ -261,15 +262,8 @@ def emit_choices(
 ) -> list[Any]:
     """A chat-completion response: each choice's message; returns the messages emitted."""
     ts = to_ts(body.get("created")) or ts
-    choices = body.get("choices")
-    if not isinstance(choices, list):
-        sink.unparsed(conv, ptr(origin, "choices"), choices, "choices is not a list")
-        return []
     out: list[Any] = []
-    for k, choice in enumerate(choices):
-        if not isinstance(choice, dict):
-            sink.unparsed(conv, ptr(origin, "choices", k), choice, "choice is not an object")
-            continue
+    for k, choice in response_entries(sink, conv, body, origin, "choices", "choice"):
         fr = choice.get("finish_reason")
         msg = choice.get("message", choice.get("delta"))
         if msg is None:

@@ -8,6 +8,7 @@ when the frame is built.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
 from email.utils import parsedate_to_datetime
@@ -155,6 +156,23 @@ def ptr(base: str, *tokens: Any) -> str:
     for t in tokens:
         out += "/" + str(t).replace("~", "~0").replace("/", "~1")
     return out
+
+
+def response_entries(
+    sink: Sink, conv: Conv, body: dict[str, Any], origin: str, key: str, noun: str
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The object entries of a response body's list `body[key]` (`choices`, `candidates`,
+    `output`), with their index; a value that is not a list, or an entry that is not an
+    object, becomes an `unparsed` row instead."""
+    entries = body.get(key)
+    if not isinstance(entries, list):
+        sink.unparsed(conv, ptr(origin, key), entries, f"{key} is not a list")
+        return
+    for k, entry in enumerate(entries):
+        if isinstance(entry, dict):
+            yield k, entry
+        else:
+            sink.unparsed(conv, ptr(origin, key, k), entry, f"{noun} is not an object")
 
 
 def as_dict(value: Any) -> dict[str, Any]:

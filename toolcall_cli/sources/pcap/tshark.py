@@ -19,12 +19,12 @@ import csv
 import functools
 import os
 import re
-import shutil
 import subprocess
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Final
 
 import pandas as pd
@@ -128,15 +128,7 @@ def locate() -> Tshark:
         if not (os.path.isfile(override) and os.access(override, os.X_OK)):
             raise MissingDependencyError(f"tshark not found at {ENV_VAR}={override}", hint=HINT)
         return _probe(override)
-    try:
-        from pyshark.tshark import tshark as pyshark_tshark
-    except ImportError:  # pyshark is a dependency, but fall back to $PATH if it is broken
-        found = shutil.which("tshark")
-        if not found:
-            raise MissingDependencyError(
-                "tshark is not installed (not found on PATH)", hint=HINT
-            ) from None
-        return _probe(found)
+    pyshark_tshark = _pyshark()
     try:
         path = str(pyshark_tshark.get_process_path())
     except pyshark_tshark.TSharkNotFoundException:
@@ -151,13 +143,10 @@ def locate() -> Tshark:
 @functools.lru_cache(maxsize=8)
 def _probe(path: str) -> Tshark:
     """Read the version once per binary (pyshark runs ``tshark -v``)."""
+    pyshark_tshark = _pyshark()
     try:
-        from pyshark.tshark import tshark as pyshark_tshark
-
         parsed = pyshark_tshark.get_tshark_version(path)
         version = tuple(int(x) for x in str(parsed).split(".")[:3])
-    except ImportError:
-        version = _version_by_hand(path)
     except (OSError, subprocess.CalledProcessError, ValueError) as e:
         raise MissingDependencyError(f"cannot run tshark at {path}: {e}", hint=HINT) from None
     except Exception as e:  # pyshark's TSharkVersionException and friends
@@ -173,14 +162,17 @@ def _probe(path: str) -> Tshark:
     return Tshark(path=path, version=version)
 
 
-def _version_by_hand(path: str) -> tuple[int, ...]:
-    out = subprocess.run(
-        [path, "-v"], capture_output=True, text=True, check=True, timeout=30
-    ).stdout
-    m = re.search(r"(\d+)\.(\d+)\.(\d+)", out)
-    if not m:
-        raise ValueError(f"unrecognised tshark version output: {out[:80]!r}")
-    return tuple(int(x) for x in m.groups())
+def _pyshark() -> ModuleType:
+    """pyshark's tshark module, imported only when a capture is read.
+
+    pyshark is a dependency of toolcall; a broken install is an environment problem (exit 4)."""
+    try:
+        from pyshark.tshark import tshark as pyshark_tshark
+    except ImportError as e:
+        raise MissingDependencyError(
+            f"pyshark cannot be imported ({e})", hint="reinstall toolcall (pip install toolcall)"
+        ) from None
+    return pyshark_tshark
 
 
 def command(ts: Tshark, capture: Path, *, frames: Sequence[int] | None = None) -> list[str]:
