@@ -22,15 +22,9 @@ from typing import Any, Final
 
 import pandas as pd
 
+from toolcall_cli.core.cells import attrs_of, text
 from toolcall_cli.pipeline.base import ResultEvidence, ToolCall
-from toolcall_cli.pipeline.evidence import (
-    attrs_of,
-    integer,
-    request_of,
-    response_of,
-    split_kinds,
-    text,
-)
+from toolcall_cli.pipeline.evidence import integer, request_of, response_of, split_kinds
 
 WIRE_CALL_KINDS: Final = ("mw_received", "mw_rejected", "mw_flooded", "mw_request", "http_request")
 _SOURCE_RANK: Final = {"messages": 0, "pcap": 1, "middleware": 2, "nginx": 3}

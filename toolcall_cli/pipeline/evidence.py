@@ -14,8 +14,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-import pandas as pd
-
+from toolcall_cli.core.cells import attrs_of, text
 from toolcall_cli.core.jsonio import try_loads
 from toolcall_cli.pipeline.base import RequestEvidence, ResponseEvidence
 from toolcall_cli.pipeline.response import to_ms
@@ -25,19 +24,6 @@ DISPATCH_KINDS: Final = frozenset({
     "mw_request", "http_request", "tool_result", "mw_response", "http_response",
     "mw_injected", "mw_dropped", "mw_timeout",
 })  # fmt: skip
-
-
-def text(v: Any) -> str | None:
-    """A cell as text; None for every kind of null."""
-    if v is None or (not isinstance(v, str) and bool(pd.isna(v))):
-        return None
-    return str(v)
-
-
-def attrs_of(v: Any) -> dict[str, Any]:
-    """The `attrs` cell as a dict ({} when empty or not JSON)."""
-    d = try_loads(text(v))
-    return d if isinstance(d, dict) else {}
 
 
 def integer(v: Any) -> int | None:

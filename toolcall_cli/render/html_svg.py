@@ -17,6 +17,7 @@ from typing import Any
 import pandas as pd
 
 from toolcall_cli.align.model import CallView, TraceBlock
+from toolcall_cli.core.cells import text
 from toolcall_cli.core.events import SOURCES
 from toolcall_cli.render.html_page import OUTCOME_STYLE, SOURCE_COLOUR, h
 
@@ -102,7 +103,7 @@ def _time(ts: Any) -> str:
 
 
 def _s(v: Any) -> str:
-    return "" if v is None or v is pd.NA or (isinstance(v, float) and v != v) else str(v)
+    return text(v) or ""
 
 
 def describe(ev: Any) -> str:

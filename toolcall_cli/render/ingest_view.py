@@ -8,6 +8,7 @@ import orjson
 import pandas as pd
 from rich.table import Table
 
+from toolcall_cli.core.cells import attrs_of
 from toolcall_cli.core.events import COLUMNS, UNPARSED
 from toolcall_cli.core.jsonio import pretty
 from toolcall_cli.core.summary import IngestReport
@@ -39,7 +40,7 @@ def write_events_jsonl(events: pd.DataFrame, out: TextIO) -> None:
     records = df.astype(object).where(df.notna(), None).to_dict(orient="records")
     opt = orjson.OPT_APPEND_NEWLINE
     for rec in records:
-        rec["attrs"] = orjson.loads(rec["attrs"]) if rec["attrs"] else {}
+        rec["attrs"] = attrs_of(rec["attrs"])
         out.write(orjson.dumps({k: rec[k] for k in COLUMNS}, option=opt, default=str).decode())
 
 

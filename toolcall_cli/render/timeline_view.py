@@ -6,12 +6,12 @@ import math
 from collections.abc import Collection
 from typing import Any, TextIO
 
-import orjson
 import pandas as pd
 from rich.table import Table
 from rich.text import Text
 
 from toolcall_cli.align.model import PHASES, CallView, TimelineReport, TraceBlock
+from toolcall_cli.core.cells import attrs_of, text
 from toolcall_cli.core.events import COLUMNS, SOURCES
 from toolcall_cli.core.jsonio import pretty
 from toolcall_cli.render import RenderOptions, renders
@@ -49,7 +49,7 @@ def _events_json(events: pd.DataFrame) -> list[dict[str, Any]]:
     ):
         rec["ts"] = _iso(rec["ts"])
         rec["ts_corrected"] = _iso(rec["ts_corrected"])
-        rec["attrs"] = orjson.loads(rec["attrs"]) if rec["attrs"] else {}
+        rec["attrs"] = attrs_of(rec["attrs"])
         out.append({str(k): _num(v) for k, v in rec.items()})
     return out
 
@@ -117,7 +117,7 @@ def describe(ev: Any) -> str:
 
 
 def _s(v: Any) -> str:
-    return "" if v is None or pd.isna(v) else str(v)
+    return text(v) or ""
 
 
 def _ms(v: float | None, breach: bool) -> str:
