@@ -26,6 +26,7 @@ from toolcall_cli.align.arrays import (
     nonempty,
     true_mask,
 )
+from toolcall_cli.core.events import WIRE_SOURCES
 
 _TRACEPARENT = re.compile(r"^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$", re.IGNORECASE)
 
@@ -50,9 +51,9 @@ def traceparent_ids(traceparent: pa.Array) -> pa.Array:
 
 
 def pcap_pairs(a: EventArrays, stream: pa.Array) -> Coded:
-    """A key shared by a pcap request and its response: file, TCP stream, position in stream
+    """A key shared by a captured request and its response: file, TCP stream, position in stream
     (the n-th request and the n-th response, by seq)."""
-    http = a.source.mask(["pcap"]) & a.kind.mask(["http_request", "http_response"])
+    http = a.source.mask(WIRE_SOURCES) & a.kind.mask(["http_request", "http_response"])
     http &= true_mask(stream.is_valid())
     rows = np.flatnonzero(http)
     codes = np.full(a.n, -1, dtype=np.int64)

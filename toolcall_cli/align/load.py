@@ -26,7 +26,7 @@ import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
 from toolcall_cli.align.select import HINT_IDS, hint_of
-from toolcall_cli.core.events import COLUMNS, concat_frames, empty_frame
+from toolcall_cli.core.events import COLUMNS, WIRE_SOURCES, concat_frames, empty_frame
 from toolcall_cli.core.store import (
     input_order,
     load_events,
@@ -260,7 +260,7 @@ def _with_pcap_responses(
     """Add the id-less responses of the captures the selection touched: they join their request
     by TCP stream during alignment."""
     f = ds.field
-    req = (f("source") == "pcap") & (f("kind") == "http_request")
+    req = f("source").isin(WIRE_SOURCES) & (f("kind") == "http_request")
     origins: set[str] = set()
     for t in matched:
         origins |= {str(o) for o in t.filter(req).column("origin").to_pylist() if o}
@@ -269,7 +269,8 @@ def _with_pcap_responses(
         return expr
     for p in parts:
         p.fetch_captures(names)
-    base = (f("source") == "pcap") & (f("kind") == "http_response") & f("tool_call_id").is_null()
+    wire = f("source").isin(WIRE_SOURCES)
+    base = wire & (f("kind") == "http_response") & f("tool_call_id").is_null()
     return expr | (
         base & _any([pc.starts_with(f("origin"), f"{n}{_FRAME}") for n in sorted(names)])
     )

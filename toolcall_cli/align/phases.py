@@ -30,49 +30,23 @@ from toolcall_cli.align.arrays import (
 from toolcall_cli.align.model import PHASES, CallView
 from toolcall_cli.align.views import build_views
 from toolcall_cli.core.config import Sla
+from toolcall_cli.core.events import (
+    ACCESS_START,
+    CALL_SIDE_KINDS,
+    OUTCOME_KINDS,
+    PHASE_BOUND_KINDS,
+    UNCLOCKED_SOURCES,
+)
 
-#: Kinds that show a call exists (a lone tool_result or injection is an orphan, not a call).
-CALL_KINDS = frozenset(
-    {
-        "tool_call",
-        "mw_received",
-        "mw_rejected",
-        "mw_flooded",
-        "mw_request",
-        "mw_response",
-        "mw_dropped",
-        "mw_timeout",
-        "http_request",
-        "http_response",
-        "http_access",
-    }
-)
-#: Outcome from the kinds a call shows, first match wins.
-_OUTCOME_KINDS = (
-    ("rejected", "mw_rejected"),
-    ("flooded", "mw_flooded"),
-    ("timeout", "mw_timeout"),
-    ("dropped", "mw_dropped"),
-    ("result", "tool_result"),
-    ("result", "mw_injected"),
-)
 _SLACK = 1_000_000_000  # ns: one second
 _NONE = np.iinfo(np.int64).max
 _SEP = "\x1f"
 _CHAT = r"/chat/completions|/v1/messages|/v1/responses|/api/chat|/generateContent"
 
-#: Each phase boundary: the kinds that mark it, best first.
-_BOUNDS = {
-    "received": ("mw_received", "tool_call"),
-    "request": ("mw_request", "http_request", "nginx_start"),
-    "response": ("mw_response", "http_response", "http_access"),
-    "injected": ("mw_injected", "tool_result"),
-}
-
 
 def outcome_of(kinds: set[str]) -> str:
     """The outcome a call with these event kinds had."""
-    for outcome, kind in _OUTCOME_KINDS:
+    for outcome, kind in OUTCOME_KINDS:
         if kind in kinds:
             return outcome
     return "missing"
@@ -111,7 +85,7 @@ def _groups(a: EventArrays, calls: np.ndarray, trace: Coded) -> _Calls:
     key = calls[rows] * (len(trace.values) + 1) + trace.codes[rows] + 1
     group, uniq = pd.factorize(key)
     keep = np.zeros(len(uniq), dtype=bool)
-    keep[group[a.kind.mask(CALL_KINDS)[rows]]] = True
+    keep[group[a.kind.mask(CALL_SIDE_KINDS)[rows]]] = True
     new_id = np.cumsum(keep) - 1
     sel = keep[group]
     uniq = np.asarray(uniq)[keep]
@@ -211,19 +185,21 @@ def call_views(
     kind = a.kind.codes[rows]
     kinds = {k: i for i, k in enumerate(a.kind.values.to_pylist())}
     t = ts[rows]
-    clk = (t != NAT) & ~a.source.mask(["messages"])[rows]
+    clk = (t != NAT) & ~a.source.mask(UNCLOCKED_SOURCES)[rows]
 
     def kmin(k: str, times: np.ndarray = t) -> np.ndarray:
         sel = clk & (kind == kinds.get(k, -2)) & (times != NAT)
         return group_min(grp[sel], times[sel], n, _NONE)
 
-    ng_start = np.full(len(rows), NAT, dtype=np.int64)
+    access_start = np.full(len(rows), NAT, dtype=np.int64)
     acc = kind == kinds.get("http_access", -2)
-    ng_start[acc] = _minus(t[acc], _timedelta_ns(a.duration_ms[rows[acc]]))
-    mins = {k: kmin(k) for k in {k for ks in _BOUNDS.values() for k in ks} - {"nginx_start"}}
-    mins["nginx_start"] = kmin("http_access", ng_start)
+    access_start[acc] = _minus(t[acc], _timedelta_ns(a.duration_ms[rows[acc]]))
+    mins = {
+        k: kmin(k) for k in {k for ks in PHASE_BOUND_KINDS.values() for k in ks} - {ACCESS_START}
+    }
+    mins[ACCESS_START] = kmin("http_access", access_start)
     bound: dict[str, np.ndarray] = {}
-    for name, ks in _BOUNDS.items():
+    for name, ks in PHASE_BOUND_KINDS.items():
         col = np.full(n, _NONE, dtype=np.int64)
         for k in reversed(ks):
             col = np.where(mins[k] != _NONE, mins[k], col)
@@ -252,7 +228,7 @@ def call_views(
         at = group_min(grp[has], rows[has], n, _NONE)
         named[name] = col.take(pa.array(at, mask=at == _NONE))
     outcome = np.full(n, "missing", dtype=object)
-    for o, k in reversed(_OUTCOME_KINDS):
+    for o, k in reversed(OUTCOME_KINDS):
         hit = np.zeros(n, dtype=bool)
         hit[grp[kind == kinds.get(k, -2)]] = True
         outcome[hit] = o

@@ -1,7 +1,7 @@
 """Message events have no clock: they take their place from the events of their call.
 
 A `tool_call` message sits at the earliest clocked event of its call; a `tool_result` at the
-injection (`mw_injected`, else the pcap `tool_result` that carried it back to the model, else
+injection (`mw_injected`, else the wire's `tool_result` that carried it back to the model, else
 the call's last clocked event). Other message events stay without a time; for ordering only
 they sit just after the message before them (or before the first placed one), so message
 order is kept inside the timeline. Times are int64 nanoseconds (NAT = none).
@@ -13,13 +13,14 @@ import numpy as np
 import pyarrow.compute as pc
 
 from toolcall_cli.align.arrays import NAT, EventArrays, encode, group_max, group_min
+from toolcall_cli.core.events import UNCLOCKED_SOURCES
 
 _NONE = np.iinfo(np.int64).max
 
 
 def place_messages(a: EventArrays, calls: np.ndarray, ts: np.ndarray) -> np.ndarray:
     """`ts_corrected` with message tool calls and results placed by their call."""
-    msg = a.source.mask(["messages"])
+    msg = a.source.mask(UNCLOCKED_SOURCES)
     if not msg.any():
         return ts
     clocked = (ts != NAT) & (calls >= 0)
@@ -51,7 +52,7 @@ def sort_times(a: EventArrays, ts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     precedes the message after it (bump −1)."""
     st = ts.copy()
     bump = np.zeros(a.n, dtype=np.int64)
-    rows = np.flatnonzero(a.source.mask(["messages"]))
+    rows = np.flatnonzero(a.source.mask(UNCLOCKED_SOURCES))
     if not len(rows):
         return st, bump
     origin = a.origin.take(rows)

@@ -18,6 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from toolcall_cli.align.arrays import NAT, EventArrays
+from toolcall_cli.core.events import HTTP_KINDS, TRAITS
 
 #: kind → moment order for the clocked event kinds that mark a call's progress.
 MOMENTS: dict[str, int] = {
@@ -41,8 +42,6 @@ class SkewEstimate:
     anchors: dict[str, int]
 
 
-#: Kinds whose moment key may be their request_id (when they belong to no call).
-_HTTP = ("http_request", "http_response", "http_access")
 _NORD = max(MOMENTS.values()) + 1
 
 
@@ -90,7 +89,7 @@ def moment_rows(a: EventArrays, calls: np.ndarray, call_ids: pa.Array) -> Moment
         text = pc.binary_join_element_wise(_text("rq:"), rq.values, _text(""))
         found = pc.index_in(text, value_set=call_ids).fill_null(-1).to_numpy(zero_copy_only=False)
         rq_key = np.where(found >= 0, found, rq_key)
-    by_rq = a.kind.mask(_HTTP) & (rq.codes >= 0)
+    by_rq = a.kind.mask(HTTP_KINDS) & (rq.codes >= 0)  # request_id keys an exchange
     key = np.where(calls >= 0, calls, np.where(by_rq, np.append(rq_key, -1)[rq.codes], -1))
     rows = np.flatnonzero((key >= 0) & ~np.isnan(order) & (a.ts != NAT))
     extra = rows[a.kind.mask(["http_access"])[rows] & ~np.isnan(a.duration_ms[rows])]
@@ -202,8 +201,14 @@ def _relative(row: dict[str, float], r_a: float, r_b: float) -> float | None:
     return est
 
 
+def _clock_reference(source: str) -> int:
+    traits = TRAITS.get(source)
+    return traits.clock_reference if traits is not None else 0
+
+
 def estimate(a: EventArrays, m: MomentRows) -> SkewEstimate:
-    """Each clocked source's offset against the reference (middleware if present)."""
+    """Each clocked source's offset against the reference: the clocked source with the highest
+    `clock_reference` trait, then the best-anchored one."""
     names = [str(v) for v in a.source.values.to_pylist()]
     clocked = sorted({names[c] for c in np.unique(a.source.codes[a.ts != NAT])})
     if not clocked:
@@ -216,11 +221,8 @@ def estimate(a: EventArrays, m: MomentRows) -> SkewEstimate:
         est = _relative(row, res.get(names[sa], 0.0), res.get(names[sb], 0.0))
         if est is not None:
             rel[(names[sa], names[sb])] = (est, int(row["n"]))
-    if "middleware" in clocked:
-        ref = "middleware"
-    else:
-        totals = {s: sum(n for (a_, _), (_, n) in rel.items() if a_ == s) for s in clocked}
-        ref = max(clocked, key=lambda s: (totals[s], s == "pcap", s))
+    totals = {s: sum(n for (a_, _), (_, n) in rel.items() if a_ == s) for s in clocked}
+    ref = max(clocked, key=lambda s: (_clock_reference(s), totals[s], s))
     offsets: dict[str, float] = {ref: 0.0}
     anchors: dict[str, int] = {ref: int(sum(n for (a_, _), (_, n) in rel.items() if a_ == ref))}
     frontier = [ref]

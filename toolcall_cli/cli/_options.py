@@ -6,11 +6,12 @@ import io
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from toolcall_cli.cli import _settings
+from toolcall_cli.core.events import SOURCES
 from toolcall_cli.core.findings import FailOn
 from toolcall_cli.errors import UsageError
 from toolcall_cli.render import render
@@ -36,13 +37,15 @@ class Color(str, Enum):
     never = "never"
 
 
-class SourceName(str, Enum):
-    """--source choices."""
+if TYPE_CHECKING:
 
-    messages = "messages"
-    middleware = "middleware"
-    nginx = "nginx"
-    pcap = "pcap"
+    class SourceName(str, Enum):
+        """--source choices: one member per registered source (built at run time)."""
+
+else:
+    # Built from the source traits, so a new source is a --source choice without an edit here
+    # (tests/test_source_registry.py checks it against the adapter registry).
+    SourceName = Enum("SourceName", {name: name for name in SOURCES}, type=str)
 
 
 FormatOpt = Annotated[

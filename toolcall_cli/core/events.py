@@ -182,6 +182,53 @@ REQUEST_KINDS: Final = frozenset({"mw_request", "http_request"})
 RESPONSE_KINDS: Final = frozenset({"mw_response", "http_response", "http_access"})
 #: HTTP exchanges seen on the wire or in an access log.
 HTTP_KINDS: Final = frozenset({"http_request", "http_response", "http_access"})
+#: Sources that record request/response pairs: their silence says a call never went out.
+EXCHANGE_SOURCES: Final = sources_where(exchange=True)
+#: Kinds that show a call exists (a lone tool_result or injection is an orphan, not a call).
+CALL_SIDE_KINDS: Final = frozenset(
+    {
+        "tool_call",
+        "mw_received",
+        "mw_rejected",
+        "mw_flooded",
+        "mw_request",
+        "mw_response",
+        "mw_dropped",
+        "mw_timeout",
+        "http_request",
+        "http_response",
+        "http_access",
+    }
+)
+#: A call as the infrastructure saw it before dispatch; the best record of its arguments first.
+INFRA_CALL_KINDS: Final = ("mw_received", "mw_rejected", "mw_flooded", "mw_request", "http_request")
+#: A call's outcome from the kinds it shows, first match wins.
+OUTCOME_KINDS: Final = (
+    ("rejected", "mw_rejected"),
+    ("flooded", "mw_flooded"),
+    ("timeout", "mw_timeout"),
+    ("dropped", "mw_dropped"),
+    ("result", "tool_result"),
+    ("result", "mw_injected"),
+)
+#: Not a kind of the table: the start of an `http_access` exchange (its time minus its
+#: duration), which marks the request when nothing closer to the tool service saw it.
+ACCESS_START: Final = "http_access_start"
+#: Each phase boundary of a call's latencies (align): the kinds that mark it, best first.
+PHASE_BOUND_KINDS: Final[dict[str, tuple[str, ...]]] = {
+    "received": ("mw_received", "tool_call"),
+    "request": ("mw_request", "http_request", ACCESS_START),
+    "response": ("mw_response", "http_response", "http_access"),
+    "injected": ("mw_injected", "tool_result"),
+}
+#: The same boundaries as the HTML lanes mark them, at observed event times: a call first
+#: seen as a wire request is marked received there, and an access line only marks a response.
+PHASE_MARK_KINDS: Final[dict[str, tuple[str, ...]]] = {
+    "received": ("mw_received", "tool_call", "http_request"),
+    "request": ("mw_request", "http_request"),
+    "response": ("mw_response", "http_response", "http_access"),
+    "injected": ("mw_injected", "tool_result"),
+}
 
 
 def empty_frame() -> pd.DataFrame:

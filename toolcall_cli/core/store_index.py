@@ -30,6 +30,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from toolcall_cli.core.events import WIRE_SOURCES
 from toolcall_cli.errors import InputError
 
 #: The id columns indexed, so looked up without a scan.
@@ -59,9 +60,12 @@ def _key(col: str, value: str) -> str:
 
 
 def _captures(table: pa.Table, groups: pa.Array) -> dict[str, list[int]]:
-    """Capture path → row groups of the id-less pcap responses."""
+    """Capture path → row groups of the id-less responses captured on the wire."""
     mask = pc.and_kleene(
-        pc.and_kleene(pc.equal(table["source"], "pcap"), pc.equal(table["kind"], "http_response")),
+        pc.and_kleene(
+            pc.is_in(table["source"], value_set=pa.array(WIRE_SOURCES)),
+            pc.equal(table["kind"], "http_response"),
+        ),
         pc.is_null(table["tool_call_id"]),
     )
     sub = pa.table({"origin": table["origin"], "group": groups}).filter(mask)

@@ -78,7 +78,7 @@ class ResponseEvidence:
     """The recorded answer of the tool service for one call."""
 
     origin: str
-    source: str  # "pcap" (the wire: every field known) or "middleware" (fields it logged)
+    source: str  # the evidence's source: the wire (every field known) or a log (fields it logged)
     status: str | None
     call_id: str | None
     has_call_id: bool  # False when the evidence cannot say (middleware line without call_id)

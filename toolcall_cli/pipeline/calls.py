@@ -23,11 +23,17 @@ from typing import Any, Final
 import pandas as pd
 
 from toolcall_cli.core.cells import attrs_of, text
+from toolcall_cli.core.events import (
+    CONVERSATION_SOURCES,
+    EXCHANGE_SOURCES,
+    INFRA_CALL_KINDS,
+    TRAITS,
+)
 from toolcall_cli.pipeline.base import ResultEvidence, ToolCall
 from toolcall_cli.pipeline.evidence import integer, request_of, response_of, split_kinds
 
-WIRE_CALL_KINDS: Final = ("mw_received", "mw_rejected", "mw_flooded", "mw_request", "http_request")
-_SOURCE_RANK: Final = {"messages": 0, "pcap": 1, "middleware": 2, "nginx": 3}
+#: Which source's copy of a call is kept when several recorded it (lower first).
+_AUTHORITY: Final = {name: traits.call_authority for name, traits in TRAITS.items()}
 
 
 @dataclass(slots=True)
@@ -41,13 +47,13 @@ def extract_calls(scope: pd.DataFrame) -> list[ToolCall]:
     """Every tool call in *scope*, in replay order (by session, then clock, then message order)."""
     ev = scope.reset_index(drop=True)
     tcol = "ts_corrected" if "ts_corrected" in ev.columns else "ts"
-    ev = ev.assign(t_=ev[tcol], rank_=ev["source"].astype(object).map(_SOURCE_RANK).fillna(9))
+    ev = ev.assign(t_=ev[tcol], rank_=ev["source"].astype(object).map(_AUTHORITY).fillna(9))
     by_id: dict[str, list[Any]] = defaultdict(list)
     for row in ev.itertuples(index=False):
         if text(row.tool_call_id):
             by_id[str(row.tool_call_id)].append(row)
     drafts = _drafts(ev, by_id)
-    wire = bool(ev["source"].isin(["middleware", "pcap"]).any())
+    wire = bool(ev["source"].isin(EXCHANGE_SOURCES).any())
     results = _pair_results(ev, drafts)
     last = _last_messages(ev)
     ranks = _dup_ranks(drafts)
@@ -76,7 +82,7 @@ def _dup_ranks(drafts: list[_Draft]) -> list[int | None]:
 def _last_messages(ev: pd.DataFrame) -> dict[str, tuple[int, int]]:
     """Per session: the highest message index, and the highest seq of a non-call message."""
     out: dict[str, tuple[int, int]] = {}
-    for row in ev[ev["source"] == "messages"].itertuples(index=False):
+    for row in ev[ev["source"].isin(CONVERSATION_SOURCES)].itertuples(index=False):
         idx = integer(attrs_of(row.attrs).get("msg_index"))
         seq = integer(row.seq) or 0 if row.kind != "tool_call" else -1
         prev = out.get(text(row.session_id) or "", (-1, -1))
@@ -97,16 +103,16 @@ def _drafts(ev: pd.DataFrame, by_id: dict[str, list[Any]]) -> list[_Draft]:
         if cid and key in seen:
             continue
         seen.add(key)
-        out.append(_Draft(row, attrs_of(row.attrs), str(row.source) == "messages"))
+        out.append(_Draft(row, attrs_of(row.attrs), str(row.source) in CONVERSATION_SOURCES))
     have = {text(d.row.tool_call_id) for d in out}
     for cid, rows in by_id.items():
         if cid in have:
             continue
-        wire_rows = [r for r in rows if r.kind in WIRE_CALL_KINDS]
+        wire_rows = [r for r in rows if r.kind in INFRA_CALL_KINDS]
         if wire_rows:
             best = sorted(
                 wire_rows,
-                key=lambda r: (text(r.args) is None, WIRE_CALL_KINDS.index(r.kind)),
+                key=lambda r: (text(r.args) is None, INFRA_CALL_KINDS.index(r.kind)),
             )
             out.append(_Draft(best[0], attrs_of(best[0].attrs), False))
     return out
@@ -124,7 +130,7 @@ def _pair_results(ev: pd.DataFrame, drafts: list[_Draft]) -> dict[int, ResultEvi
         ev_ = ResultEvidence(str(row.origin), cid, attrs_of(row.attrs).get("follows_call"))
         if cid and cid in ids:
             by_id.setdefault(cid, ev_)
-        elif row.source == "messages":
+        elif row.source in CONVERSATION_SOURCES:
             strays.append((row, ev_))
     for i, d in enumerate(drafts):
         cid = text(d.row.tool_call_id)

@@ -12,18 +12,13 @@ keeps the dispatch evidence, later ones keep the rejections.
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any
 
 from toolcall_cli.core.cells import attrs_of, text
+from toolcall_cli.core.events import DISPATCH_KINDS, REJECTION_KINDS, WIRE_SOURCES
 from toolcall_cli.core.jsonio import try_loads
 from toolcall_cli.pipeline.base import RequestEvidence, ResponseEvidence
 from toolcall_cli.pipeline.response import to_ms
-
-REJECTION_KINDS: Final = frozenset({"mw_rejected", "mw_flooded"})
-DISPATCH_KINDS: Final = frozenset({
-    "mw_request", "http_request", "tool_result", "mw_response", "http_response",
-    "mw_injected", "mw_dropped", "mw_timeout",
-})  # fmt: skip
 
 
 def integer(v: Any) -> int | None:
@@ -38,10 +33,11 @@ def _ms(row: Any) -> float | None:
 def response_of(rows: list[Any]) -> tuple[ResponseEvidence | None, Any]:
     """The recorded response of a call and the row it came from (None, None when none)."""
     dropped = next((text(r.detail) or "dropped" for r in rows if r.kind == "mw_dropped"), None)
-    for kind, source in (("http_response", "pcap"), ("mw_response", "middleware")):
+    for kind in ("http_response", "mw_response"):  # the wire's answer first, then the log's
         for r in rows:
             if r.kind != kind:
                 continue
+            source = str(r.source)
             a = attrs_of(r.attrs)
             body = try_loads(text(r.detail)) if kind == "http_response" else None
             return ResponseEvidence(
@@ -49,7 +45,7 @@ def response_of(rows: list[Any]) -> tuple[ResponseEvidence | None, Any]:
                 source=source,
                 status=text(r.status) or text(a.get("status")),
                 call_id=text(a.get("call_id")),
-                has_call_id=source == "pcap" or "call_id" in a,
+                has_call_id=source in WIRE_SOURCES or "call_id" in a,
                 timestamp_ms=to_ms(a.get("timestamp")),
                 size=integer(r.size),
                 data_empty=a.get("data_empty") if isinstance(a.get("data_empty"), bool) else None,
@@ -60,7 +56,7 @@ def response_of(rows: list[Any]) -> tuple[ResponseEvidence | None, Any]:
     if dropped is not None:
         row = next(r for r in rows if r.kind == "mw_dropped")
         return ResponseEvidence(
-            str(row.origin), "middleware", None, None, False, None, None, None, None, dropped
+            str(row.origin), str(row.source), None, None, False, None, None, None, None, dropped
         ), row
     return None, None
 

@@ -26,6 +26,7 @@ from typing import Any, Final
 import orjson
 
 from toolcall_cli.core.config import DEFAULT, Config
+from toolcall_cli.core.events import WIRE_SOURCES
 from toolcall_cli.core.jsonio import dumps, try_loads
 from toolcall_cli.errors import UsageError
 from toolcall_cli.pipeline import ReplayReport, response
@@ -214,7 +215,7 @@ def _recorded(ev: ResponseEvidence | None) -> dict[str, Any]:
     if ev.body is not None:
         out.update(_flatten(ev.body, ""))
         return out
-    if ev.status is not None or ev.source == "pcap":
+    if ev.status is not None or ev.source in WIRE_SOURCES:
         out["status"] = ev.status
     if ev.has_call_id:
         out["call_id"] = ev.call_id

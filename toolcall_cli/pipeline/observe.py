@@ -22,21 +22,10 @@ from __future__ import annotations
 
 from typing import Final
 
+from toolcall_cli.core.events import DISPATCH_KINDS
 from toolcall_cli.pipeline.base import PRE_DISPATCH, ToolCall, Verdict
 
 OBSERVED: Final = ("dispatched", "rejected", "flooded", "missing", "unknown")
-_DISPATCH_KINDS: Final = frozenset(
-    {
-        "mw_request",
-        "http_request",
-        "tool_result",
-        "mw_response",
-        "http_response",
-        "mw_injected",
-        "mw_dropped",
-        "mw_timeout",
-    }
-)
 
 
 def observe(call: ToolCall) -> str:
@@ -46,7 +35,7 @@ def observe(call: ToolCall) -> str:
         return "rejected"
     if "mw_flooded" in kinds:
         return "flooded"
-    if kinds & _DISPATCH_KINDS or call.result is not None:
+    if kinds & DISPATCH_KINDS or call.result is not None:
         return "dispatched"
     if call.wire_in_scope:
         return "missing"

@@ -18,6 +18,7 @@ from typing import Any, Final
 
 import pandas as pd
 
+from toolcall_cli.core.events import sources_where
 from toolcall_cli.pipeline.base import (
     ReplayContext,
     ResponseEvidence,
@@ -29,6 +30,8 @@ from toolcall_cli.pipeline.base import (
 )
 
 name: Final = "response"
+#: Sources whose response evidence is a log line: it holds the fields the log chose to write.
+_LOGGED: Final = sources_where(wire=False)
 
 
 def to_ms(value: Any) -> float | None:
@@ -67,7 +70,7 @@ def check(call: ToolCall, ctx: ReplayContext) -> Verdict:
 def violations(call: ToolCall, resp: ResponseEvidence, ctx: ReplayContext) -> list[tuple[str, str]]:
     """Every (code, text) the response breaks; used for recorded and live answers alike."""
     out: list[tuple[str, str]] = []
-    wire = resp.source != "middleware"
+    wire = resp.source not in _LOGGED  # recorded on the wire, or a live answer
     if resp.status is None and wire:
         out.append(("status-missing", "the response has no 'status' field"))
     if resp.dropped_reason and "call_id" in resp.dropped_reason.lower():

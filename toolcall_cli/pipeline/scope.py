@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from toolcall_cli.core.events import CONVERSATION_SOURCES
 from toolcall_cli.errors import UsageError
 
 
@@ -60,7 +61,7 @@ def select(
         )
     ids = _ids(events.loc[seed, "tool_call_id"])
     linked = seed | events["tool_call_id"].isin(ids).fillna(False)
-    wire = (events["source"] != "messages").fillna(True)
+    wire = ~events["source"].isin(CONVERSATION_SOURCES)  # the infrastructure's view
     # a named session pulls in the middleware's session for its calls, never another
     # conversation that happens to reuse an id; a trace pulls in its calls' conversations
     link = linked & wire if session_id is not None else linked

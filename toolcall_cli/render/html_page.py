@@ -10,7 +10,9 @@ from __future__ import annotations
 import base64
 import hashlib
 import html
+from typing import Final
 
+from toolcall_cli.core.events import SOURCE_TRAITS
 from toolcall_cli.render.safe import clean
 
 #: Outcome → (glyph label, colour); the glyph shapes are the `<symbol>`s of `SYMBOLS`.
@@ -23,13 +25,8 @@ OUTCOME_STYLE: dict[str, tuple[str, str]] = {
     "result": ("result injected", "#1a7f37"),
 }
 
-#: Source lane colours (messages, middleware, nginx, pcap).
-SOURCE_COLOUR = {
-    "messages": "#6d4fc2",
-    "middleware": "#1f6feb",
-    "nginx": "#1a7f37",
-    "pcap": "#b35900",
-}
+#: Source lane colours, as each source declares them.
+SOURCE_COLOUR: Final[dict[str, str]] = {t.name: t.colour for t in SOURCE_TRAITS}
 
 
 def h(text: object, *, limit: int | None = None, one_line: bool = False) -> str:

@@ -18,7 +18,7 @@ import pandas as pd
 
 from toolcall_cli.align.model import CallView, TraceBlock
 from toolcall_cli.core.cells import text
-from toolcall_cli.core.events import SOURCES
+from toolcall_cli.core.events import PHASE_MARK_KINDS, SOURCES, UNCLOCKED_SOURCES
 from toolcall_cli.render.html_page import OUTCOME_STYLE, SOURCE_COLOUR, h
 
 WIDTH = 780
@@ -30,13 +30,6 @@ LANE_H = 26
 MAX_CALL_LANES = 80
 MAX_EVENTS = 3000
 
-#: Phase → (the boundary kinds that start it, those that end it), best first.
-_BOUNDS: dict[str, tuple[str, ...]] = {
-    "received": ("mw_received", "tool_call", "http_request"),
-    "request": ("mw_request", "http_request"),
-    "response": ("mw_response", "http_response", "http_access"),
-    "injected": ("mw_injected", "tool_result"),
-}
 PHASE_SPANS = (
     ("initiation_ms", "initiation", "received", "request"),
     ("service_ms", "tool service", "request", "response"),
@@ -132,7 +125,7 @@ def boundaries(events: pd.DataFrame) -> dict[str, dict[str, pd.Timestamp]]:
     out: dict[str, dict[str, pd.Timestamp]] = {}
     for call in {c for c, _ in first}:
         marks: dict[str, pd.Timestamp] = {}
-        for bound, kinds in _BOUNDS.items():
+        for bound, kinds in PHASE_MARK_KINDS.items():
             for k in kinds:
                 if (call, k) in first:
                     marks[bound] = first[(call, k)]
@@ -243,7 +236,7 @@ def _order_x(i: int, n: int) -> float:
 
 def _order_positions(ev: pd.DataFrame) -> dict[str, float]:
     """Per call the x of its first message event, for traces without any clock."""
-    msgs = ev[ev["source"] == "messages"].head(MAX_EVENTS)
+    msgs = ev[ev["source"].isin(UNCLOCKED_SOURCES)].head(MAX_EVENTS)
     out: dict[str, float] = {}
     for i, call in enumerate(msgs["call"].tolist()):
         key = _s(call)

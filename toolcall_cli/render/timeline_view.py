@@ -12,7 +12,7 @@ from rich.text import Text
 
 from toolcall_cli.align.model import PHASES, CallView, TimelineReport, TraceBlock
 from toolcall_cli.core.cells import attrs_of, text
-from toolcall_cli.core.events import COLUMNS, SOURCES
+from toolcall_cli.core.events import COLUMNS, HTTP_KINDS, SOURCES
 from toolcall_cli.core.jsonio import pretty
 from toolcall_cli.render import RenderOptions, renders
 from toolcall_cli.render._rich import cell, console
@@ -101,7 +101,7 @@ def describe(ev: Any) -> str:
         return f"call {tool}({_s(ev.args)})"
     if kind == "tool_result":
         return f"result {detail}"
-    if kind in ("http_access", "http_request", "http_response"):
+    if kind in HTTP_KINDS:
         line = detail.replace(" HTTP/1.1", "").replace(" HTTP/1.0", "").replace(" HTTP/2.0", "")
         if kind == "http_response":
             line = ""  # the status line repeats the status
