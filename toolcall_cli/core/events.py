@@ -184,21 +184,15 @@ RESPONSE_KINDS: Final = frozenset({"mw_response", "http_response", "http_access"
 HTTP_KINDS: Final = frozenset({"http_request", "http_response", "http_access"})
 #: Sources that record request/response pairs: their silence says a call never went out.
 EXCHANGE_SOURCES: Final = sources_where(exchange=True)
-#: Kinds that show a call exists (a lone tool_result or injection is an orphan, not a call).
-CALL_SIDE_KINDS: Final = frozenset(
-    {
-        "tool_call",
-        "mw_received",
-        "mw_rejected",
-        "mw_flooded",
-        "mw_request",
-        "mw_response",
-        "mw_dropped",
-        "mw_timeout",
-        "http_request",
-        "http_response",
-        "http_access",
-    }
+#: Kinds that show a call exists: the call, its rejection, its request or response, or the
+#: middleware receiving, dropping or timing it out (a lone tool_result or injection is an
+#: orphan, not a call).
+CALL_SIDE_KINDS: Final = (
+    CALL_KINDS
+    | REJECTION_KINDS
+    | REQUEST_KINDS
+    | RESPONSE_KINDS
+    | {"mw_received", "mw_dropped", "mw_timeout"}
 )
 #: A call as the infrastructure saw it before dispatch; the best record of its arguments first.
 INFRA_CALL_KINDS: Final = ("mw_received", "mw_rejected", "mw_flooded", "mw_request", "http_request")

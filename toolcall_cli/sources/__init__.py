@@ -1,6 +1,6 @@
 """Source adapters and format detection: every input file becomes event-table rows.
 
-Registration is explicit: each adapter module is imported here by name.
+Registration is explicit: each adapter package is imported here by name, one line per source.
 """
 
 from __future__ import annotations
