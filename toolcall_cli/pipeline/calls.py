@@ -47,6 +47,7 @@ def extract_calls(scope: pd.DataFrame) -> list[ToolCall]:
     """Every tool call in *scope*, in replay order (by session, then clock, then message order)."""
     ev = scope.reset_index(drop=True)
     tcol = "ts_corrected" if "ts_corrected" in ev.columns else "ts"
+    # a source without traits ranks after every declared one (the trait's default is 9)
     ev = ev.assign(t_=ev[tcol], rank_=ev["source"].astype(object).map(_AUTHORITY).fillna(9))
     by_id: dict[str, list[Any]] = defaultdict(list)
     for row in ev.itertuples(index=False):
