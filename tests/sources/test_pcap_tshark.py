@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import gzip
 import json
+import sys
 import zlib
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import FIXTURES, assert_golden, run_cli
-from toolcall_cli.errors import InputError
+from toolcall_cli.errors import ExitCode, InputError, MissingDependencyError
 from toolcall_cli.sources import parse_file
+from toolcall_cli.sources.pcap import tshark
 from toolcall_cli.sources.pcap.http import BODY_CAP, decode_body
 
 SAMPLE = FIXTURES / "pcap" / "tool_calls.pcap"
@@ -35,6 +37,15 @@ def test_missing_tshark_on_empty_path_exits_4(tmp_path: Path) -> None:
     assert res.exit_code == 4, res.stderr
     assert "apt-get install tshark" in res.stderr
     assert "Traceback" not in res.stderr
+
+
+def test_broken_pyshark_is_a_missing_dependency(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TOOLCALL_TSHARK", raising=False)
+    monkeypatch.setitem(sys.modules, "pyshark.tshark", None)  # `import` now raises ImportError
+    with pytest.raises(MissingDependencyError) as err:
+        tshark.locate()
+    assert err.value.exit_code == ExitCode.ENVIRONMENT
+    assert "pyshark cannot be imported" in err.value.message
 
 
 @pytest.mark.tshark

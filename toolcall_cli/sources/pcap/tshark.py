@@ -170,7 +170,8 @@ def _pyshark() -> ModuleType:
         from pyshark.tshark import tshark as pyshark_tshark
     except ImportError as e:
         raise MissingDependencyError(
-            f"pyshark cannot be imported ({e})", hint="reinstall toolcall (pip install toolcall)"
+            f"pyshark cannot be imported ({e})",
+            hint="pyshark is a dependency of toolcall: reinstall toolcall in this environment",
         ) from None
     return pyshark_tshark
 
