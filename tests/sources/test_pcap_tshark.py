@@ -13,7 +13,7 @@ import pytest
 from tests.conftest import FIXTURES, assert_golden, run_cli
 from toolcall_cli.errors import ExitCode, InputError, MissingDependencyError
 from toolcall_cli.sources import parse_file
-from toolcall_cli.sources.pcap import tshark
+from toolcall_cli.sources.pcap import tshark as pcap_tshark
 from toolcall_cli.sources.pcap.http import BODY_CAP, decode_body
 
 SAMPLE = FIXTURES / "pcap" / "tool_calls.pcap"
@@ -43,7 +43,7 @@ def test_broken_pyshark_is_a_missing_dependency(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.delenv("TOOLCALL_TSHARK", raising=False)
     monkeypatch.setitem(sys.modules, "pyshark.tshark", None)  # `import` now raises ImportError
     with pytest.raises(MissingDependencyError) as err:
-        tshark.locate()
+        pcap_tshark.locate()
     assert err.value.exit_code == ExitCode.ENVIRONMENT
     assert "pyshark cannot be imported" in err.value.message
 
