@@ -1,6 +1,6 @@
 """Source adapters and format detection: every input file becomes event-table rows.
 
-Registration is explicit: each adapter package is imported here by name, one line per source.
+Each adapter package is imported and registered here by name, one line per source.
 """
 
 from __future__ import annotations
@@ -20,14 +20,13 @@ from toolcall_cli.sources.base import HEAD_BYTES, Adapter, ParseOptions
 
 SOURCES: Registry[Adapter] = Registry("source")
 
-# Imported for their registration side effect, in a fixed order.
-from toolcall_cli.sources import messages as _messages  # noqa: E402
-from toolcall_cli.sources import middleware as _middleware  # noqa: E402
-from toolcall_cli.sources import nginx as _nginx  # noqa: E402
-from toolcall_cli.sources import pcap as _pcap  # noqa: E402
+from toolcall_cli.sources import messages, middleware, nginx, pcap  # noqa: E402
 
-for _mod in (_messages, _middleware, _nginx, _pcap):
-    SOURCES.add(_mod.ADAPTER.name, _mod.ADAPTER)
+# Registration is explicit: one line per source.
+SOURCES.add(messages.ADAPTER.name, messages.ADAPTER)
+SOURCES.add(middleware.ADAPTER.name, middleware.ADAPTER)
+SOURCES.add(nginx.ADAPTER.name, nginx.ADAPTER)
+SOURCES.add(pcap.ADAPTER.name, pcap.ADAPTER)
 
 
 @dataclass(frozen=True, slots=True)
