@@ -120,6 +120,16 @@ SOURCE_TRAITS: Final[tuple[SourceTraits, ...]] = (
         call_authority=1,
         colour="#b35900",
     ),
+    SourceTraits(
+        "har",
+        ("http_request", "http_response", "ws_message"),
+        clocked=True,
+        wire=True,
+        exchange=True,
+        conversation=False,
+        call_authority=1,
+        colour="#8a4b08",
+    ),
 )
 
 TRAITS: Final[dict[str, SourceTraits]] = {t.name: t for t in SOURCE_TRAITS}
