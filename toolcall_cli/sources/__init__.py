@@ -21,13 +21,14 @@ from toolcall_cli.sources.base import HEAD_BYTES, Adapter, ParseOptions
 SOURCES: Registry[Adapter] = Registry("source")
 
 # Imported for their registration side effect, in a fixed order.
+from toolcall_cli.sources import har as _har  # noqa: E402
+from toolcall_cli.sources import mcp as _mcp  # noqa: E402
 from toolcall_cli.sources import messages as _messages  # noqa: E402
 from toolcall_cli.sources import middleware as _middleware  # noqa: E402
 from toolcall_cli.sources import nginx as _nginx  # noqa: E402
 from toolcall_cli.sources import pcap as _pcap  # noqa: E402
-from toolcall_cli.sources import har as _har  # noqa: E402
 
-for _mod in (_messages, _middleware, _nginx, _pcap, _har):
+for _mod in (_messages, _middleware, _nginx, _pcap, _har, _mcp):
     SOURCES.add(_mod.ADAPTER.name, _mod.ADAPTER)
 
 
