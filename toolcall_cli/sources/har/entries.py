@@ -84,7 +84,7 @@ def add_entry(batch: Batch, index: int, entry: Any, started_ns: int | None) -> N
     status = resp.get("status")
     if not isinstance(status, int) or isinstance(status, bool) or status <= 0:
         # status 0: the browser got no answer (blocked, refused, aborted)
-        why = resp.get("_error")
+        why = resp.get("_error") or entry.get("_error")  # Chrome: response._error
         req_attrs["failed"] = why if isinstance(why, str) and why else "no response"
         return
     content: Mapping[str, Any] = resp["content"] if isinstance(resp.get("content"), Mapping) else {}
