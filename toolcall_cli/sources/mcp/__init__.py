@@ -60,8 +60,8 @@ class McpAdapter:
     )
 
     def sniff(self, head: bytes, path: Path) -> int:
-        """96 when most lines are JSON-RPC messages (bare, wrapped or logged), 94 for an
-        Inspector history; 0 otherwise."""
+        """96 when most lines (at least two) are JSON-RPC messages, bare, wrapped or logged;
+        60 when a few are; 94 for an Inspector history; 0 otherwise."""
         text = decode_text(head)
         s = text.lstrip()
         if not s:
@@ -77,9 +77,9 @@ class McpAdapter:
             return 0
         records = list(from_lines(lines))
         ok = sum(1 for r in records if r.message is not None and r.message.get("jsonrpc"))
-        if ok and ok * 2 >= len(records):
-            return 96
-        return 60 if ok >= 2 else 0
+        if ok < 2:  # one saved message (a tools/list answer kept as a tool file) is no session
+            return 0
+        return 96 if ok * 2 >= len(records) else 60
 
     def parse(self, path: Path, opts: ParseOptions) -> pd.DataFrame:
         """Read the records of the file's layout and pair them into events."""

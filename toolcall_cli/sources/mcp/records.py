@@ -25,7 +25,8 @@ CLIENT: Final = "client->server"
 SERVER: Final = "server->client"
 
 _ARROW = re.compile(
-    r"^(?P<ts>[^\[]*?)\s*\[\s*(?P<a>client|server)\s*(?P<op>->|→|<-|←)\s*(?P<b>client|server)\s*\]"
+    r"^(?:\[(?P<bts>[^\]]*)\]|(?P<ts>[^\[]*?))"  # a time, bracketed or not
+    r"\s*\[\s*(?P<a>client|server)\s*(?P<op>->|→|<-|←)\s*(?P<b>client|server)\s*\]"
     r"\s*(?P<json>.*)$",
     re.IGNORECASE,
 )
@@ -102,7 +103,7 @@ def _from_arrow(where: str, m: re.Match[str], text: str) -> Iterator[Record]:
     sender = a if m["op"] in ("->", "→") else b
     direction = CLIENT if sender == "client" else SERVER
     obj = try_loads(m["json"])
-    ts = m["ts"].strip().strip("[]") or None
+    ts = (m["bts"] or m["ts"] or "").strip() or None
     msgs = obj if isinstance(obj, list) else [obj]
     if not msgs or not all(is_message(x) for x in msgs):
         yield Record(where, None, text, ts, direction)

@@ -104,9 +104,13 @@ def _sender(rec: Record, msg: dict[str, Any], s: Session) -> str:
     method = msg.get("method")
     if isinstance(method, str):
         return SERVER if method in _SERVER_METHODS else CLIENT
-    # a response: it answers the side whose request with this id is open (client first)
+    # a response answers the side whose request with this id is open; when both sides have
+    # one open, the later request (a server's sampling request inside a running tool call)
     rid = _id(msg.get("id"))
-    return SERVER if (CLIENT, rid) in s.open or (SERVER, rid) not in s.open else CLIENT
+    mine, theirs = s.open.get((CLIENT, rid)), s.open.get((SERVER, rid))
+    if mine is not None and theirs is not None:
+        return CLIENT if theirs.row["_i"] > mine.row["_i"] else SERVER
+    return CLIENT if theirs is not None else SERVER
 
 
 def _id(value: Any) -> str:
