@@ -203,3 +203,19 @@ def test_timeline_shows_the_is_error_result() -> None:
         ("tool_call", None),
         ("tool_result", "error"),
     ]
+
+
+@pytest.mark.corpus
+def test_the_shared_corpus_is_neither_mcp_nor_har(corpus: Path) -> None:
+    """Real third-party files (tools/list answers saved one per file, conversations, logs,
+    captures) score 0 for both wire transcript adapters."""
+    files = [p for p in corpus.rglob("*") if p.is_file()]
+    assert len(files) > 100
+    wire = [SOURCES.get("mcp"), SOURCES.get("har")]
+    hits = {
+        (str(p), ad.name): s
+        for p in files
+        for ad in wire
+        if (s := ad.sniff(read_head(p, HEAD_BYTES), p))
+    }
+    assert hits == {}
