@@ -17,7 +17,7 @@ from toolcall_cli.sources.mcp import ADAPTER
 
 FX = FIXTURES / "mcp"
 FULL = "session_2025-11-25"
-LAYOUTS = (".jsonl", ".raw.jsonl", ".log", ".inspector.json")
+LAYOUTS = (".jsonl", ".raw.jsonl", ".log")  # one recording; the Inspector keeps less
 
 
 def parse(path: Path) -> pd.DataFrame:
@@ -103,12 +103,28 @@ def test_counts_per_kind_in_every_layout(session: str, layout: str) -> None:
 def test_layouts_agree_with_the_tee_recording(layout: str) -> None:
     cols = ("kind", "tool_call_id", "tool", "args", "status", "detail")
     tee, other = parse(FX / f"{FULL}.jsonl"), parse(FX / f"{FULL}{layout}")
-    if layout == ".inspector.json":  # history items group a response under its request
-        assert sorted(cells(other, *cols), key=str) == sorted(cells(tee, *cols), key=str)
-    else:
-        assert cells(other, *cols) == cells(tee, *cols)
+    assert cells(other, *cols) == cells(tee, *cols)
     timed = layout == ".log"
     assert other["ts"].notna().all() if timed else other["ts"].isna().all()
+
+
+def test_inspector_history_pairs_by_position() -> None:
+    # the Inspector keeps {method, params} and the bare result: ids are history positions,
+    # the handshake and server notifications are not in it, a timeout is an error result
+    df = parse(FX / f"{FULL}.inspector.json")
+    assert kinds(df) == {"mcp_message": 4, "system": 2, "tool_call": 6, "tool_result": 6}
+    results = df[df["kind"] == "tool_result"]
+    assert cells(results, "tool_call_id", "tool", "status") == [
+        ("2", "add", "ok"),
+        ("3", "slow_report", "error"),
+        ("4", "lookup", "error"),
+        ("5", "no_such_tool", "error"),
+        ("7", "enable_extra", "ok"),
+        ("9", "echo", "ok"),
+    ]
+    assert results["detail"].iloc[1] == "error: MCP error -32001: Request timed out"
+    assert df["origin"].iloc[3] == f"{FX / FULL}.inspector.json#/1/response"
+    assert df["ts"].isna().all()
 
 
 def test_tools_call_pairs_into_call_and_result() -> None:

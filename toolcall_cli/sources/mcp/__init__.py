@@ -42,7 +42,7 @@ from toolcall_cli.sources.mcp.records import from_inspector, from_lines, looks_l
 from toolcall_cli.sources.mcp.session import rows_of
 
 SOURCE: Final = "mcp"
-_INSPECTOR_HINT = re.compile(r'"request"\s*:\s*(?:"\{\\"jsonrpc|\{\s*"jsonrpc")')
+_INSPECTOR_HINT = re.compile(r'"request"\s*:\s*(?:"\{\\"|\{\s*")(?:jsonrpc|method|id)\b')
 _COLUMNS: Final = ("kind", "session_id", "tool_call_id", "tool", "args", "status", "detail", "size")
 
 

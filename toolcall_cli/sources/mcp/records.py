@@ -5,8 +5,8 @@
   `time`/`timestamp`, `dir`, `msg`/`data`, `session`/`session_id`/`sessionId`; a message
   given as JSON text is read too);
 * log lines ``[ts] [client -> server] {json}`` (also ``→``, ``<-`` and ``server -> client``);
-* an MCP Inspector history export: ``[{"request": <json>, "response": <json>}]`` (objects or
-  JSON text; also under a ``history`` key).
+* an MCP Inspector history export: ``[{"request": <json>, "response": <json>}]`` (JSON text
+  as the Inspector keeps it, or objects; also under a ``history`` key).
 
 A line that is none of these (a stray print on stdout, a cut message) is a record without a
 message, which becomes an ``unparsed`` row.
@@ -136,22 +136,41 @@ def _from_wrapper(where: str, obj: dict[str, Any], text: str) -> Iterator[Record
 
 
 def from_inspector(doc: Any) -> Iterator[Record]:
-    """Records of an Inspector history export (request, then its response, per item)."""
+    """Records of an Inspector history export, request then response per item.
+
+    The Inspector keeps ``JSON.stringify({method, params})`` and ``JSON.stringify(result)`` (or
+    ``{"error": message}``), not the JSON-RPC envelopes: a request without an id takes its
+    1-based position in the history (the number the Inspector shows) as its id, and the
+    response is wrapped as that id's result or error.
+    """
     items = doc.get("history") if isinstance(doc, dict) else doc
     for i, item in enumerate(items if isinstance(items, list) else ()):
-        if not isinstance(item, dict):
+        req = _json_of(item.get("request")) if isinstance(item, dict) else None
+        if not isinstance(req, dict) or not isinstance(req.get("method"), str):
             yield Record(f"#/{i}", None, str(item)[:2000])
             continue
-        for side, direction in (("request", None), ("response", None)):
-            if side not in item:
-                continue
-            value = item[side]
-            msg = try_loads(value) if isinstance(value, str) else value
-            where = f"#/{i}/{side}"
-            if is_message(msg):
-                yield Record(where, msg, "", item.get("timestamp"), direction)
-            else:
-                yield Record(where, None, value if isinstance(value, str) else str(value))
+        msg = {"jsonrpc": "2.0", **req}
+        if "id" not in msg and not req["method"].startswith("notifications/"):
+            msg["id"] = str(i + 1)
+        yield Record(f"#/{i}/request", msg, direction=CLIENT)
+        resp = _json_of(item.get("response"))
+        if resp is not None:
+            yield Record(f"#/{i}/response", _envelope(resp, msg.get("id")), direction=SERVER)
+
+
+def _json_of(value: Any) -> Any:
+    return try_loads(value) if isinstance(value, str) else value
+
+
+def _envelope(resp: Any, rid: Any) -> dict[str, Any]:
+    """A JSON-RPC response for an Inspector response body (kept as is when it is one)."""
+    if isinstance(resp, dict) and "id" in resp and ("result" in resp or "error" in resp):
+        return resp
+    if isinstance(resp, dict) and set(resp) == {"error"}:
+        err = resp["error"]
+        return {"jsonrpc": "2.0", "id": rid,
+                "error": err if isinstance(err, dict) else {"message": str(err)}}  # fmt: skip
+    return {"jsonrpc": "2.0", "id": rid, "result": resp}
 
 
 def looks_like_inspector(doc: Any) -> bool:

@@ -268,8 +268,10 @@ def _response(
 
 
 def _err_text(err: Any) -> str:
-    if isinstance(err, dict):
+    if isinstance(err, dict) and err.get("code") is not None:
         return f"JSON-RPC error {err.get('code')}: {err.get('message')}"
+    if isinstance(err, dict):
+        return f"error: {err.get('message')}"
     return f"JSON-RPC error: {err}"
 
 
