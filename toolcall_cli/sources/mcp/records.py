@@ -60,7 +60,7 @@ class Record:
 
     pointer: str  # origin suffix: ":12" (line) or "#/3/request" (document pointer)
     message: dict[str, Any] | None
-    raw: str = ""  # the text, for unparsed rows
+    raw: str = ""  # the text, kept only for unparsed rows
     ts: Any = None  # ISO text or epoch number, as recorded
     direction: str | None = None  # CLIENT / SERVER when the layout says
     session: str | None = None
@@ -89,11 +89,11 @@ def from_lines(lines: list[str]) -> Iterator[Record]:
         obj = try_loads(text)
         if isinstance(obj, list) and obj and all(is_message(m) for m in obj):  # a batch
             for k, m in enumerate(obj):
-                yield Record(f"{where}#/{k}", m, text)
+                yield Record(f"{where}#/{k}", m)
         elif is_message(obj):
-            yield Record(where, obj, text)
+            yield Record(where, obj)
         elif isinstance(obj, dict) and _wrapped(obj) is not None:
-            yield from _from_wrapper(where, obj, text)
+            yield from _from_wrapper(where, obj)
         else:
             yield Record(where, None, text)
 
@@ -109,7 +109,7 @@ def _from_arrow(where: str, m: re.Match[str], text: str) -> Iterator[Record]:
         yield Record(where, None, text, ts, direction)
         return
     for k, msg in enumerate(msgs):
-        yield Record(where if len(msgs) == 1 else f"{where}#/{k}", msg, text, ts, direction)
+        yield Record(where if len(msgs) == 1 else f"{where}#/{k}", msg, "", ts, direction)
 
 
 def _wrapped(obj: dict[str, Any]) -> Any:
@@ -124,7 +124,7 @@ def _wrapped(obj: dict[str, Any]) -> Any:
     return None
 
 
-def _from_wrapper(where: str, obj: dict[str, Any], text: str) -> Iterator[Record]:
+def _from_wrapper(where: str, obj: dict[str, Any]) -> Iterator[Record]:
     msg = _wrapped(obj)
     ts = next((obj[k] for k in _TS_KEYS if obj.get(k) is not None), None)
     raw_dir = next((obj[k] for k in _DIR_KEYS if isinstance(obj.get(k), str)), None)
@@ -132,7 +132,7 @@ def _from_wrapper(where: str, obj: dict[str, Any], text: str) -> Iterator[Record
     session = next((str(obj[k]) for k in _SESSION_KEYS if obj.get(k) not in (None, "")), None)
     msgs = msg if isinstance(msg, list) else [msg]
     for k, m in enumerate(msgs):
-        yield Record(where if len(msgs) == 1 else f"{where}#/{k}", m, text, ts, direction, session)
+        yield Record(where if len(msgs) == 1 else f"{where}#/{k}", m, "", ts, direction, session)
 
 
 def from_inspector(doc: Any) -> Iterator[Record]:
