@@ -120,6 +120,34 @@ SOURCE_TRAITS: Final[tuple[SourceTraits, ...]] = (
         call_authority=1,
         colour="#b35900",
     ),
+    SourceTraits(
+        "har",
+        ("http_request", "http_response", "ws_message"),
+        clocked=True,
+        wire=True,
+        exchange=True,
+        conversation=False,
+        call_authority=1,
+        colour="#8a4b08",
+    ),
+    SourceTraits(
+        "mcp",
+        (
+            "tool_call",
+            "tool_result",
+            "system",
+            "mcp_progress",
+            "mcp_cancelled",
+            "mcp_tools_changed",
+            "mcp_message",
+        ),
+        clocked=True,
+        wire=False,
+        exchange=True,
+        conversation=False,
+        call_authority=2,
+        colour="#0e7c86",
+    ),
 )
 
 TRAITS: Final[dict[str, SourceTraits]] = {t.name: t for t in SOURCE_TRAITS}
@@ -175,6 +203,7 @@ DISPATCH_KINDS: Final = frozenset(
         "mw_injected",
         "mw_dropped",
         "mw_timeout",
+        "mcp_progress",  # the tool server reports on the running call: it got there
     }
 )
 #: A request to the tool service / its response, as each source sees it.
@@ -223,6 +252,13 @@ PHASE_MARK_KINDS: Final[dict[str, tuple[str, ...]]] = {
     "response": ("mw_response", "http_response", "http_access"),
     "injected": ("mw_injected", "tool_result"),
 }
+#: MCP notifications about a call: progress while it runs, its cancellation (OR001 `cancelled`).
+PROGRESS_KINDS: Final = frozenset({"mcp_progress"})
+CANCEL_KINDS: Final = frozenset({"mcp_cancelled"})
+#: The tool list changed under a session (MCP `notifications/tools/list_changed`; PR010).
+TOOL_LIST_CHANGE_KINDS: Final = frozenset({"mcp_tools_changed"})
+#: Frames of an open WebSocket (HAR `_webSocketMessages`).
+WS_KINDS: Final = frozenset({"ws_message"})
 
 
 def empty_frame() -> pd.DataFrame:

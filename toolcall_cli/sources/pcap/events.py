@@ -121,7 +121,7 @@ def events(msgs: pd.DataFrame, path: str, *, cap: int) -> pd.DataFrame:
             "attrs",
         )
     }
-    extras: list[pd.DataFrame] = []
+    extras: list[dict[str, Any]] = []  # LLM rows of every message, built as one frame below
     seen: set[str] = set()
     for i in range(n):
         j = int(peer[i])
@@ -178,8 +178,8 @@ def events(msgs: pd.DataFrame, path: str, *, cap: int) -> pd.DataFrame:
             rows = _llm_rows(i, objs[i], is_req[i], codes[i], frames[i], streams[i], seen)
             if rows:
                 keys = {k: cols[k][i] for k in _KEYS if k != "tool_call_id"}
-                extras.append(
-                    _extra_frame(rows, keys, ts_ns[i], path, frames[i], cols["client"][i], i)
+                extras.extend(
+                    _extra_rows(rows, keys, ts_ns[i], path, frames[i], cols["client"][i], i)
                 )
     main = build_frame(
         {
@@ -193,7 +193,8 @@ def events(msgs: pd.DataFrame, path: str, *, cap: int) -> pd.DataFrame:
     if not extras:
         return main
     main["_order"] = np.arange(n, dtype=np.float64)
-    out = pd.concat([main, *extras], ignore_index=True).sort_values("_order", kind="stable")
+    out = pd.concat([main, _extra_frame(extras)], ignore_index=True)
+    out = out.sort_values("_order", kind="stable")
     out = out.drop(columns="_order").reset_index(drop=True)
     out["seq"] = np.arange(len(out), dtype=np.int64)
     return concat_frames([out])
@@ -242,7 +243,7 @@ def _llm_rows(
     return rows
 
 
-def _extra_frame(
+def _extra_rows(
     rows: list[dict[str, Any]],
     keys: dict[str, Any],
     ts_ns: int,
@@ -250,34 +251,29 @@ def _extra_frame(
     frame: int,
     client: Any,
     i: int,
-) -> pd.DataFrame:
+) -> list[dict[str, Any]]:
+    """The LLM rows of message *i*, placed right after it (`_order`), with its keys."""
     m = len(rows)
-    cols: dict[str, list[Any]] = {
-        c: [r.get(c) for r in rows]
-        for c in (
-            "kind",
-            "tool_call_id",
-            "tool",
-            "args",
-            "status",
-            "http_status",
-            "size",
-            "detail",
-            "attrs",
-        )
-    }
+    base = {"ts_ns": ts_ns, "origin": f"{path}#frame={frame}", "client": client, **keys}
+    return [{**base, **r, "_order": i + (k + 1) / (m + 1)} for k, r in enumerate(rows)]
+
+
+def _extra_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """One event frame for all LLM rows (a frame per message costs more than its rows)."""
+    m = len(rows)
+    cols = (
+        "kind", "tool_call_id", "tool", "args", "status", "http_status", "size", "detail",
+        "attrs", "origin", "client", *(k for k in _KEYS if k != "tool_call_id"),
+    )  # fmt: skip
     df = build_frame(
         {
-            "ts": _ts([ts_ns] * m),
+            "ts": _ts([r["ts_ns"] for r in rows]),
             "seq": [0] * m,
             "source": [SOURCE] * m,
-            "origin": [f"{path}#frame={frame}"] * m,
-            "client": [client] * m,
-            **{k: [v] * m for k, v in keys.items()},
-            **cols,
+            **{c: [r.get(c) for r in rows] for c in cols},
         }
     )
-    df["_order"] = i + (np.arange(1, m + 1) / (m + 1))
+    df["_order"] = np.array([r["_order"] for r in rows], dtype=np.float64)
     return df
 
 
