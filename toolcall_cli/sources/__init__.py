@@ -24,9 +24,10 @@ SOURCES: Registry[Adapter] = Registry("source")
 from toolcall_cli.sources import messages as _messages  # noqa: E402
 from toolcall_cli.sources import middleware as _middleware  # noqa: E402
 from toolcall_cli.sources import nginx as _nginx  # noqa: E402
+from toolcall_cli.sources import otel as _otel  # noqa: E402
 from toolcall_cli.sources import pcap as _pcap  # noqa: E402
 
-for _mod in (_messages, _middleware, _nginx, _pcap):
+for _mod in (_messages, _middleware, _nginx, _pcap, _otel):
     SOURCES.add(_mod.ADAPTER.name, _mod.ADAPTER)
 
 
