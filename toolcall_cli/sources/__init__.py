@@ -17,6 +17,7 @@ from toolcall_cli.core.registry import Registry
 from toolcall_cli.errors import InputError, UnknownSourceError, UsageError
 from toolcall_cli.sources._io import read_head, regular_file_problem, require_regular
 from toolcall_cli.sources.base import HEAD_BYTES, Adapter, ParseOptions
+from toolcall_cli.sources.otel.dedupe import drop_redelivered
 
 SOURCES: Registry[Adapter] = Registry("source")
 
@@ -171,6 +172,5 @@ def ingest_paths(
             files.append(item)
         else:
             skipped.append(item)
-    return IngestResult(
-        events=concat_frames([f.frame for f in files]), files=tuple(files), skipped=tuple(skipped)
-    )
+    events = drop_redelivered(concat_frames([f.frame for f in files]))  # one span, many files
+    return IngestResult(events=events, files=tuple(files), skipped=tuple(skipped))
