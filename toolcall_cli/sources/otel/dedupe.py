@@ -23,7 +23,9 @@ def drop_redelivered(events: pd.DataFrame) -> pd.DataFrame:
     if not mine.any():
         return events
     sub = events.loc[mine]
-    attrs = pa.array(sub["attrs"].astype(object).where(sub["attrs"].notna(), None).tolist(), pa.string())
+    attrs = pa.array(
+        sub["attrs"].astype(object).where(sub["attrs"].notna(), None).tolist(), pa.string()
+    )
     span = pc.extract_regex(attrs, r'"span_id":"(?P<s>[0-9a-f]{16})"').field("s")
     file = sub["origin"].str.extract(r"^(?P<f>.*?)(?::\d+)?#", expand=False).fillna(sub["origin"])
     key = sub[list(_KEY)].astype(object).where(sub[list(_KEY)].notna(), "\x00")

@@ -64,7 +64,8 @@ def exchange(span: Span, session: str | None) -> Exchange:
     for key, into in ((_IN, ex.inputs), (_OUT, ex.outputs)):
         msgs = as_json(a.get(key))
         for j, m in enumerate(msgs if isinstance(msgs, list) else ()):
-            into.extend((msg, f"{span.pointer(key)}/{j}") for msg in to_openai(m))
+            at = f"{span.pointer(key)}/{j}"
+            into.extend((msg, at) for msg in to_openai(m, at))
             if key == _OUT and isinstance(m, dict) and isinstance(m.get("finish_reason"), str):
                 ex.finish = m["finish_reason"]
     if ex.finish is None:
@@ -99,17 +100,20 @@ def _parts_text(parts: Any) -> str | None:
     return "\n".join(texts) if texts else None
 
 
-def to_openai(m: Any) -> list[dict[str, Any]]:
-    """One GenAI message (role + parts) as OpenAI chat messages (a tool message per response)."""
+def to_openai(m: Any, at: str = "") -> list[dict[str, Any]]:
+    """One GenAI message (role + parts) as OpenAI chat messages (a tool message per response).
+
+    *at* is the message's pointer: each call keeps the pointer of its own part."""
     if not isinstance(m, dict) or not isinstance(m.get("role"), str):
         return [{"__bad__": m}]  # the emitter records it as unparsed
     role, parts = m["role"], m.get("parts")
     parts = parts if isinstance(parts, list) else []
-    calls = [
-        tool_call(p.get("id"), p.get("name"), p.get("arguments"))
-        for p in parts
-        if isinstance(p, dict) and p.get("type") == "tool_call"
-    ]
+    calls: list[dict[str, Any]] = []
+    where: dict[int, str] = {}
+    for i, p in enumerate(parts):
+        if isinstance(p, dict) and p.get("type") == "tool_call":
+            where[len(calls)] = f"{at}/parts/{i}"
+            calls.append(tool_call(p.get("id"), p.get("name"), p.get("arguments")))
     results = [
         {
             "role": "tool",
@@ -125,6 +129,8 @@ def to_openai(m: Any) -> list[dict[str, Any]]:
     msg: dict[str, Any] = {"role": role, "content": text}
     if calls:
         msg["tool_calls"] = calls
+        if at:
+            msg["__call_origins__"] = where  # read by the messages emitter
     return [msg, *results]
 
 

@@ -59,10 +59,13 @@ def exchange(span: Span, session: str | None) -> Exchange:
             "model": a.get("gen_ai.response.model") or a.get("gen_ai.request.model"),
         },
     )
-    for _, d, key in indexed(a, _PROMPT):
-        ex.inputs.append((_message(d), span.pointer(key)))
-    for _, d, key in indexed(a, _COMPLETION):
-        ex.outputs.append((_message(d, d.get("role") or "assistant"), span.pointer(key)))
+    for n, d, key in indexed(a, _PROMPT):
+        content = f"{_PROMPT}{n}.content"  # quote the text, not the role
+        ex.inputs.append((_message(d), span.pointer(content if content in a else key)))
+    for n, d, key in indexed(a, _COMPLETION):
+        content = f"{_COMPLETION}{n}.content"
+        msg = _message(d, d.get("role") or "assistant")
+        ex.outputs.append((msg, span.pointer(content if content in a else key)))
         if isinstance(d.get("finish_reason"), str):
             ex.finish = d["finish_reason"]
     tools = [

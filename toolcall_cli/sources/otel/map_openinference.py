@@ -78,10 +78,19 @@ def exchange(span: Span, session: str | None) -> Exchange:
             "model": a.get("llm.model_name"),
         },
     )
-    for _, d, key in indexed(a, _IN):
-        ex.inputs.append((_message(d), span.pointer(key)))
-    for _, d, key in indexed(a, _OUT):
-        ex.outputs.append((_message(d), span.pointer(key)))
+    for prefix, into in ((_IN, ex.inputs), (_OUT, ex.outputs)):
+        for n, d, key in indexed(a, prefix):
+            msg = _message(d)
+            if msg.get("tool_calls"):  # each call points at its own id attribute
+                ks = sorted(
+                    (k for k in as_obj(as_obj(d.get("message")).get("tool_calls"))), key=int
+                )
+                msg["__call_origins__"] = {
+                    i: span.pointer(f"{prefix}{n}.message.tool_calls.{k}.tool_call.id")
+                    for i, k in enumerate(ks)
+                }
+            content = f"{prefix}{n}.message.content"  # quote the text, not the role
+            into.append((msg, span.pointer(content if content in a else key)))
     if isinstance(a.get("llm.finish_reason"), str):
         ex.finish = a["llm.finish_reason"]
     tools = []
