@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolcall_cli.sources.otel.model import Batch, Span, wanted
+from toolcall_cli.sources.otel.model import Batch, Span, raw_text, wanted
 from toolcall_cli.sources.otel.values import hex_id, micros, span_kind, status_code
 
 
@@ -56,13 +56,13 @@ def walk(doc: dict[str, Any], loc: str, batch: Batch) -> None:
     for i, tr in enumerate(doc.get("data") or []):
         base = f"{loc}#/data/{i}"
         if not isinstance(tr, dict) or not isinstance(tr.get("spans"), list):
-            batch.unparsed.append((base, repr(tr)[:2000], "trace entry has no spans list"))
+            batch.unparsed.append((base, raw_text(tr), "trace entry has no spans list"))
             continue
         procs: dict[str, Any] = tr["processes"] if isinstance(tr.get("processes"), dict) else {}
         for j, sp in enumerate(tr["spans"]):
             at = f"{base}/spans/{j}"
             if not isinstance(sp, dict):
-                batch.unparsed.append((at, repr(sp)[:2000], "span is not an object"))
+                batch.unparsed.append((at, raw_text(sp), "span is not an object"))
                 continue
             batch.spans.append(_span(sp, at, procs, batch))
 

@@ -12,6 +12,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+import orjson
+
 #: Attribute keys the mappers read (exact names).
 WANTED_KEYS: Final = frozenset(
     {
@@ -82,6 +84,18 @@ WANTED_PREFIXES: Final = (
     "llm.tools.",
     "llm.request.functions.",
 )
+
+
+#: Cap for the raw text kept of an unreadable record.
+RAW_CAP: Final = 2000
+
+
+def raw_text(obj: Any) -> str:
+    """An unreadable record as (capped) JSON text, for its `unparsed` row."""
+    try:
+        return orjson.dumps(obj).decode()[:RAW_CAP]
+    except (TypeError, orjson.JSONEncodeError):
+        return repr(obj)[:RAW_CAP]
 
 
 def wanted(key: str) -> bool:

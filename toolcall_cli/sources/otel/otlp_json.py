@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolcall_cli.sources.otel.model import Batch, Log, Span, wanted
+from toolcall_cli.sources.otel.model import Batch, Log, Span, raw_text, wanted
 from toolcall_cli.sources.otel.values import BAD, any_value, hex_id, nanos, span_kind, status_code
 
 _RESOURCE_SPANS = ("resourceSpans", "batches", "resource_spans")
@@ -77,7 +77,7 @@ def walk(doc: dict[str, Any], loc: str, batch: Batch, prefix: str = "") -> None:
 
 def _resource(rs: Any, base: str, batch: Batch, *, logs: bool) -> None:
     if not isinstance(rs, dict):
-        batch.unparsed.append((base, repr(rs)[:2000], "resource entry is not an object"))
+        batch.unparsed.append((base, raw_text(rs), "resource entry is not an object"))
         return
     res = rs.get("resource")
     rattrs, _ = attributes(
@@ -88,12 +88,12 @@ def _resource(rs: Any, base: str, batch: Batch, *, logs: bool) -> None:
     skey, scopes = _first(rs, _SCOPE_LOGS if logs else _SCOPE_SPANS)
     if not isinstance(scopes, list):
         if scopes is not None:
-            batch.unparsed.append((base, repr(scopes)[:2000], f"{skey} is not a list"))
+            batch.unparsed.append((base, raw_text(scopes), f"{skey} is not a list"))
         return
     for j, ss in enumerate(scopes):
         where = f"{base}/{skey}/{j}"
         if not isinstance(ss, dict):
-            batch.unparsed.append((where, repr(ss)[:2000], "scope entry is not an object"))
+            batch.unparsed.append((where, raw_text(ss), "scope entry is not an object"))
             continue
         _, scope = _first(ss, _SCOPE)
         name = scope.get("name") if isinstance(scope, dict) else None
@@ -101,12 +101,12 @@ def _resource(rs: Any, base: str, batch: Batch, *, logs: bool) -> None:
         records = ss.get(key, ss.get("log_records") if logs else None)
         if not isinstance(records, list):
             if records is not None:
-                batch.unparsed.append((where, repr(records)[:2000], f"{key} is not a list"))
+                batch.unparsed.append((where, raw_text(records), f"{key} is not a list"))
             continue
         for k, rec in enumerate(records):
             at = f"{where}/{key}/{k}"
             if not isinstance(rec, dict):
-                batch.unparsed.append((at, repr(rec)[:2000], "record is not an object"))
+                batch.unparsed.append((at, raw_text(rec), "record is not an object"))
             elif logs:
                 batch.logs.append(_log(rec, at, service, batch))
             else:

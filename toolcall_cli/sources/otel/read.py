@@ -9,9 +9,7 @@ import orjson
 
 from toolcall_cli.sources._io import read_bytes
 from toolcall_cli.sources.otel import jaeger, otlp_json, otlp_proto
-from toolcall_cli.sources.otel.model import Batch
-
-_RAW_CAP = 2000
+from toolcall_cli.sources.otel.model import RAW_CAP, Batch, raw_text
 
 
 def read_file(path: Path, *, limit: int) -> Batch:
@@ -54,12 +52,12 @@ def _read_json(data: bytes, label: str, batch: Batch) -> None:
             for i, item in enumerate(doc):
                 if not _document(item, label, batch, f"/{i}"):
                     batch.unparsed.append(
-                        (f"{label}#/{i}", _text(item), "not an OTLP or Jaeger document")
+                        (f"{label}#/{i}", raw_text(item), "not an OTLP or Jaeger document")
                     )
             return
         if _document(doc, label, batch):
             return
-        batch.unparsed.append((label, _text(doc), "not an OTLP or Jaeger document"))
+        batch.unparsed.append((label, raw_text(doc), "not an OTLP or Jaeger document"))
         return
     for n, line in enumerate(data.split(b"\n"), start=1):
         if not line.strip():
@@ -68,15 +66,8 @@ def _read_json(data: bytes, label: str, batch: Batch) -> None:
             obj = orjson.loads(line)
         except orjson.JSONDecodeError as e:
             batch.unparsed.append(
-                (f"{label}:{n}", line[:_RAW_CAP].decode("utf-8", "replace"), f"not JSON: {e}"[:200])
+                (f"{label}:{n}", line[:RAW_CAP].decode("utf-8", "replace"), f"not JSON: {e}"[:200])
             )
             continue
         if not _document(obj, f"{label}:{n}", batch):
-            batch.unparsed.append((f"{label}:{n}", _text(obj), "not an OTLP or Jaeger document"))
-
-
-def _text(obj: Any) -> str:
-    try:
-        return orjson.dumps(obj).decode()[:_RAW_CAP]
-    except (TypeError, orjson.JSONEncodeError):
-        return repr(obj)[:_RAW_CAP]
+            batch.unparsed.append((f"{label}:{n}", raw_text(obj), "not an OTLP or Jaeger document"))
