@@ -2,7 +2,8 @@
 retrying exporter writing two files) is one span: later deliveries' rows are dropped.
 
 Within a file `Batch.dedupe` already keeps the first delivery; this is the cross-file step,
-run where the files' tables are joined. Rows are matched on what the span said (trace, span,
+run where the files' tables are joined. The conversation recorded twice (span attributes and
+the per-message log events of the same chat span) is the same case: both carry the span id. Rows are matched on what the span said (trace, span,
 kind, call id, tool, arguments, detail), so two different rows of one span both stay.
 """
 
@@ -38,8 +39,14 @@ def drop_redelivered(events: pd.DataFrame) -> pd.DataFrame:
     key["_file"] = file
     first_file = key.groupby([*cols, "_n"], sort=False)["_file"].transform("first")
     repeat = has_span & (key["_file"] != first_file)
+    if not repeat.any():
+        return events
+    # a delivery that knew the session (spans) lends it to the kept one that did not (logs)
+    session = sub["session_id"].groupby([key[c] for c in [*cols, "_n"]], sort=False)
+    known = session.transform("first")
+    out = events.copy()
+    fill = has_span & sub["session_id"].isna() & known.notna()
+    out.loc[fill[fill].index, "session_id"] = known[fill]
     drop = pd.Series(False, index=events.index)
     drop.loc[repeat.index] = repeat.to_numpy()
-    if not drop.any():
-        return events
-    return events.loc[~drop.to_numpy()].reset_index(drop=True)
+    return out.loc[~drop.to_numpy()].reset_index(drop=True)
