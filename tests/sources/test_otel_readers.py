@@ -131,7 +131,7 @@ def test_loop_calls_and_results() -> None:
 def test_origins_point_into_the_document() -> None:
     df = parse_file(OTEL / "genai_loop/traces.otlp.jsonl")
     call = df[df["kind"] == "tool_call"]["origin"].iloc[0]
-    base = f"{OTEL / 'genai_loop/traces.otlp.jsonl'}#/resourceSpans/0/scopeSpans/0/spans/"
+    base = f"{OTEL / 'genai_loop/traces.otlp.jsonl'}:1#/resourceSpans/0/scopeSpans/0/spans/"
     assert call.startswith(base)
     assert call.endswith("/value/stringValue/0/parts/0")
     from toolcall_cli.diagnose.evidence import quote

@@ -63,7 +63,8 @@ class OtelAdapter:
 
     def parse(self, path: Path, opts: ParseOptions) -> pd.DataFrame:
         """Parse the whole file into events (bad records become `unparsed` rows)."""
-        frame = to_frame(read_file(path, limit=opts.max_decompressed), path)
+        got = read_file(path, limit=opts.max_decompressed)
+        frame = to_frame(got.batch, path, rows_done=got.rows, sessions=got.sessions)
         if opts.progress:
             size = path.stat().st_size
             opts.progress(size, size)

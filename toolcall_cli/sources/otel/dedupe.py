@@ -3,8 +3,9 @@ retrying exporter writing two files) is one span: later deliveries' rows are dro
 
 Within a file `Batch.dedupe` already keeps the first delivery; this is the cross-file step,
 run where the files' tables are joined. The conversation recorded twice (span attributes and
-the per-message log events of the same chat span) is the same case: both carry the span id. Rows are matched on what the span said (trace, span,
-kind, call id, tool, arguments, detail), so two different rows of one span both stay.
+the per-message log events of the same chat span) is the same case: both carry the span id.
+Rows are matched on what the span said (trace, span, kind, call id, tool, arguments, detail),
+so two different rows of one span both stay.
 """
 
 from __future__ import annotations

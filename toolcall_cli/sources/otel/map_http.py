@@ -39,6 +39,8 @@ def tool_run(span: Span, session: str | None) -> ToolRun:
     a = span.attrs
     path = _path(span)
     code = a.get("http.response.status_code", a.get("http.status_code"))
+    if isinstance(code, str) and code.isdigit() and len(code) <= 3:
+        code = int(code)  # some exporters write the code as text
     status_code = (
         int(code) if isinstance(code, int | float) and not isinstance(code, bool) else None
     )

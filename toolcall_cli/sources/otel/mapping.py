@@ -68,9 +68,18 @@ def _claim(span: Span, session: str | None) -> Exchange | ToolRun | None:
     return None
 
 
-def to_frame(batch: Batch, path: Path) -> pd.DataFrame:
-    """The event table of one file's spans and logs (ordered by time, `seq` = that order)."""
-    sessions = trace_sessions(batch.spans)
+def to_frame(
+    batch: Batch,
+    path: Path,
+    *,
+    rows_done: pd.DataFrame | None = None,
+    sessions: dict[str, str] | None = None,
+) -> pd.DataFrame:
+    """The event table of one file's spans and logs (ordered by time, `seq` = that order).
+
+    *rows_done* are rows the column-wise path already made from other spans of the file, and
+    *sessions* the trace sessions it found over all of them."""
+    sessions = sessions if sessions is not None else trace_sessions(batch.spans)
     exchanges: list[Exchange] = []
     runs: list[ToolRun] = []
     out = rows.Rows()
@@ -88,7 +97,9 @@ def to_frame(batch: Batch, path: Path) -> pd.DataFrame:
     exchanges += map_genai_legacy.log_exchanges(batch.logs, sessions)
     rows.tool_rows(runs, out)
     rows.unreadable(batch, out)
-    frame = concat_frames([conversation.emit(exchanges, path), out.frame()])
+    done = [rows_done] if rows_done is not None else []
+    frame = concat_frames([conversation.emit(exchanges, path), out.frame(), *done])
+    frame["seq"] = range(len(frame))  # ties in time keep this order
     frame = sort_events(frame)
     frame["seq"] = range(len(frame))
     return frame

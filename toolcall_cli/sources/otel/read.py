@@ -2,19 +2,34 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import orjson
+import pandas as pd
 
-from toolcall_cli.sources._io import read_bytes
-from toolcall_cli.sources.otel import jaeger, otlp_json, otlp_proto
+from toolcall_cli.sources._io import is_gzip, read_bytes
+from toolcall_cli.sources.otel import fast, jaeger, otlp_json, otlp_proto
 from toolcall_cli.sources.otel.model import RAW_CAP, Batch, raw_text
 
 
-def read_file(path: Path, *, limit: int) -> Batch:
+@dataclass
+class Read:
+    """A file's spans and logs for the per-span mappers, plus the rows the column-wise path
+    already made (with the sessions it found per trace)."""
+
+    batch: Batch
+    rows: pd.DataFrame | None = None
+    sessions: dict[str, str] | None = None
+
+
+def read_file(path: Path, *, limit: int) -> Read:
     """Every span and log record of *path*, deduplicated (see `Batch.dedupe`)."""
     label = str(path)
+    quick = fast.read(path, label) if not is_gzip(path) else None
+    if quick is not None:  # large JSON-lines trace files: column-wise, block by block
+        return Read(quick.batch, quick.rows, quick.sessions)
     data = otlp_proto.decompress(read_bytes(path, limit=limit), limit=limit, label=label)
     batch = Batch(label=label)
     if otlp_proto.looks_framed(data):
@@ -25,7 +40,7 @@ def read_file(path: Path, *, limit: int) -> Batch:
             data = data[3:]
         _read_json(data, label, batch)
     batch.dedupe()
-    return batch
+    return Read(batch)
 
 
 def _document(doc: Any, loc: str, batch: Batch, prefix: str = "") -> bool:
@@ -43,21 +58,24 @@ def _document(doc: Any, loc: str, batch: Batch, prefix: str = "") -> bool:
 
 
 def _read_json(data: bytes, label: str, batch: Batch) -> None:
-    try:
-        doc = orjson.loads(data)
-    except orjson.JSONDecodeError:
-        doc = None
-    else:
-        if isinstance(doc, list):
-            for i, item in enumerate(doc):
-                if not _document(item, label, batch, f"/{i}"):
-                    batch.unparsed.append(
-                        (f"{label}#/{i}", raw_text(item), "not an OTLP or Jaeger document")
-                    )
-            return
-        if _document(doc, label, batch):
-            return
-        batch.unparsed.append((label, raw_text(doc), "not an OTLP or Jaeger document"))
+    # A document on one line is a JSON-lines file of one line (origins `path:1#…`), as the
+    # collector's file exporter writes it; only a document spread over lines is addressed whole.
+    doc: Any = None
+    if b"\n" in data.strip():
+        try:
+            doc = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            doc = None  # not one document: JSON lines
+    if isinstance(doc, list):
+        for i, item in enumerate(doc):
+            if not _document(item, label, batch, f"/{i}"):
+                batch.unparsed.append(
+                    (f"{label}#/{i}", raw_text(item), "not an OTLP or Jaeger document")
+                )
+        return
+    if doc is not None:
+        if not _document(doc, label, batch):
+            batch.unparsed.append((label, raw_text(doc), "not an OTLP or Jaeger document"))
         return
     for n, line in enumerate(data.split(b"\n"), start=1):
         if not line.strip():
