@@ -141,6 +141,7 @@ def _finish(
     batch.problems["duplicate_span"] += int(dup.sum())
     dup_no = np.flatnonzero(dup)
     rows = concat_frames(frames)
+    frames.clear()  # copied into rows: free the blocks' frames before going on
     spans_of_rows = np.concatenate(row_span) if row_span else np.zeros(0, np.int64)
     if dup_no.size:
         rows = rows[~np.isin(spans_of_rows, dup_no)].reset_index(drop=True)

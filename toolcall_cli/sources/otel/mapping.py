@@ -72,7 +72,7 @@ def to_frame(
     batch: Batch,
     path: Path,
     *,
-    rows_done: pd.DataFrame | None = None,
+    rows_done: list[pd.DataFrame] | None = None,
     sessions: dict[str, str] | None = None,
 ) -> pd.DataFrame:
     """The event table of one file's spans and logs (ordered by time, `seq` = that order).
@@ -97,8 +97,9 @@ def to_frame(
     exchanges += map_genai_legacy.log_exchanges(batch.logs, sessions)
     rows.tool_rows(runs, out)
     rows.unreadable(batch, out)
-    done = [rows_done] if rows_done is not None else []
+    done = rows_done if rows_done is not None else []
     frame = concat_frames([conversation.emit(exchanges, path), out.frame(), *done])
+    done.clear()  # copied into frame: let the caller's table go
     frame["seq"] = range(len(frame))  # ties in time keep this order
     frame = sort_events(frame)
     frame["seq"] = range(len(frame))
