@@ -20,22 +20,13 @@ import orjson
 import pandas as pd
 
 from toolcall_cli.core.events import empty_frame
-from toolcall_cli.sources.messages_cassette import signature
+from toolcall_cli.sources.messages_cassette import _common_prefix, signature
 from toolcall_cli.sources.messages_openai import emit_message, emit_tools
 from toolcall_cli.sources.messages_rows import Conv, Sink
 from toolcall_cli.sources.otel.exchange import Exchange
 
 SOURCE = "otel"
 _STATUS_CODE = re.compile(r"\b(?:Error code|status(?: code)?)[:= ]+([45]\d\d)\b", re.I)
-
-
-def _prefix(a: list[Any], b: list[Any]) -> int:
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n
 
 
 def _groups(exchanges: Iterable[Exchange]) -> list[list[Exchange]]:
@@ -56,7 +47,7 @@ def emit(exchanges: list[Exchange], path: Path) -> pd.DataFrame:
         seen: list[Any] = []
         for ex in group:
             sigs = [signature(m) for m, _ in ex.inputs]
-            k = _prefix(sigs, seen)
+            k = _common_prefix(sigs, seen)
             if conv is None or (sigs and seen and k == 0):
                 conv = sink.conv()
             r0 = len(sink.rows)

@@ -13,6 +13,8 @@ from typing import Any
 
 import orjson
 
+from toolcall_cli.sources.otel.model import Span
+
 #: (message in OpenAI chat shape, evidence pointer)
 Located = tuple[dict[str, Any], str]
 
@@ -63,6 +65,18 @@ class ToolRun:
     request_id: str | None = None
     http_status: int | None = None
     attrs: dict[str, Any] = field(default_factory=dict)
+
+
+def span_fields(span: Span, session: str | None) -> dict[str, Any]:
+    """The fields every exchange and tool run takes from its span."""
+    return {
+        "trace_id": span.trace_id,
+        "span_id": span.span_id,
+        "session": session,
+        "start_ns": span.start_ns,
+        "end_ns": span.end_ns,
+        "origin": span.origin,
+    }
 
 
 def as_text(v: Any) -> str | None:

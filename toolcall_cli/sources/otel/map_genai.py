@@ -16,6 +16,7 @@ from toolcall_cli.sources.otel.exchange import (
     as_text,
     first_exception,
     ident,
+    span_fields,
     tool_call,
 )
 from toolcall_cli.sources.otel.model import Span
@@ -45,12 +46,7 @@ def exchange(span: Span, session: str | None) -> Exchange:
     a = span.attrs
     ex = Exchange(
         "genai",
-        span.trace_id,
-        span.span_id,
-        session,
-        span.start_ns,
-        span.end_ns,
-        span.origin,
+        **span_fields(span, session),
         attrs=_meta(a),
     )
     si = as_json(a.get("gen_ai.system_instructions"))
@@ -143,12 +139,7 @@ def tool_run(span: Span, session: str | None) -> ToolRun:
     name = a.get("gen_ai.tool.name")
     return ToolRun(
         "genai",
-        span.trace_id,
-        span.span_id,
-        session,
-        span.start_ns,
-        span.end_ns,
-        span.origin,
+        **span_fields(span, session),
         tool=name if isinstance(name, str) else _name_from(span.name),
         call_id=ident(a.get("gen_ai.tool.call.id")),
         args=args,

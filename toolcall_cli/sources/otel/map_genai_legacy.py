@@ -9,7 +9,15 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from toolcall_cli.sources.otel.exchange import Exchange, as_json, as_obj, as_text, ident, tool_call
+from toolcall_cli.sources.otel.exchange import (
+    Exchange,
+    as_json,
+    as_obj,
+    as_text,
+    ident,
+    span_fields,
+    tool_call,
+)
 from toolcall_cli.sources.otel.flat import indexed, items
 from toolcall_cli.sources.otel.map_genai import span_error
 from toolcall_cli.sources.otel.model import Log, Span
@@ -48,12 +56,7 @@ def exchange(span: Span, session: str | None) -> Exchange:
     a = span.attrs
     ex = Exchange(
         "genai-legacy",
-        span.trace_id,
-        span.span_id,
-        session,
-        span.start_ns,
-        span.end_ns,
-        span.origin,
+        **span_fields(span, session),
         attrs={
             "provider": a.get("gen_ai.system"),
             "model": a.get("gen_ai.response.model") or a.get("gen_ai.request.model"),

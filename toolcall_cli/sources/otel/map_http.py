@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
-from toolcall_cli.sources.otel.exchange import ToolRun, as_text
+from toolcall_cli.sources.otel.exchange import ToolRun, as_text, span_fields
 from toolcall_cli.sources.otel.map_genai import span_error
 from toolcall_cli.sources.otel.model import Span
 
@@ -49,12 +49,7 @@ def tool_run(span: Span, session: str | None) -> ToolRun:
     failed = span.status == "error" or (status_code is not None and status_code >= 400)
     return ToolRun(
         "http",
-        span.trace_id,
-        span.span_id,
-        session,
-        span.start_ns,
-        span.end_ns,
-        span.origin,
+        **span_fields(span, session),
         tool=m.group(1) if m else None,
         call_id=as_text(a.get("tool_call_id")),
         args=None,

@@ -16,6 +16,7 @@ from toolcall_cli.sources.otel.exchange import (
     as_obj,
     as_text,
     ident,
+    span_fields,
     tool_call,
 )
 from toolcall_cli.sources.otel.flat import indexed, items
@@ -67,12 +68,7 @@ def exchange(span: Span, session: str | None) -> Exchange:
     a = span.attrs
     ex = Exchange(
         "openinference",
-        span.trace_id,
-        span.span_id,
-        session,
-        span.start_ns,
-        span.end_ns,
-        span.origin,
+        **span_fields(span, session),
         attrs={
             "provider": a.get("llm.provider") or a.get("llm.system"),
             "model": a.get("llm.model_name"),
@@ -115,12 +111,7 @@ def tool_run(span: Span, session: str | None) -> ToolRun:
     name = a.get("tool.name")
     return ToolRun(
         "openinference",
-        span.trace_id,
-        span.span_id,
-        session,
-        span.start_ns,
-        span.end_ns,
-        span.origin,
+        **span_fields(span, session),
         tool=name if isinstance(name, str) else span.name or None,
         call_id=ident(a.get("tool.id")) or ident(a.get("tool_call.id")),
         args=args,
