@@ -113,10 +113,19 @@ def _resource(rs: Any, base: str, batch: Batch, *, logs: bool) -> None:
                 batch.spans.append(_span(rec, at, service, name, batch))
 
 
-def _id(rec: dict[str, Any], keys: tuple[str, ...], n: int, batch: Batch, what: str) -> str | None:
+def _id(
+    rec: dict[str, Any],
+    keys: tuple[str, ...],
+    n: int,
+    batch: Batch,
+    what: str,
+    *,
+    required: bool = True,
+) -> str | None:
+    """An id as lowercase hex; a missing required id and an unreadable one are counted."""
     _, raw = _first(rec, keys)
     if raw in (None, ""):
-        if what != "parent_id":
+        if required:
             batch.problems[f"missing_{what}"] += 1
         return None
     got = hex_id(raw, n)
@@ -158,7 +167,9 @@ def _span(rec: dict[str, Any], at: str, service: str | None, scope: Any, batch: 
     return Span(
         trace_id=_id(rec, ("traceId", "trace_id"), 16, batch, "trace_id"),
         span_id=_id(rec, ("spanId", "span_id"), 8, batch, "span_id"),
-        parent_id=_id(rec, ("parentSpanId", "parent_span_id"), 8, batch, "parent_id"),
+        parent_id=_id(
+            rec, ("parentSpanId", "parent_span_id"), 8, batch, "parent_id", required=False
+        ),
         name=name if isinstance(name, str) else "",
         kind=span_kind(rec.get("kind")),
         start_ns=_time(rec, ("startTimeUnixNano", "start_time_unix_nano"), batch),
@@ -186,8 +197,9 @@ def _log(rec: dict[str, Any], at: str, service: str | None, batch: Batch) -> Log
     if t is None:
         t = _time(rec, ("observedTimeUnixNano", "observed_time_unix_nano"), batch)
     return Log(
-        trace_id=_id(rec, ("traceId", "trace_id"), 16, batch, "parent_id"),
-        span_id=_id(rec, ("spanId", "span_id"), 8, batch, "parent_id"),
+        # a log record need not belong to a span
+        trace_id=_id(rec, ("traceId", "trace_id"), 16, batch, "trace_id", required=False),
+        span_id=_id(rec, ("spanId", "span_id"), 8, batch, "span_id", required=False),
         time_ns=t,
         event_name=name if isinstance(name, str) else None,
         body=body,
