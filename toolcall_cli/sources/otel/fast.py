@@ -19,6 +19,7 @@ from typing import Any, Final
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.json as pj
 
 from toolcall_cli.core.events import concat_frames
@@ -135,19 +136,43 @@ def _finish(
     sessions: dict[str, str],
     batch: Batch,
 ) -> FastRead:
-    """Drop repeated deliveries (first one wins) and give rows their trace's session."""
+    """Drop repeated deliveries (first one wins) and give rows their trace's session, in arrow
+    (a million ids as Python strings would cost more than the rows themselves)."""
     all_keys = pa.concat_arrays(keys) if keys else pa.array([], pa.string())
-    dup = pd.Series(all_keys.to_numpy(zero_copy_only=False)).duplicated().to_numpy()
-    batch.problems["duplicate_span"] += int(dup.sum())
-    dup_no = np.flatnonzero(dup)
+    keys.clear()
+    dup_no = _repeats(all_keys)
+    batch.problems["duplicate_span"] += int(dup_no.size)
     rows = concat_frames(frames)
     frames.clear()  # copied into rows: free the blocks' frames before going on
-    spans_of_rows = np.concatenate(row_span) if row_span else np.zeros(0, np.int64)
     if dup_no.size:
+        spans_of_rows = np.concatenate(row_span)
         rows = rows[~np.isin(spans_of_rows, dup_no)].reset_index(drop=True)
         drop = set(dup_no.tolist())
         batch.spans = [s for s, no in zip(batch.spans, slow_no, strict=True) if no not in drop]
     if sessions and len(rows):
-        known = rows["trace_id"].map(sessions)
-        rows["session_id"] = rows["session_id"].fillna(known).astype(rows["session_id"].dtype)
+        rows["session_id"] = _with_sessions(rows, sessions)
     return FastRead(rows, batch, sessions)
+
+
+def _repeats(keys: pa.Array) -> np.ndarray:
+    """Positions of the keys seen before (the first occurrence is not a repeat)."""
+    if not len(keys) or pc.count_distinct(keys).as_py() == len(keys):
+        return np.zeros(0, np.int64)
+    t = pa.table({"k": keys, "i": pa.array(np.arange(len(keys)))})
+    first = t.group_by("k").aggregate([("i", "min")]).column("i_min").to_numpy()
+    repeat = np.ones(len(keys), dtype=bool)
+    repeat[first] = False
+    return np.flatnonzero(repeat)
+
+
+def _with_sessions(rows: pd.DataFrame, sessions: dict[str, str]) -> pd.Series:
+    """`session_id`, with the trace's session where the row had none."""
+    own = pa.chunked_array(rows["session_id"].array._pa_array).combine_chunks()
+    trace = pa.chunked_array(rows["trace_id"].array._pa_array).combine_chunks()
+    at = pc.index_in(trace.cast(pa.string()), value_set=pa.array(list(sessions), pa.string()))
+    known = pa.array(list(sessions.values()), pa.string()).take(at)
+    filled = pc.coalesce(own.cast(pa.string()), known)
+    return pd.Series(
+        pd.arrays.ArrowStringArray(pa.chunked_array([filled.cast(pa.large_string())])),
+        index=rows.index,
+    )
