@@ -8,6 +8,7 @@ Inputs are generated from fixed seeds and cached in .bench/ (gitignored):
   preferences and display filter (written to /dev/null) on a 20,000-exchange capture;
 - nginx: 1 M combined+trailing-keys lines vs `awk` splitting the combined fields;
 - middleware: 1 M JSON lines vs an orjson `loads` loop;
+- otel: 200,000 spans of OTLP/JSON lines (collector file exporter shape) vs an orjson loop;
 - diagnose: a store of ~1 M events (nginx 500 k + middleware 500 k lines + the capture) read
   and diagnosed, vs ingesting (parsing + writing) those same files into the store;
 - timeline: one trace from that store (`load_selected` + `align` + `select`, as the command
@@ -44,6 +45,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from fixtures.gen import bench_inputs  # noqa: E402
+from fixtures.gen.otel import bench as otel_bench  # noqa: E402
 
 CACHE = ROOT / ".bench"
 TRACE = "trace_42"
@@ -300,7 +302,9 @@ def main() -> int:
         help="give up on one diagnose run after S s",
     )
     ap.add_argument(
-        "--only", default="", help="comma-separated: pcap,nginx,mw,diagnose,timeline,memory"
+        "--only",
+        default="",
+        help="comma-separated: pcap,nginx,mw,otel,diagnose,timeline,memory",
     )
     a = ap.parse_args()
     if not shutil.which("tshark"):
@@ -366,6 +370,16 @@ def main() -> int:
             lambda: ref_orjson(files["mw"]),
             lambda: ingest([(files["mw"], "middleware")], None),
             2.0,
+        )
+    if want("otel"):
+        spans = n // 5
+        otlp = _cached(f"otel-{spans}.jsonl", lambda p: otel_bench.spans(p, spans))
+        figure(
+            f"otel ingest, {spans:,} spans",
+            "orjson loads loop",
+            lambda: ref_orjson(otlp),
+            lambda: ingest([(otlp, "otel")], None),
+            3.0,
         )
 
     store = CACHE / f"store-{n}"

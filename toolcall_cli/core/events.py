@@ -148,6 +148,24 @@ SOURCE_TRAITS: Final[tuple[SourceTraits, ...]] = (
         call_authority=2,
         colour="#0e7c86",
     ),
+    SourceTraits(
+        "otel",  # spans and logs; GenAI message parts are the model's own record
+        (
+            "user",
+            "system",
+            "assistant_text",
+            "tool_call",
+            "tool_result",
+            "http_request",
+            "http_response",
+        ),
+        clocked=True,
+        wire=False,
+        exchange=True,
+        conversation=True,
+        call_authority=4,
+        colour="#8250df",
+    ),
 )
 
 TRAITS: Final[dict[str, SourceTraits]] = {t.name: t for t in SOURCE_TRAITS}

@@ -17,10 +17,11 @@ from toolcall_cli.core.registry import Registry
 from toolcall_cli.errors import InputError, UnknownSourceError, UsageError
 from toolcall_cli.sources._shared.files import read_head, regular_file_problem, require_regular
 from toolcall_cli.sources.base import HEAD_BYTES, Adapter, ParseOptions
+from toolcall_cli.sources.otel.dedupe import drop_redelivered
 
 SOURCES: Registry[Adapter] = Registry("source")
 
-from toolcall_cli.sources import har, mcp, messages, middleware, nginx, pcap  # noqa: E402
+from toolcall_cli.sources import har, mcp, messages, middleware, nginx, otel, pcap  # noqa: E402
 
 # Registration is explicit: one line per source.
 SOURCES.add(messages.ADAPTER.name, messages.ADAPTER)
@@ -29,6 +30,7 @@ SOURCES.add(nginx.ADAPTER.name, nginx.ADAPTER)
 SOURCES.add(pcap.ADAPTER.name, pcap.ADAPTER)
 SOURCES.add(har.ADAPTER.name, har.ADAPTER)
 SOURCES.add(mcp.ADAPTER.name, mcp.ADAPTER)
+SOURCES.add(otel.ADAPTER.name, otel.ADAPTER)
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,6 +173,5 @@ def ingest_paths(
             files.append(item)
         else:
             skipped.append(item)
-    return IngestResult(
-        events=concat_frames([f.frame for f in files]), files=tuple(files), skipped=tuple(skipped)
-    )
+    events = drop_redelivered(concat_frames([f.frame for f in files]))  # one span, many files
+    return IngestResult(events=events, files=tuple(files), skipped=tuple(skipped))

@@ -3,10 +3,11 @@
 :func:`~toolcall_cli.sources.pcap.events.events` turns the batch's message table into
 http_request/http_response rows (keys from X-Tool-Call-ID, X-Trace-ID, X-Session-ID,
 X-Request-ID, traceparent) and the tool_call / tool_result / system rows of LLM API
-bodies. Its frame-shaped origins and attrs are then rewritten: the origin is a JSON pointer into the HAR (``path#/log/entries/7/request``)
-that evidence quotes directly, ``frame``/``stream`` give way to ``entry``, and each message
-gets its entry's timings, sizes, initiator and resource type. WebSocket frames recorded in
-`_webSocketMessages` become `ws_message` rows after their entry.
+bodies. Its frame-shaped origins and attrs are then rewritten: the origin is a JSON pointer
+into the HAR (``path#/log/entries/7/request``) that evidence quotes directly,
+``frame``/``stream`` give way to ``entry``, and each message gets its entry's timings,
+sizes, initiator and resource type. WebSocket frames recorded in `_webSocketMessages`
+become `ws_message` rows after their entry.
 """
 
 from __future__ import annotations

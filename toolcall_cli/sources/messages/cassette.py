@@ -65,7 +65,7 @@ def emit_cassette(sink: Sink, doc: Any, base: str) -> None:
         found, mkey = locate.request_messages(body) if isinstance(body, dict) else (None, None)
         msgs = as_list(found)
         sigs = [signature(m) for m in msgs]
-        k = _common_prefix(sigs, seen)
+        k = common_prefix(sigs, seen)
         if conv is None or (sigs and seen and k == 0):
             conv = sink.conv()
             emitted = set()
@@ -205,7 +205,7 @@ def _provider(uri: str) -> str | None:
     return labels[-2] if len(labels) >= 2 else (labels[0] if labels else None)
 
 
-def _common_prefix(a: list[tuple[Any, ...]], b: list[tuple[Any, ...]]) -> int:
+def common_prefix(a: list[tuple[Any, ...]], b: list[tuple[Any, ...]]) -> int:
     n = 0
     for x, y in zip(a, b, strict=False):
         if x != y:

@@ -1,0 +1,61 @@
+"""`toolcall diagnose` on the otel fixtures names the root cause the messages source names for
+the same conversation, and stays quiet on the healthy session."""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+
+from tests.conftest import FIXTURES, run_cli
+
+OTEL = FIXTURES / "otel"
+
+
+def findings(path: str) -> list[dict]:
+    res = run_cli(["diagnose", str(OTEL / path), "-f", "json", "--fail-on", "never"])
+    assert res.exit_code == 0, res.output
+    return orjson.loads(res.stdout)["findings"]
+
+
+def errors(found: list[dict]) -> set[str]:
+    return {f["code"] for f in found if f["severity"] == "error"}
+
+
+@pytest.mark.parametrize("run", ["genai_loop", "openinference_loop", "legacy_loop"])
+def test_loop_is_fl001_as_for_the_messages_source(run: str) -> None:
+    got = findings(run)
+    same = findings("as_messages/genai_loop.messages.json")
+    assert errors(got) == errors(same) == {"FL001"}
+    loop = next(f for f in got if f["code"] == "FL001")
+    assert loop["tool_call_ids"] == [f"call_loop_{i}" for i in range(1, 5)]
+    assert loop["session_id"] == f"conv-{run.split('_')[0]}-loop"
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "genai_healthy",
+        "openinference_healthy",
+        "legacy_healthy",
+        "as_messages/genai_healthy.messages.json",
+    ],
+)
+def test_healthy_has_no_error_findings(path: str) -> None:
+    assert [f["code"] for f in findings(path) if f["severity"] == "error"] == []
+
+
+@pytest.mark.parametrize("run", ["genai_unanswered", "openinference_unanswered"])
+def test_unanswered_call_and_provider_error(run: str) -> None:
+    got = findings(run)
+    codes = {f["code"] for f in got}
+    assert {"OR001", "PR008"} <= codes
+    orphan = next(f for f in got if f["code"] == "OR001")
+    assert orphan["tool_call_ids"] == ["call_una_2"]
+    pr = next(f for f in got if f["code"] == "PR008")
+    assert "must be followed by tool messages" in pr["message"]
+
+
+def test_truncated_result() -> None:
+    got = findings("genai_truncated")
+    assert [f["code"] for f in got] == ["TR002"]
+    assert got[0]["tool_call_ids"] == ["call_trunc_1"]

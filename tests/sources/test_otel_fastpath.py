@@ -1,0 +1,73 @@
+"""The column-wise path for large OTLP/JSON trace lines gives exactly the rows of the per-span
+path (which it falls back to for anything irregular), block by block."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+import pandas as pd
+import pytest
+
+from fixtures.gen.otel.bench import spans
+from tests.conftest import FIXTURES
+from toolcall_cli.sources import parse_file
+from toolcall_cli.sources.otel import fast, read
+
+OTEL = FIXTURES / "otel"
+
+
+def _slow(path: Path, monkeypatch: pytest.MonkeyPatch) -> pd.DataFrame:
+    with monkeypatch.context() as m:
+        m.setattr(read.fast, "read", lambda *a: None)
+        return parse_file(path, source="otel")
+
+
+def _same(a: pd.DataFrame, b: pd.DataFrame) -> None:
+    assert len(a) == len(b)
+    for c in (c for c in a.columns if c != "attrs"):
+        diff = (a[c].astype(object).fillna("∅") != b[c].astype(object).fillna("∅")).to_numpy()
+        assert not diff.any(), (c, a[c][diff].head(2).tolist(), b[c][diff].head(2).tolist())
+    parsed = [orjson.loads(x) if isinstance(x, str) else None for x in a["attrs"]]
+    assert parsed == [orjson.loads(x) if isinstance(x, str) else None for x in b["attrs"]]
+
+
+def test_fast_path_is_taken(tmp_path: Path) -> None:
+    f = spans(tmp_path / "b.jsonl", 900, per_line=100)
+    got = fast.read(f, str(f))
+    assert got is not None
+    assert len(got.rows) == 2 * (285 + 300)  # execute_tool and HTTP spans (db spans: no rows)
+    assert len(got.batch.spans) == 15  # the chat spans go per span
+
+
+@pytest.mark.parametrize("block", [1 << 12, 1 << 24])
+def test_fast_equals_slow(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, block: int) -> None:
+    f = spans(tmp_path / "b.jsonl", 900, per_line=100)
+    monkeypatch.setattr(fast, "BLOCK", block)  # many blocks, or one
+    _same(parse_file(f, source="otel"), _slow(f, monkeypatch))
+
+
+@pytest.mark.parametrize("name", ["genai_loop", "openinference_loop", "legacy_healthy"])
+def test_fast_equals_slow_on_fixtures(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    f = OTEL / name / "traces.otlp.jsonl"
+    assert fast.read(f, str(f)) is not None
+    _same(parse_file(f), _slow(f, monkeypatch))
+
+
+def test_repeated_lines_across_blocks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    f = spans(tmp_path / "b.jsonl", 300, per_line=100)
+    lines = f.read_bytes().splitlines(keepends=True)
+    f.write_bytes(b"".join([*lines, lines[0]]))  # a retrying exporter wrote batch 1 again
+    monkeypatch.setattr(fast, "BLOCK", 1 << 12)
+    got = parse_file(f, source="otel")
+    _same(got, _slow(f, monkeypatch))
+    assert got["attrs"].str.extract(r'"span_id":"(\w+)"')[0].value_counts().max() == 2
+
+
+def test_irregular_files_take_the_per_span_path(tmp_path: Path) -> None:
+    line = (OTEL / "genai_loop/traces.otlp.jsonl").read_text().strip()
+    for text in (line.replace('"kind": 1', '"kind": "SPAN_KIND_INTERNAL"'), f"{line}\n\n{line}"):
+        f = tmp_path / "x.jsonl"
+        f.write_text(text)
+        assert fast.read(f, str(f)) is None
+        assert len(parse_file(f)) == 19

@@ -1,0 +1,178 @@
+"""The hot path: OTLP/JSON trace lines (the collector's file exporter) read column-wise.
+
+The file is read in blocks of whole lines; pyarrow parses each block in C++, spans are the
+flattened `resourceSpans[].scopeSpans[].spans[]` lists and each wanted attribute becomes one
+column by key (:mod:`fast_columns`). Tool executions and HTTP spans — the bulk of a large trace
+file — become event rows with array operations (:mod:`fast_rows`). The few spans that need a
+convention's message parser (model calls, spans with events or errors, indexed attribute
+families) go to the per-span path as ordinary records, and so does the whole file whenever it
+is not perfectly regular (ids that are not hex, odd enums, times out of range, logs, blank
+lines, gzip): that path counts what is wrong; this one only goes fast.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.json as pj
+
+from toolcall_cli.core.events import concat_frames
+from toolcall_cli.sources.otel import otlp_json
+from toolcall_cli.sources.otel.fast_columns import SpanColumns, span_columns
+from toolcall_cli.sources.otel.fast_rows import tool_rows
+from toolcall_cli.sources.otel.model import Batch
+
+#: Bytes of whole lines parsed at a time (bounds memory: ~10× this at the peak).
+BLOCK: Final = 16 << 20
+_HEAD: Final = b'{"resourceSpans"'
+_ARROW_ERRORS = (
+    pa.ArrowInvalid,
+    pa.ArrowNotImplementedError,
+    pa.ArrowTypeError,
+    KeyError,
+    AttributeError,  # a column pyarrow typed as null (no record had a value there)
+)
+
+
+@dataclass
+class FastRead:
+    """What the column-wise path made of a file."""
+
+    rows: pd.DataFrame
+    batch: Batch
+    sessions: dict[str, str] = field(default_factory=dict)
+
+
+def read(path: Path, label: str) -> FastRead | None:
+    """The file's simple spans as rows and the rest as a Batch; None when not for this path."""
+    try:
+        with path.open("rb") as f:
+            if f.read(len(_HEAD)) != _HEAD:
+                return None
+            f.seek(0)
+            return _blocks(f, label)
+    except OSError:
+        return None
+
+
+def _blocks(f: object, label: str) -> FastRead | None:
+    read_chunk = f.read  # type: ignore[attr-defined]
+    batch = Batch(label=label, encoding="otlp-json")
+    frames: list[pd.DataFrame] = []
+    row_span: list[np.ndarray] = []  # global span number of each row
+    keys: list[pa.Array] = []  # trace id + span id of every span, in file order
+    slow_no: list[int] = []  # global span number of each span in batch.spans
+    sessions: dict[str, str] = {}
+    line0, spans0, rest = 0, 0, b""
+    while True:
+        chunk = read_chunk(BLOCK)
+        buf = rest + chunk
+        if not buf:
+            break
+        cut = buf.rfind(b"\n") + 1 if chunk else len(buf)
+        if cut == 0:
+            rest = buf
+            continue
+        block, rest = buf[:cut], buf[cut:]
+        if not block.startswith(_HEAD) or b"\n\n" in block or b"\r" in block:
+            return None
+        try:
+            table = pj.read_json(pa.BufferReader(block))
+            if table.column_names != ["resourceSpans"]:
+                return None
+            cols = span_columns(table, label, line0)
+            if cols is None:
+                return None
+            frame, at = tool_rows(cols)
+        except _ARROW_ERRORS:
+            return None
+        del table
+        frames.append(frame)
+        row_span.append(at + spans0)
+        keys.append(cols.keys)
+        for t, s in cols.sessions.items():
+            sessions.setdefault(t, s)
+        _slow_spans(cols, label, batch)
+        slow_no.extend((np.flatnonzero(cols.slow) + spans0).tolist())
+        line0 += block.count(b"\n") + (0 if block.endswith(b"\n") else 1)
+        spans0 += cols.n
+        if not chunk:
+            break
+    return _finish(frames, row_span, keys, slow_no, sessions, batch)
+
+
+def _slow_spans(cols: SpanColumns, label: str, batch: Batch) -> None:
+    """The spans only the per-span mappers read, as ordinary records."""
+    at = np.flatnonzero(cols.slow)
+    if not at.size:
+        return
+    records: list[Any] = _strip(cols.spans.take(pa.array(at)).to_pylist())  # type: ignore[assignment]
+    origins = cols.origin.take(pa.array(at)).to_pylist()
+    for i, rec, where in zip(at.tolist(), records, origins, strict=True):
+        service, scope = cols.service_scope(i)
+        batch.spans.append(otlp_json._span(rec, where, service, scope, batch))
+
+
+def _strip(obj: object) -> object:
+    """A record as pyarrow gives it, without the null fields the union schema added."""
+    if isinstance(obj, dict):
+        return {k: _strip(v) for k, v in obj.items() if v is not None}
+    if isinstance(obj, list):
+        return [_strip(v) for v in obj]
+    return obj
+
+
+def _finish(
+    frames: list[pd.DataFrame],
+    row_span: list[np.ndarray],
+    keys: list[pa.Array],
+    slow_no: list[int],
+    sessions: dict[str, str],
+    batch: Batch,
+) -> FastRead:
+    """Drop repeated deliveries (first one wins) and give rows their trace's session, in arrow
+    (a million ids as Python strings would cost more than the rows themselves)."""
+    all_keys = pa.concat_arrays(keys) if keys else pa.array([], pa.string())
+    keys.clear()
+    dup_no = _repeats(all_keys)
+    batch.problems["duplicate_span"] += int(dup_no.size)
+    rows = concat_frames(frames)
+    frames.clear()  # copied into rows: free the blocks' frames before going on
+    if dup_no.size:
+        spans_of_rows = np.concatenate(row_span)
+        rows = rows[~np.isin(spans_of_rows, dup_no)].reset_index(drop=True)
+        drop = set(dup_no.tolist())
+        batch.spans = [s for s, no in zip(batch.spans, slow_no, strict=True) if no not in drop]
+    if sessions and len(rows):
+        rows["session_id"] = _with_sessions(rows, sessions)
+    return FastRead(rows, batch, sessions)
+
+
+def _repeats(keys: pa.Array) -> np.ndarray:
+    """Positions of the keys seen before (the first occurrence is not a repeat)."""
+    if not len(keys) or pc.count_distinct(keys).as_py() == len(keys):
+        return np.zeros(0, np.int64)
+    t = pa.table({"k": keys, "i": pa.array(np.arange(len(keys)))})
+    first = t.group_by("k").aggregate([("i", "min")]).column("i_min").to_numpy()
+    repeat = np.ones(len(keys), dtype=bool)
+    repeat[first] = False
+    return np.flatnonzero(repeat)
+
+
+def _with_sessions(rows: pd.DataFrame, sessions: dict[str, str]) -> pd.Series:
+    """`session_id`, with the trace's session where the row had none."""
+    own = pa.chunked_array(rows["session_id"].array._pa_array).combine_chunks()
+    trace = pa.chunked_array(rows["trace_id"].array._pa_array).combine_chunks()
+    at = pc.index_in(trace.cast(pa.string()), value_set=pa.array(list(sessions), pa.string()))
+    known = pa.array(list(sessions.values()), pa.string()).take(at)
+    filled = pc.coalesce(own.cast(pa.string()), known)
+    return pd.Series(
+        pd.arrays.ArrowStringArray(pa.chunked_array([filled.cast(pa.large_string())])),
+        index=rows.index,
+    )

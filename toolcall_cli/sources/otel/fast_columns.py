@@ -1,0 +1,231 @@
+"""One parsed block of OTLP/JSON trace lines → span columns (ids, times, one column per wanted
+attribute key) and the mask of spans only the per-span path can read."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from toolcall_cli.sources.otel.map_genai import CHAT_OPS
+from toolcall_cli.sources.otel.model import WANTED_PREFIXES
+from toolcall_cli.sources.otel.values import MAX_NS, MIN_NS
+
+#: Attributes read as columns (text of any scalar value).
+COLUMNS: Final = (
+    "gen_ai.operation.name", "gen_ai.tool.name", "gen_ai.tool.call.id",
+    "gen_ai.tool.call.arguments", "gen_ai.tool.call.result", "gen_ai.tool.type",
+    "gen_ai.conversation.id", "session.id", "mcp.session.id", "mcp.method.name", "mcp.tool.name",
+    "jsonrpc.request.id", "openinference.span.kind", "tool.name", "tool.id", "input.value",
+    "output.value", "http.request.method", "http.method", "url.path", "http.target",
+    "http.route", "url.full", "http.url", "http.response.status_code", "http.status_code",
+    "error.type", "tool_call_id", "server.address",
+)  # fmt: skip
+#: Attributes only the per-span mappers understand.
+_SLOW_KEYS: Final = (
+    "gen_ai.input.messages",
+    "gen_ai.output.messages",
+    "gen_ai.system_instructions",
+    "gen_ai.tool.definitions",
+)
+_SCALARS: Final = ("stringValue", "intValue", "doubleValue", "boolValue")
+_ARGS: Final = "gen_ai.tool.call.arguments"
+
+
+def field(arr: pa.Array | None, name: str) -> pa.Array | None:
+    """A struct field, or None when *arr* is not a struct or lacks it."""
+    if arr is None or not pa.types.is_struct(arr.type):
+        return None
+    return arr.field(name) if arr.type.get_field_index(name) >= 0 else None
+
+
+def flatten(lists: pa.Array) -> tuple[pa.Array, np.ndarray, np.ndarray]:
+    """(items, parent index of each item, position of each item inside its list)."""
+    parent = pc.list_parent_indices(lists).to_numpy()
+    offsets = lists.offsets.to_numpy()
+    pos = np.arange(len(parent)) - (offsets[parent] - offsets[0]) if len(parent) else parent
+    return pc.list_flatten(lists), parent, pos
+
+
+def scalar_text(values: pa.Array | None, n: int) -> pa.Array:
+    """Each scalar AnyValue as text (null for arrays, kvlists and absent values)."""
+    out = pa.nulls(n, pa.string())
+    for name in _SCALARS:
+        col = field(values, name)
+        if col is not None:
+            out = pc.coalesce(out, col.cast(pa.string()))
+    return out
+
+
+def _mask(arr: pa.Array) -> np.ndarray:
+    return np.asarray(pc.fill_null(arr, False).to_numpy(zero_copy_only=False), dtype=bool)
+
+
+@dataclass
+class SpanColumns:
+    """The spans of one block, column by column."""
+
+    n: int
+    spans: pa.StructArray  # the raw records (for the slow path)
+    origin: pa.Array
+    trace: pa.Array
+    span: pa.Array
+    name: pa.Array
+    kind: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    attrs: dict[str, pa.Array]
+    args_at: np.ndarray  # position of the arguments attribute in its span (-1: none)
+    slow: np.ndarray
+    keys: pa.Array  # trace id + span id
+    sessions: dict[str, str]
+    services: list[str | None]
+    scopes: list[str | None]
+    span_res: np.ndarray
+    span_scope: np.ndarray
+
+    def service_scope(self, i: int) -> tuple[str | None, str | None]:
+        """service.name and scope name of span *i*."""
+        return self.services[self.span_res[i]], self.scopes[self.span_scope[i]]
+
+
+def span_columns(table: pa.Table, label: str, line0: int) -> SpanColumns | None:
+    """The columns of a parsed block whose first line is file line *line0* + 1."""
+    res, res_line, res_pos = flatten(table.column("resourceSpans").combine_chunks())
+    scopes_col = field(res, "scopeSpans")
+    spans_col = field(flatten(scopes_col)[0], "spans") if scopes_col is not None else None
+    if scopes_col is None or spans_col is None:
+        return None
+    scopes, scope_res, scope_pos = flatten(scopes_col)
+    spans, span_scope, span_pos = flatten(spans_col)
+    n = len(spans)
+    span_res = scope_res[span_scope]
+    trace, span, kind = field(spans, "traceId"), field(spans, "spanId"), field(spans, "kind")
+    if trace is None or span is None or kind is None or not pa.types.is_integer(kind.type):
+        return None
+    if n and not (
+        pc.all(pc.match_substring_regex(trace, r"^[0-9a-f]{32}$")).as_py()
+        and pc.all(pc.match_substring_regex(span, r"^[0-9a-f]{16}$")).as_py()
+        and kind.null_count == 0
+    ):
+        return None
+    times = [field(spans, k) for k in ("startTimeUnixNano", "endTimeUnixNano")]
+    if any(t is None or t.null_count for t in times):
+        return None
+    start, end = (pc.cast(t, pa.int64()).to_numpy(zero_copy_only=False) for t in times)
+    if n and not all(((t >= MIN_NS) & (t <= MAX_NS)).all() for t in (start, end)):
+        return None
+    attrs, args_at, slow = _attributes(spans, n)
+    slow |= _slow_spans(spans, attrs)
+    name = field(spans, "name")
+    own = pc.coalesce(attrs["gen_ai.conversation.id"], attrs["session.id"], attrs["mcp.session.id"])
+    sessions: dict[str, str] = {}
+    has = np.flatnonzero(own.is_valid().to_numpy(zero_copy_only=False))
+    for t, s in zip(
+        trace.take(pa.array(has)).to_pylist(), own.take(pa.array(has)).to_pylist(), strict=True
+    ):
+        sessions.setdefault(t, s)
+    scope = field(scopes, "scope")
+    scope_names = field(scope, "name")
+    return SpanColumns(
+        n=n,
+        spans=spans,
+        origin=_origins(label, res_line[span_res] + 1 + line0, res_pos[span_res],
+                        scope_pos[span_scope], span_pos),
+        trace=trace,
+        span=span,
+        name=name if name is not None else pa.nulls(n, pa.string()),
+        kind=kind.to_numpy(zero_copy_only=False),
+        start=start,
+        end=end,
+        attrs=attrs,
+        args_at=args_at,
+        slow=slow,
+        keys=pc.binary_join_element_wise(trace, span, ""),
+        sessions=sessions,
+        services=_services(res),
+        scopes=scope_names.to_pylist() if scope_names is not None else [None] * len(scopes),
+        span_res=span_res,
+        span_scope=span_scope,
+    )  # fmt: skip
+
+
+def _slow_spans(spans: pa.StructArray, attrs: dict[str, pa.Array]) -> np.ndarray:
+    """Spans with an error, events, or a model call: the per-span mappers read them."""
+    status = field(spans, "status")
+    code = field(status, "code")
+    slow = _mask(pc.equal(code, 2)) if code is not None else np.zeros(len(spans), bool)
+    events = field(spans, "events")
+    if events is not None and pa.types.is_list(events.type):
+        slow |= _mask(pc.greater(pc.list_value_length(events), 0))
+    slow |= _mask(pc.is_in(attrs["gen_ai.operation.name"], pa.array(sorted(CHAT_OPS))))
+    slow |= _mask(pc.equal(pc.utf8_upper(attrs["openinference.span.kind"]), "LLM"))
+    slow |= attrs["error.type"].is_valid().to_numpy(zero_copy_only=False)
+    return slow
+
+
+def _origins(label: str, line: np.ndarray, r: np.ndarray, s: np.ndarray, k: np.ndarray) -> pa.Array:
+    def text(a: np.ndarray) -> pa.Array:
+        return pa.array(a, pa.int64()).cast(pa.string())
+
+    return pc.binary_join_element_wise(
+        label + ":", text(line), "#/resourceSpans/", text(r), "/scopeSpans/", text(s),
+        "/spans/", text(k), "",
+    )  # fmt: skip
+
+
+def _services(res: pa.StructArray) -> list[str | None]:
+    out: list[str | None] = [None] * len(res)
+    attrs = field(field(res, "resource"), "attributes")
+    if attrs is None:
+        return out
+    items, parent, _ = flatten(attrs)
+    key = field(items, "key")
+    if key is None:
+        return out
+    hit = _mask(pc.equal(key, "service.name"))
+    names = scalar_text(field(items, "value"), len(items)).filter(pa.array(hit)).to_pylist()
+    for i, name in zip(parent[hit].tolist(), names, strict=True):
+        out[i] = out[i] or name
+    return out
+
+
+def _attributes(
+    spans: pa.StructArray, n: int
+) -> tuple[dict[str, pa.Array], np.ndarray, np.ndarray]:
+    """One column per wanted key (text, null when absent), where each span's arguments sit, and
+    which spans need the slow path (indexed families, message attributes, complex values)."""
+    slow = np.zeros(n, dtype=bool)
+    args_at = np.full(n, -1, dtype=np.int64)
+    empty = pa.nulls(n, pa.string())
+    attrs = field(spans, "attributes")
+    if attrs is None or not pa.types.is_list(attrs.type):
+        return dict.fromkeys(COLUMNS, empty), args_at, slow
+    items, parent, pos = flatten(attrs)
+    key = field(items, "key")
+    if key is None:
+        return dict.fromkeys(COLUMNS, empty), args_at, slow
+    text = scalar_text(field(items, "value"), len(items))
+    special = pc.is_in(key, pa.array(_SLOW_KEYS))
+    for prefix in WANTED_PREFIXES:
+        special = pc.or_(special, pc.starts_with(key, prefix))
+    codes = pc.index_in(key, pa.array(COLUMNS))
+    # a wanted key holding an array or kvlist needs the full AnyValue reader
+    special = pc.or_(special, pc.and_(pc.is_null(text), pc.is_valid(codes)))
+    slow[parent[_mask(special)]] = True
+    code = pc.fill_null(codes, -1).to_numpy(zero_copy_only=False)
+    cols: dict[str, pa.Array] = {}
+    for j, name in enumerate(COLUMNS):
+        hit = np.flatnonzero(code == j)
+        if not hit.size:
+            cols[name] = empty
+            continue
+        at = np.full(n, -1, dtype=np.int64)
+        at[parent[hit]] = hit  # the last occurrence of a repeated key wins
+        cols[name] = text.take(pa.array(at, mask=at < 0))
+        if name == _ARGS:
+            args_at[parent[hit]] = pos[hit]
+    return cols, args_at, slow

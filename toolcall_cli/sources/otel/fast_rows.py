@@ -1,0 +1,205 @@
+"""Span columns → tool-execution rows, with array operations only (the per-span equivalents are
+`map_genai.tool_run`, `map_mcp.tool_run`, `map_openinference.tool_run`, `map_http.tool_run`
+and `rows.tool_rows`; the tests hold both paths to the same rows)."""
+
+from __future__ import annotations
+
+from typing import Final
+
+import numpy as np
+import orjson
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from toolcall_cli.core.events import build_frame
+from toolcall_cli.sources.otel.fast_columns import SpanColumns
+from toolcall_cli.sources.otel.rows import SOURCE
+
+_TOOL_PATH: Final = r"^/(?:v\d+/)?tools?/(?P<t>[^/?#]+)"
+_URL_PATH: Final = r"^[a-z]+://[^/]+(?P<p>/[^?#]*)"
+
+
+def _mask(arr: pa.Array) -> np.ndarray:
+    return np.asarray(pc.fill_null(arr, False).to_numpy(zero_copy_only=False), dtype=bool)
+
+
+def _group(arr: pa.Array, pattern: str) -> pa.Array:
+    return pc.struct_field(pc.extract_regex(arr, pattern), [0])
+
+
+def _quoted(arr: pa.Array) -> pa.Array:
+    """Each value as a JSON string literal (each distinct value dumped once)."""
+    enc = pc.dictionary_encode(arr)
+    lits = pa.array([orjson.dumps(v).decode() for v in enc.dictionary.to_pylist()], pa.string())
+    return lits.take(enc.indices)
+
+
+def _member(name: str, value: pa.Array) -> pa.Array:
+    """`,"name":<value>` where *value* (JSON literal text) is set, else ""."""
+    return pc.if_else(pc.is_valid(value), pc.binary_join_element_wise(f',"{name}":', value, ""), "")
+
+
+def _object(first: pa.Array, *members: pa.Array) -> pa.Array:
+    return pc.binary_join_element_wise("{", first, *members, "}", "")
+
+
+def _str(arr: pa.Array) -> pd.Series:
+    return pd.Series(pd.arrays.ArrowStringArray(pa.chunked_array([arr.cast(pa.large_string())])))
+
+
+def tool_rows(c: SpanColumns) -> tuple[pd.DataFrame, np.ndarray]:
+    """Two rows (request at start, response at end) per simple tool or HTTP span, and the
+    span index each row came from."""
+    a = c.attrs
+    keep = ~c.slow
+    method_name = a["mcp.method.name"]
+    mcp = _mask(pc.is_valid(method_name)) & keep
+    mcp_call = mcp & _mask(pc.equal(method_name, "tools/call"))
+    genai = keep & ~mcp & _mask(pc.equal(a["gen_ai.operation.name"], "execute_tool"))
+    oi = keep & ~mcp & ~genai
+    oi &= _mask(pc.equal(pc.utf8_upper(a["openinference.span.kind"]), "TOOL"))
+    method = pc.utf8_upper(pc.coalesce(a["http.request.method"], a["http.method"]))
+    http = keep & ~mcp & ~genai & ~oi & _mask(pc.is_valid(method))
+    http &= (c.kind == 2) | (c.kind == 3)
+    take = np.flatnonzero(mcp_call | genai | oi | http)
+    m = int(take.size)
+    if not m:
+        return build_frame({}, n=0), np.zeros(0, np.int64)
+    idx = pa.array(take)
+
+    def col(arr: pa.Array) -> pa.Array:
+        return arr.take(idx)
+
+    is_mcp, is_genai, is_oi, is_http = mcp_call[take], genai[take], oi[take], http[take]
+    is_tool = is_mcp | is_genai
+    none = pa.nulls(m, pa.string())
+    name = col(c.name)
+    tool_name = col(a["gen_ai.tool.name"])
+    genai_tool = pc.coalesce(tool_name, _group(name, r"^execute_tool\s+(?P<t>.*?)\s*$"))
+    genai_tool = pc.if_else(pc.equal(genai_tool, ""), none, genai_tool)
+    mcp_tool = pc.coalesce(
+        genai_tool, col(a["mcp.tool.name"]), _group(name, r"^\S*\s+(?P<t>.+?)\s*$")
+    )
+    path = pc.coalesce(
+        *(
+            pc.list_element(pc.split_pattern(col(a[k]), "?", max_splits=1), 0)
+            for k in ("url.path", "http.target", "http.route")
+        ),
+        *(_group(col(a[k]), _URL_PATH) for k in ("url.full", "http.url")),
+    )
+    oi_tool = pc.coalesce(col(a["tool.name"]), pc.if_else(pc.equal(name, ""), none, name))
+    tool = pc.if_else(
+        pa.array(is_mcp),
+        mcp_tool,
+        pc.if_else(
+            pa.array(is_genai),
+            genai_tool,
+            pc.if_else(pa.array(is_oi), oi_tool, _group(path, _TOOL_PATH)),
+        ),
+    )
+    call_id = pc.if_else(
+        pa.array(is_tool),
+        col(a["gen_ai.tool.call.id"]),
+        pc.if_else(pa.array(is_oi), col(a["tool.id"]), col(a["tool_call_id"])),
+    )
+    call_id = pc.if_else(pc.equal(call_id, ""), none, call_id)
+    args = pc.if_else(
+        pa.array(is_tool),
+        col(a["gen_ai.tool.call.arguments"]),
+        pc.if_else(pa.array(is_oi), col(a["input.value"]), none),
+    )
+    result = pc.if_else(
+        pa.array(is_tool),
+        col(a["gen_ai.tool.call.result"]),
+        pc.if_else(pa.array(is_oi), col(a["output.value"]), none),
+    )
+    code_text = pc.coalesce(col(a["http.response.status_code"]), col(a["http.status_code"]))
+    code_text = pc.if_else(pc.match_substring_regex(code_text, r"^\d{1,3}$"), code_text, none)
+    code = pc.if_else(pa.array(is_http), pc.cast(code_text, pa.int64()), pa.nulls(m, pa.int64()))
+    status = pc.if_else(_mask(pc.greater_equal(code, 400)), "error", "ok")
+    session = pc.coalesce(
+        pc.if_else(pa.array(is_mcp), col(a["mcp.session.id"]), none),
+        col(a["gen_ai.conversation.id"]),
+        col(a["session.id"]),
+        col(a["mcp.session.id"]),
+    )
+    request_id = pc.if_else(pa.array(is_mcp), col(a["jsonrpc.request.id"]), none)
+
+    convention = pa.array(
+        np.where(
+            is_mcp, "mcp", np.where(is_genai, "genai", np.where(is_oi, "openinference", "http"))
+        )
+    )
+    head = pc.binary_join_element_wise(
+        '"span_id":"', col(c.span), '","convention":"', convention, '"', ""
+    )
+    q_method, q_path = _quoted(col(method)), _quoted(path)
+    q_mcp = _quoted(pc.if_else(pa.array(is_mcp), col(method_name), none))
+    http_only = pa.array(is_http)
+    req_attrs = _object(
+        head,
+        _member("method", pc.if_else(http_only, q_method, none)),
+        _member("path", pc.if_else(http_only, q_path, none)),
+        _member("mcp_method", q_mcp),
+    )
+    captured = pc.if_else(pc.or_(pc.is_valid(args), pc.is_valid(result)), "true", "false")
+    kind_name = pa.array(np.where(c.kind[take] == 2, '"server"', '"client"'))
+    resp_attrs = _object(
+        head,
+        _member("method", pc.if_else(http_only, q_method, none)),
+        _member("path", pc.if_else(http_only, q_path, none)),
+        _member("span_kind", pc.if_else(pa.array(is_http | is_mcp), kind_name, none)),
+        _member("server", pc.if_else(http_only, _quoted(col(a["server.address"])), none)),
+        _member(
+            "tool_type", pc.if_else(pa.array(is_tool), _quoted(col(a["gen_ai.tool.type"])), none)
+        ),
+        _member("content_captured", pc.if_else(http_only, none, captured)),
+        _member("mcp_method", q_mcp),
+    )
+    at = c.args_at[take]
+    pointer = pc.binary_join_element_wise(
+        "/attributes/", pa.array(at, pa.int64()).cast(pa.string()), "/value/stringValue", ""
+    )
+    origin = col(c.origin)
+    req_origin = pc.if_else(
+        pa.array(is_tool & (at >= 0)), pc.binary_join_element_wise(origin, pointer, ""), origin
+    )
+    s_ns, e_ns = c.start[take], c.end[take]
+
+    def both(x: pa.Array, y: pa.Array) -> pd.Series:
+        return _str(pa.concat_arrays([x.cast(pa.string()), y.cast(pa.string())]))
+
+    traces = col(c.trace)
+    frame = build_frame(
+        {
+            "ts": pd.Series(pd.to_datetime(np.concatenate([s_ns, e_ns]), unit="ns", utc=True)),
+            "seq": np.zeros(2 * m, dtype=np.int64),
+            "source": _str(pa.array([SOURCE] * (2 * m))),
+            "origin": both(req_origin, origin),
+            "kind": _str(pa.array(["http_request"] * m + ["http_response"] * m)),
+            "session_id": both(session, session),
+            "trace_id": both(traces, traces),
+            "tool_call_id": both(call_id, call_id),
+            "request_id": both(request_id, request_id),
+            "tool": both(tool, tool),
+            "args": both(args, none),
+            "status": both(none, status),
+            "http_status": pd.array(
+                pa.concat_arrays([pa.nulls(m, pa.int64()), code]).to_pandas(), dtype="Int64"
+            ),
+            "duration_ms": np.concatenate([np.full(m, np.nan), (e_ns - s_ns) / 1e6]),
+            "size": pd.array(
+                pa.concat_arrays(
+                    [pa.nulls(m, pa.int64()), pc.utf8_length(result).cast(pa.int64())]
+                ).to_pandas(),
+                dtype="Int64",
+            ),
+            "detail": both(none, result),
+            "attrs": both(req_attrs, resp_attrs),
+        },
+        n=2 * m,
+    )
+    # request and response of one span next to each other, as the per-span path emits them
+    order = np.column_stack([np.arange(m), np.arange(m) + m]).ravel()
+    return frame.take(order).reset_index(drop=True), np.repeat(take, 2)
