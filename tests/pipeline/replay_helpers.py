@@ -14,9 +14,9 @@ import pandas as pd
 from toolcall_cli.core.config import DEFAULT, Config
 from toolcall_cli.core.events import COLUMNS, build_frame, validate_frame
 from toolcall_cli.core.jsonio import dumps
-from toolcall_cli.lint.loaders import tools_from_objects
 from toolcall_cli.pipeline.base import ReplayContext, ToolCall
-from toolcall_cli.pipeline.registry import ToolRegistry, registry_from_defs
+from toolcall_cli.tools.loaders import tools_from_objects
+from toolcall_cli.tools.registry import ToolRegistry, registry_from_defs
 
 QUERY_DB = {
     "type": "function",

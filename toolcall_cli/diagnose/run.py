@@ -18,7 +18,7 @@ from toolcall_cli.sources import ingest_paths
 from toolcall_cli.sources.base import ParseOptions
 
 if TYPE_CHECKING:
-    from toolcall_cli.pipeline.registry import ToolRegistry
+    from toolcall_cli.tools.registry import ToolRegistry
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +39,7 @@ def load_registry(paths: Sequence[Path]) -> ToolRegistry | None:
     """A tool registry from tool-definition files (None when no files are named)."""
     if not paths:
         return None
-    from toolcall_cli.pipeline.registry import registry_from_paths
+    from toolcall_cli.tools.registry import registry_from_paths
 
     return registry_from_paths(list(paths))
 

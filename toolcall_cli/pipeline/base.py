@@ -18,7 +18,7 @@ from toolcall_cli.core.config import DEFAULT, Config
 from toolcall_cli.core.jsonio import JSONError, loads
 
 if TYPE_CHECKING:
-    from toolcall_cli.pipeline.registry import ToolRegistry
+    from toolcall_cli.tools.registry import ToolRegistry
 
 VerdictKind = Literal["pass", "fail", "skip"]
 ClockKind = Literal["events", "synthetic"]
