@@ -98,10 +98,19 @@ class IngestStream:
                 del item  # not alive while the next file is parsed
 
 
+def evidence_for(
+    paths: list[Path] | None, *, store: Path, source: str | None, opts: ParseOptions
+) -> tuple[pd.DataFrame, tuple[str, ...]]:
+    """The event table and where it came from: PATHs ingested on the fly (the files read), or
+    the store when no PATH is given."""
+    if paths:
+        result = ingest(paths, source=source, opts=opts)
+        return result.events, tuple(str(f.path) for f in result.files)
+    return load_events(store), (str(store),)
+
+
 def events_for(
     paths: list[Path] | None, *, store: Path, source: str | None, opts: ParseOptions
 ) -> pd.DataFrame:
     """The event table: PATHs ingested on the fly, or the store when no PATH is given."""
-    if paths:
-        return ingest(paths, source=source, opts=opts).events
-    return load_events(store)
+    return evidence_for(paths, store=store, source=source, opts=opts)[0]

@@ -9,7 +9,7 @@ import typer
 
 from toolcall_cli.cli import _settings
 from toolcall_cli.cli._console import say
-from toolcall_cli.cli._inputs import NoRedactOpt, parse_options
+from toolcall_cli.cli._inputs import NoRedactOpt, evidence_for, parse_options
 from toolcall_cli.cli._options import (
     FailOnOpt,
     Format,
@@ -56,17 +56,17 @@ def run(
     check_format(fmt, ("table", "json", "markdown", "sarif", "html"), "diagnose")
     cfg = _settings.config()
     opts = parse_options(tz=tz, nginx_format=nginx_format, no_redact=no_redact)
+    events, inputs = evidence_for(
+        paths, store=store, source=source.value if source else None, opts=opts
+    )
     req = DiagnoseRequest(
-        paths=tuple(paths or ()),
-        source=source.value if source else None,
         opts=opts,
-        store=store,
         tools=tuple(tools or ()),
         skew_correction=not no_skew,
         select=split_codes(select),
         ignore=split_codes(ignore),
     )
-    report = diagnose(req, cfg=cfg)
+    report = diagnose(events, req, inputs=inputs, cfg=cfg)
     emit(report, fmt, output)
     if not _settings.current().quiet:
         say(f"toolcall: {summary_line(report)}")
