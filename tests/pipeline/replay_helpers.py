@@ -84,7 +84,6 @@ def tc(
     kw.setdefault("source", "messages")
     kw.setdefault("session_id", "s1")
     kw.setdefault("trace_id", "t1")
-    kw.setdefault("order", 0)
     if "now" in kw and isinstance(kw["now"], str):
         kw["now"] = pd.Timestamp(kw["now"], tz="UTC")
     return ToolCall(tool_call_id=cid, tool=tool, args=args, **kw)

@@ -70,14 +70,6 @@ _BOUNDS = {
 }
 
 
-def outcome_of(kinds: set[str]) -> str:
-    """The outcome a call with these event kinds had."""
-    for outcome, kind in _OUTCOME_KINDS:
-        if kind in kinds:
-            return outcome
-    return "missing"
-
-
 def _ms(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a − b in ms rounded to µs (NaN where either is NAT)."""
     return np.asarray(((to_datetime(a) - to_datetime(b)).dt.total_seconds() * 1000.0).round(3))

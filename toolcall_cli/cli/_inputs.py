@@ -7,10 +7,8 @@ import re
 from collections.abc import Generator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Annotated
 
 import pandas as pd
-import typer
 
 from toolcall_cli.cli import _settings
 from toolcall_cli.cli._console import progress_bar, say
@@ -20,12 +18,6 @@ from toolcall_cli.core.summary import Digest, FileSummary
 from toolcall_cli.errors import UsageError
 from toolcall_cli.sources import FileResult, IngestResult, ingest_paths, iter_ingest
 from toolcall_cli.sources.base import ParseOptions
-
-NoRedactOpt = Annotated[
-    bool,
-    typer.Option("--no-redact", help="Do not redact secrets (tokens, keys, credential headers)."),
-]
-
 
 #: Environment override of `[limits] max_decompressed` (bytes; K/M/G suffixes allowed).
 MAX_DECOMPRESSED_ENV = "TOOLCALL_MAX_DECOMPRESSED"

@@ -110,7 +110,6 @@ class ToolCall:
     source: str
     session_id: str | None
     trace_id: str | None
-    order: int  # position in the replay order of its session
     turn: int | None = None
     clock: float = 0.0  # seconds: event time, or the synthetic message clock
     clock_kind: ClockKind = "synthetic"

@@ -24,7 +24,6 @@ from typing import Final
 
 from toolcall_cli.pipeline.base import PRE_DISPATCH, ToolCall, Verdict
 
-OBSERVED: Final = ("dispatched", "rejected", "flooded", "missing", "unknown")
 _DISPATCH_KINDS: Final = frozenset(
     {
         "mw_request",

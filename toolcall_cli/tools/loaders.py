@@ -33,8 +33,6 @@ from toolcall_cli.errors import InputError
 from toolcall_cli.tools.documents import TOOL_EXTS, BadRecord, read_documents
 from toolcall_cli.tools.linemap import LineMap, join
 
-SHAPES = ("openai", "openai-legacy", "anthropic", "mcp", "schema", "bfcl")
-
 
 @dataclass(frozen=True, slots=True)
 class ToolDef:
