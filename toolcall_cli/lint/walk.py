@@ -9,6 +9,7 @@ from typing import Any
 
 from toolcall_cli.core.jsonio import canonical
 from toolcall_cli.tools.dialect import json_type
+from toolcall_cli.tools.linemap import escape
 
 _MAP_KEYS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 _ONE_KEYS = (
@@ -92,7 +93,7 @@ def _walk(
                         d = depth + 1 if is_object(sub) else depth
                         yield from _walk(
                             sub,
-                            f"{base}/{_esc(k)}",
+                            f"{base}/{escape(k)}",
                             key,
                             k if key == "properties" else None,
                             k in req_set,
@@ -108,10 +109,6 @@ def _walk(
                 if isinstance(sub, dict):
                     d = depth + 1 if nest and is_object(sub) else depth
                     yield from _walk(sub, f"{base}/{i}", key, None, False, d, level + 1)
-
-
-def _esc(token: str) -> str:
-    return str(token).replace("~", "~0").replace("/", "~1")
 
 
 def json_depth(value: Any) -> int:
