@@ -37,6 +37,12 @@ def test_help_loads_no_heavy_library() -> None:
     assert _loaded_after(f"exec({code!r})") == []
 
 
+def test_lint_rules_register_without_the_heavy_libraries() -> None:
+    # `toolcall rules` lists the SC codes; jsonschema loads only when a schema is validated
+    # (yaml stays: the tool-definition readers import it)
+    assert _loaded_after("import toolcall_cli.lint") == ["yaml"]
+
+
 def test_the_rules_views_load_no_heavy_library() -> None:
     code = (
         "from toolcall_cli.render import load_views; "

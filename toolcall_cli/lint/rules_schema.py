@@ -61,10 +61,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
-import jsonschema
 import orjson
-from jsonschema.exceptions import SchemaError
-from referencing.exceptions import Unresolvable
 
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.core.jsonio import canonical
@@ -223,6 +220,10 @@ def _errors(
 
 @lru_cache(maxsize=16384)
 def _value_errors(schema_text: str, values_text: str) -> tuple[tuple[int, str], ...]:
+    import jsonschema  # here, not at import: `toolcall rules` lists SC014 without it
+    from jsonschema.exceptions import SchemaError
+    from referencing.exceptions import Unresolvable
+
     sub = orjson.loads(schema_text)
     out = []
     try:
