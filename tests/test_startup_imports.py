@@ -11,6 +11,10 @@ import ast
 import subprocess
 import sys
 
+import pytest
+
+from toolcall_cli.cli.app import COMMANDS
+
 HEAVY = ("pandas", "pyarrow", "jsonschema", "numpy", "yaml")
 
 
@@ -28,9 +32,11 @@ def test_importing_the_app_loads_no_heavy_library() -> None:
     assert _loaded_after("import toolcall_cli.cli.app") == []
 
 
-def test_help_loads_no_heavy_library() -> None:
+@pytest.mark.parametrize("command", ["", *COMMANDS])
+def test_help_loads_no_heavy_library(command: str) -> None:
+    argv = ["toolcall", *([command] if command else []), "--help"]
     code = (
-        "import sys; sys.argv = ['toolcall', '--help']\n"
+        f"import sys; sys.argv = {argv!r}\n"
         "from toolcall_cli.cli.app import app\n"
         "try:\n    app()\nexcept SystemExit:\n    pass"
     )
