@@ -25,7 +25,7 @@ ALLOWED_LITERALS: dict[tuple[str, str], tuple[int, str]] = {
     ("core/config.py", "messages"): (2, "the [messages] config section"),
     # `lint --profile mcp`: the MCP tool-definition dialect, not the MCP transcript source
     ("cli/commands/lint.py", "mcp"): (1, "the lint profile named mcp"),
-    ("lint/loaders.py", "mcp"): (4, "MCP tools/list documents as a lint input shape"),
+    ("tools/loaders.py", "mcp"): (3, "MCP tools/list documents as a tool-definition shape"),
     ("lint/profiles.py", "mcp"): (3, "the lint profile named mcp"),
 }
 #: Trees the scan skips.

@@ -15,7 +15,9 @@ Inputs are generated from fixed seeds and cached in .bench/ (gitignored):
   does); the figure is CPU seconds of work (wall seconds are printed beside it);
 - memory: peak RSS of a fresh child that ingests ~100 k and ~1 M events (each from its own
   input of that size) into a throwaway store, minus an imports-only child; linear growth
-  means the 1 M run costs ~10× the 100 k run, not ~100×.
+  means the 1 M run costs ~10× the 100 k run, not ~100×;
+- startup: `toolcall --help`, `rules FL001`, `lint` of one file and `diagnose` of a demo
+  bundle against `python -c pass` (tests/bench/startup.py; its own README block).
 
     python tests/bench/run_bench.py [--quick] [--pairs N] [--no-readme] [--only NAME,...]
 """
@@ -46,6 +48,7 @@ sys.path.insert(0, str(ROOT))
 
 from fixtures.gen import bench_inputs  # noqa: E402
 from fixtures.gen.otel import bench as otel_bench  # noqa: E402
+from tests.bench.startup import render_startup, startup_rows, update_readme_startup  # noqa: E402
 
 CACHE = ROOT / ".bench"
 TRACE = "trace_42"
@@ -304,16 +307,18 @@ def main() -> int:
     ap.add_argument(
         "--only",
         default="",
-        help="comma-separated: pcap,nginx,mw,otel,diagnose,timeline,memory",
+        help="comma-separated: pcap,nginx,mw,otel,diagnose,timeline,memory,startup",
     )
+    ap.add_argument("--startup-runs", type=int, default=7, help="runs per start-up figure")
     a = ap.parse_args()
-    if not shutil.which("tshark"):
-        print("bench: tshark is required (make setup installs it)", file=sys.stderr)
-        return 4
     only = set(filter(None, a.only.split(",")))
     want = lambda k: not only or k in only  # noqa: E731
+    heavy = not only or bool(only - {"startup"})  # anything but start-up needs the big inputs
+    if heavy and not shutil.which("tshark"):
+        print("bench: tshark is required (make setup installs it)", file=sys.stderr)
+        return 4
     n = 100_000 if a.quick else 1_000_000
-    files = inputs(n)
+    files = inputs(n) if heavy else {}
     small = inputs(n // 10) if want("memory") else {}
     rows: list[Row] = []
 
@@ -383,7 +388,7 @@ def main() -> int:
         )
 
     store = CACHE / f"store-{n}"
-    parts = store_inputs(files)
+    parts = store_inputs(files) if files else []
     if want("diagnose") or want("timeline"):
         n_events = ingest(parts, store)
     if want("diagnose"):
@@ -481,14 +486,23 @@ def main() -> int:
             flush=True,
         )
 
-    table = render(rows, quick=a.quick, pairs_n=a.pairs)
-    print(table)
-    (CACHE / ("results-quick.json" if a.quick else "results.json")).write_text(
-        json.dumps(rows, indent=2, default=str)
-    )
-    if not a.no_readme and not a.quick and not only:
-        update_readme(table)
-    return 0 if all(r["ok"] for r in rows) else 1
+    started: list[Row] = []
+    if want("startup"):
+        started = startup_rows(a.startup_runs)
+        block = render_startup(started, runs=a.startup_runs)
+        print(block)
+        if not a.no_readme:
+            update_readme_startup(block)
+    if heavy:
+        table = render(rows, quick=a.quick, pairs_n=a.pairs)
+        print(table)
+        CACHE.mkdir(exist_ok=True)
+        (CACHE / ("results-quick.json" if a.quick else "results.json")).write_text(
+            json.dumps(rows + started, indent=2, default=str)
+        )
+        if not a.no_readme and not a.quick and not only:
+            update_readme(table)
+    return 0 if all(r["ok"] for r in rows + started) else 1
 
 
 def render(rows: list[Row], *, quick: bool, pairs_n: int) -> str:

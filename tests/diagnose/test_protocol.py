@@ -15,9 +15,9 @@ from tests.diagnose.rule_fixture_helpers import run_rule
 from toolcall_cli.diagnose import CLASSIFIERS, DiagnoseContext, diagnose_events
 from toolcall_cli.diagnose._jsontext import damage
 from toolcall_cli.diagnose.response_contract import parse_instant
-from toolcall_cli.lint.loaders import load_tools
-from toolcall_cli.pipeline.registry import registry_from_defs
 from toolcall_cli.sources import parse_file
+from toolcall_cli.tools.loaders import load_tools
+from toolcall_cli.tools.registry import registry_from_defs
 
 CODES = ("PR001", "PR002", "PR003", "PR004", "PR005", "PR006", "PR007")
 

@@ -4,7 +4,9 @@
 linted on its own, as a registry of its own). It was written with ``pytest --update-goldens``
 after reviewing samples of every code: dotted BFCL names → SC003, BFCL ``dict``/``float``/
 ``tuple``/``any`` → SC010, BFCL ``default: null`` on typed optional parameters → SC014, MCP's
-root-level ``oneOf`` example → SC011, github-mcp-server's open objects → SC007.
+root-level ``oneOf`` example → SC011, github-mcp-server's open objects → SC007. Java/JS type
+names (``String``, ``long``, ``double``, ``HashMap``) are the JSON types `tools.dialect` maps them
+to, so they also get SC005/SC006/SC007 like any string, number or object.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from toolcall_cli.lint import LintOptions, lint_paths
-from toolcall_cli.lint.loaders import load_all
+from toolcall_cli.tools.loaders import load_all
 
 COUNTS = Path(__file__).with_name("corpus_counts.json")
 BIG = "bfcl/gorilla_v4_data/BFCL_v4_live_multiple.json"

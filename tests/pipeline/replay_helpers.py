@@ -14,9 +14,9 @@ import pandas as pd
 from toolcall_cli.core.config import DEFAULT, Config
 from toolcall_cli.core.events import COLUMNS, build_frame, validate_frame
 from toolcall_cli.core.jsonio import dumps
-from toolcall_cli.lint.loaders import tools_from_objects
 from toolcall_cli.pipeline.base import ReplayContext, ToolCall
-from toolcall_cli.pipeline.registry import ToolRegistry, registry_from_defs
+from toolcall_cli.tools.loaders import tools_from_objects
+from toolcall_cli.tools.registry import ToolRegistry, registry_from_defs
 
 QUERY_DB = {
     "type": "function",
@@ -84,7 +84,6 @@ def tc(
     kw.setdefault("source", "messages")
     kw.setdefault("session_id", "s1")
     kw.setdefault("trace_id", "t1")
-    kw.setdefault("order", 0)
     if "now" in kw and isinstance(kw["now"], str):
         kw["now"] = pd.Timestamp(kw["now"], tz="UTC")
     return ToolCall(tool_call_id=cid, tool=tool, args=args, **kw)

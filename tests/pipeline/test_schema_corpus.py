@@ -26,9 +26,9 @@ from hypothesis_jsonschema import _from_schema, from_schema
 
 from tests.conftest import need_corpus
 from tests.pipeline.replay_helpers import ctx, tc
-from toolcall_cli.lint.loaders import ToolDef, load_tools
 from toolcall_cli.pipeline import schema
-from toolcall_cli.pipeline.registry import ToolRegistry, registry_from_defs
+from toolcall_cli.tools.loaders import ToolDef, load_tools
+from toolcall_cli.tools.registry import ToolRegistry, registry_from_defs
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
 SOURCES = (

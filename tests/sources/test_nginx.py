@@ -169,14 +169,17 @@ def test_negative_heads_score_zero(head: bytes) -> None:
 
 
 @pytest.mark.parametrize(
-    "name", ["combined.log", "combined_trailing.log", "json_escape.log", "tz.log"]
+    ("name", "events"),
+    [("combined.log", 6), ("combined_trailing.log", 4), ("json_escape.log", 3), ("tz.log", 4)],
 )
-def test_cli_ingest(name: str) -> None:
+def test_cli_ingest(name: str, events: int) -> None:
     res = run_cli(["ingest", "--no-store", "--format", "json", str(FX / name)])
     assert res.exit_code == 0, res.stderr
     summary = json.loads(res.stdout)["summary"]
-    assert summary["files"][0]["source"] == "nginx"
-    assert summary["files"][0]["unparsed"] == 0
+    assert [(f["source"], f["events"], f["unparsed"]) for f in summary["files"]] == [
+        ("nginx", events, 0)
+    ]
+    assert summary["by_source"] == {"nginx": {"http_access": events}}
 
 
 def test_cli_nginx_format_end_to_end() -> None:

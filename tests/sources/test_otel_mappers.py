@@ -8,8 +8,8 @@ import orjson
 import pandas as pd
 
 from tests.sources.otel_docs import T0, TRACE, span, traces, value, write
-from toolcall_cli.pipeline.registry import declared_tools
 from toolcall_cli.sources import parse_file
+from toolcall_cli.tools.registry import declared_tools
 
 
 def rows(df: pd.DataFrame, kind: str) -> pd.DataFrame:

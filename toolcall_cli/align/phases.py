@@ -44,14 +44,6 @@ _SEP = "\x1f"
 _CHAT = r"/chat/completions|/v1/messages|/v1/responses|/api/chat|/generateContent"
 
 
-def outcome_of(kinds: set[str]) -> str:
-    """The outcome a call with these event kinds had."""
-    for outcome, kind in OUTCOME_KINDS:
-        if kind in kinds:
-            return outcome
-    return "missing"
-
-
 def _ms(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a − b in ms rounded to µs (NaN where either is NAT)."""
     return np.asarray(((to_datetime(a) - to_datetime(b)).dt.total_seconds() * 1000.0).round(3))

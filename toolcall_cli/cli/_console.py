@@ -6,13 +6,16 @@ import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
 
 from toolcall_cli.errors import ToolcallError
 from toolcall_cli.render.safe import clean
-from toolcall_cli.sources.base import ProgressFn
+
+if TYPE_CHECKING:
+    from toolcall_cli.sources.base import ProgressFn
 
 
 def err_console() -> Console:

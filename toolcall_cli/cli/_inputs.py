@@ -7,10 +7,8 @@ import re
 from collections.abc import Generator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Annotated
 
 import pandas as pd
-import typer
 
 from toolcall_cli.cli import _settings
 from toolcall_cli.cli._console import progress_bar, say
@@ -20,12 +18,6 @@ from toolcall_cli.core.summary import Digest, FileSummary
 from toolcall_cli.errors import UsageError
 from toolcall_cli.sources import FileResult, IngestResult, ingest_paths, iter_ingest
 from toolcall_cli.sources.base import ParseOptions
-
-NoRedactOpt = Annotated[
-    bool,
-    typer.Option("--no-redact", help="Do not redact secrets (tokens, keys, credential headers)."),
-]
-
 
 #: Environment override of `[limits] max_decompressed` (bytes; K/M/G suffixes allowed).
 MAX_DECOMPRESSED_ENV = "TOOLCALL_MAX_DECOMPRESSED"
@@ -98,10 +90,19 @@ class IngestStream:
                 del item  # not alive while the next file is parsed
 
 
+def evidence_for(
+    paths: list[Path] | None, *, store: Path, source: str | None, opts: ParseOptions
+) -> tuple[pd.DataFrame, tuple[str, ...]]:
+    """The event table and where it came from: PATHs ingested on the fly (the files read), or
+    the store when no PATH is given."""
+    if paths:
+        result = ingest(paths, source=source, opts=opts)
+        return result.events, tuple(str(f.path) for f in result.files)
+    return load_events(store), (str(store),)
+
+
 def events_for(
     paths: list[Path] | None, *, store: Path, source: str | None, opts: ParseOptions
 ) -> pd.DataFrame:
     """The event table: PATHs ingested on the fly, or the store when no PATH is given."""
-    if paths:
-        return ingest(paths, source=source, opts=opts).events
-    return load_events(store)
+    return evidence_for(paths, store=store, source=source, opts=opts)[0]

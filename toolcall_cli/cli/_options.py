@@ -90,6 +90,10 @@ PathsArg = Annotated[
     list[Path] | None,
     typer.Argument(help="Evidence files or directories (default: the store).", show_default=False),
 ]
+NoRedactOpt = Annotated[
+    bool,
+    typer.Option("--no-redact", help="Do not redact secrets (tokens, keys, credential headers)."),
+]
 NoSkewOpt = Annotated[
     bool, typer.Option("--no-skew-correction", help="Keep each source's own clock.")
 ]

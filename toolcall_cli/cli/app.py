@@ -1,4 +1,11 @@
-"""The typer app: global options and the only command registration site."""
+"""The typer app: global options and the only command registration site.
+
+Start-up: registering a command imports only its `cli/commands/<name>.py`, which declares the
+options (`cli/_options.py`: enums and typer aliases, nothing heavy); each `run()` imports the
+core and views it calls, and `render` loads a view on first use. So `toolcall --help` costs
+what typer costs, and pandas, pyarrow, jsonschema and numpy load only for a command that uses
+them (`tests/test_startup_imports.py`).
+"""
 
 from __future__ import annotations
 

@@ -45,6 +45,8 @@ from toolcall_cli.errors import UsageError
 
 #: Default cap on what a gzip input or HTTP body may inflate to (decompression bombs).
 MAX_DECOMPRESSED = 1 << 30
+#: The store directory when `--store` is not given.
+DEFAULT_STORE = Path(".toolcall")
 
 
 @dataclass(frozen=True, slots=True)

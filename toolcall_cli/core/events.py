@@ -8,18 +8,22 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Final
 
 from toolcall_cli.errors import InternalError
+
+if TYPE_CHECKING:  # pandas loads with the first table, not with the CLI (start-up)
+    import numpy as np
+    import pandas as pd
 
 #: Bumped whenever a column is added, removed or changes meaning (stored in the store manifest).
 EVENTS_SCHEMA_VERSION: Final = 1
 
-STR: Final = pd.StringDtype("pyarrow")
-TS: Final = pd.DatetimeTZDtype(unit="ns", tz="UTC")
+#: Column dtypes by name: pandas reads these strings as `StringDtype("pyarrow")` and
+#: `DatetimeTZDtype("ns", "UTC")` (and they compare equal to those dtypes), so declaring the
+#: schema needs no pandas import.
+STR: Final = "string[pyarrow]"
+TS: Final = "datetime64[ns, UTC]"
 
 #: column → dtype, in table order.
 COLUMNS: Final[dict[str, Any]] = {
@@ -281,6 +285,8 @@ WS_KINDS: Final = frozenset({"ws_message"})
 
 def empty_frame() -> pd.DataFrame:
     """An empty event table with the right columns and dtypes."""
+    import pandas as pd
+
     return pd.DataFrame({c: pd.Series([], dtype=d) for c, d in COLUMNS.items()})
 
 
@@ -292,6 +298,8 @@ def build_frame(
     `ts` accepts datetimes, ISO strings or pandas Timestamps; naive values are taken as UTC
     (adapters localise with the user's `--tz` before calling this).
     """
+    import pandas as pd
+
     unknown = set(columns) - set(COLUMNS)
     if unknown:
         raise InternalError(f"unknown event columns: {sorted(unknown)}")
@@ -320,6 +328,8 @@ def build_frame(
 
 
 def _to_utc(values: Sequence[Any] | np.ndarray | pd.Series) -> pd.Series:
+    import pandas as pd
+
     ser = pd.Series(values)
     if isinstance(ser.dtype, pd.DatetimeTZDtype):
         return ser.dt.tz_convert("UTC").astype(TS)
@@ -329,6 +339,8 @@ def _to_utc(values: Sequence[Any] | np.ndarray | pd.Series) -> pd.Series:
 
 def validate_frame(df: pd.DataFrame) -> pd.DataFrame:
     """Check that *df* is an event table; a failure is a bug in the producer (exit 70)."""
+    import pandas as pd
+
     if list(df.columns) != list(COLUMNS):
         raise InternalError(f"event table columns are {list(df.columns)}, expected {list(COLUMNS)}")
     for name, dtype in COLUMNS.items():
@@ -349,6 +361,8 @@ def validate_frame(df: pd.DataFrame) -> pd.DataFrame:
 
 def concat_frames(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
     """Concatenate event tables, keeping the schema (an empty list gives an empty table)."""
+    import pandas as pd
+
     frames = [f for f in frames if len(f)]
     if not frames:
         return empty_frame()

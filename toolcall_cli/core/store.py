@@ -49,7 +49,6 @@ from toolcall_cli.core import store_index
 from toolcall_cli.core.events import COLUMNS, EVENTS_SCHEMA_VERSION, concat_frames, empty_frame
 from toolcall_cli.errors import InputError
 
-DEFAULT_STORE = Path(".toolcall")
 MANIFEST = "manifest.json"
 _LOCK = ".lock"  # held (flock) by the one ingest writing the store
 _STAGED = ".new"  # suffix of events staged by an ingest that has not committed yet

@@ -20,7 +20,7 @@ from toolcall_cli.core.registry import Registry
 from toolcall_cli.diagnose.base import Classifier, DiagnoseContext, DiagnoseReport, TimelineLike
 
 if TYPE_CHECKING:
-    from toolcall_cli.pipeline.registry import ToolRegistry
+    from toolcall_cli.tools.registry import ToolRegistry
 
 __all__ = [
     "CLASSIFIERS",

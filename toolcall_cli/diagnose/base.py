@@ -19,7 +19,7 @@ from toolcall_cli.core.findings import Finding, Report
 from toolcall_cli.errors import UsageError
 
 if TYPE_CHECKING:  # pipeline types are only needed for annotations
-    from toolcall_cli.pipeline.registry import ToolRegistry
+    from toolcall_cli.tools.registry import ToolRegistry
 
 T = TypeVar("T")
 

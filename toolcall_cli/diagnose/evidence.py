@@ -33,7 +33,7 @@ from toolcall_cli.errors import InputError
 from toolcall_cli.sources._shared.files import decode_text, is_gzip, read_bytes
 
 if TYPE_CHECKING:  # the lint package (and jsonschema with it) loads only when a quote needs it
-    from toolcall_cli.lint.linemap import LineMap
+    from toolcall_cli.tools.linemap import LineMap
 
 #: Longest quote kept (characters); evidence is for proving, not for dumping payloads.
 QUOTE_LIMIT = 400
@@ -147,7 +147,7 @@ def _document(path: str) -> Any:
 
 @lru_cache(maxsize=8)
 def _line_map(path: str) -> LineMap | None:
-    from toolcall_cli.lint.linemap import LineMap, json_lines, yaml_load
+    from toolcall_cli.tools.linemap import LineMap, json_lines, yaml_load
 
     text = _file_text(path)
     if text is None:

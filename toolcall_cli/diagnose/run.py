@@ -1,4 +1,8 @@
-"""The `toolcall diagnose` core: evidence (files or the store) → events → report."""
+"""The `toolcall diagnose` core: an event table (ingested or read from the store) → report.
+
+Gathering the events is the CLI's shared step (`cli._inputs.evidence_for`, as for `timeline`
+and `replay`), so every command ingests the same way and shows the same progress.
+"""
 
 from __future__ import annotations
 
@@ -7,28 +11,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import pandas as pd
-
 from toolcall_cli.core.config import DEFAULT, Config
 from toolcall_cli.core.redact import redacting
-from toolcall_cli.core.store import DEFAULT_STORE, load_events
 from toolcall_cli.diagnose import diagnose_events
 from toolcall_cli.diagnose.base import DiagnoseReport
-from toolcall_cli.sources import ingest_paths
 from toolcall_cli.sources.base import ParseOptions
 
 if TYPE_CHECKING:
-    from toolcall_cli.pipeline.registry import ToolRegistry
+    import pandas as pd
+
+    from toolcall_cli.tools.registry import ToolRegistry
 
 
 @dataclass(frozen=True, slots=True)
 class DiagnoseRequest:
     """What the command asks for (every field has the CLI's default)."""
 
-    paths: tuple[Path, ...] = ()
-    source: str | None = None
-    opts: ParseOptions = field(default_factory=ParseOptions)
-    store: Path = DEFAULT_STORE
+    opts: ParseOptions = field(default_factory=ParseOptions)  # its redactor guards quotes
     tools: tuple[Path, ...] = ()
     skew_correction: bool = True
     select: tuple[str, ...] = ()
@@ -39,25 +38,22 @@ def load_registry(paths: Sequence[Path]) -> ToolRegistry | None:
     """A tool registry from tool-definition files (None when no files are named)."""
     if not paths:
         return None
-    from toolcall_cli.pipeline.registry import registry_from_paths
+    from toolcall_cli.tools.registry import registry_from_paths
 
     return registry_from_paths(list(paths))
 
 
-def gather(req: DiagnoseRequest) -> tuple[pd.DataFrame, tuple[str, ...]]:
-    """The event table: ingested on the fly from PATHs, else read from the store."""
-    if req.paths:
-        result = ingest_paths(req.paths, source=req.source, opts=req.opts)
-        return result.events, tuple(str(f.path) for f in result.files)
-    return load_events(req.store), (str(req.store),)
-
-
-def diagnose(req: DiagnoseRequest, *, cfg: Config = DEFAULT) -> DiagnoseReport:
-    """Gather the evidence and classify it with the effective config.
+def diagnose(
+    events: pd.DataFrame,
+    req: DiagnoseRequest,
+    *,
+    inputs: tuple[str, ...] = (),
+    cfg: Config = DEFAULT,
+) -> DiagnoseReport:
+    """Classify *events* (read from *inputs*: files, or the store) with the effective config.
 
     Evidence quotes re-read input files, so the request's redactor stays active meanwhile.
     """
-    events, inputs = gather(req)
     registry = load_registry(req.tools or cfg.tools)
     with redacting(req.opts.redactor):
         return diagnose_events(

@@ -12,10 +12,10 @@ from toolcall_cli.errors import UsageError
 from toolcall_cli.lint.base import DEFAULT_TOKEN_BUDGET, LINT_RULES, LintContext
 from toolcall_cli.lint.baseline import read_baseline, suppress, write_baseline
 from toolcall_cli.lint.fix import apply_fixes
-from toolcall_cli.lint.loaders import LoadResult, ToolDef, load_all
 from toolcall_cli.lint.lock import DEFAULT_LOCK, write_lock
 from toolcall_cli.lint.profiles import DEFAULT_PROFILE, get_profile
 from toolcall_cli.lint.report import LintReport, sort_findings, summarise
+from toolcall_cli.tools.loaders import LoadResult, ToolDef, load_all
 
 UNPARSED_CODE = "IN001"
 #: Per-tool rules that still run on a schema nested deeper than MAX_SCHEMA_DEPTH (SC001 reports it).

@@ -21,10 +21,10 @@ from typing import Any
 
 from toolcall_cli.core.jsonio import pretty
 from toolcall_cli.errors import InputError, UsageError
-from toolcall_cli.lint.documents import read_documents
-from toolcall_cli.lint.linemap import LineMap, join
-from toolcall_cli.lint.loaders import ToolDef
 from toolcall_cli.lint.walk import safe_canonical, types_of
+from toolcall_cli.tools.documents import read_documents
+from toolcall_cli.tools.linemap import LineMap, join
+from toolcall_cli.tools.loaders import ToolDef
 
 LOCK_VERSION = 1
 DEFAULT_LOCK = Path("toolcall.lock")

@@ -5,6 +5,9 @@ The published 2020-12 metaschema is seven vocabulary schemas joined by ``allOf``
 BFCL's 4,178-tool file take tens of seconds. The vocabularies declare disjoint keywords, so
 they merge into one schema whose recursion is a plain ``$ref: "#"`` — same verdicts, without
 the dynamic scope walk. Other drafts use their published metaschema as is.
+
+jsonschema is imported by the functions that validate, so listing the rules (`toolcall
+rules`) does not load it.
 """
 
 from __future__ import annotations
@@ -12,10 +15,6 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 from typing import Any
-
-import jsonschema
-from jsonschema.validators import validator_for
-from jsonschema_specifications import REGISTRY
 
 _BASE = "https://json-schema.org/draft/2020-12/"
 _VOCABS = (
@@ -62,6 +61,8 @@ def _rewrite(obj: Any, vocab: str, top: bool = False) -> Any:
 @lru_cache(maxsize=1)
 def flat_2020_12() -> dict[str, Any]:
     """The 2020-12 metaschema with its vocabularies merged into one schema."""
+    from jsonschema_specifications import REGISTRY
+
     defs: dict[str, Any] = {}
     props: dict[str, Any] = {}
     for v in _VOCABS:
@@ -76,6 +77,9 @@ def flat_2020_12() -> dict[str, Any]:
 
 def schema_class(schema: dict[str, Any]) -> type:
     """The validator class for *schema*'s ``$schema`` (default 2020-12)."""
+    import jsonschema
+    from jsonschema.validators import validator_for
+
     cls: type = validator_for(schema, default=jsonschema.Draft202012Validator)
     return cls
 
@@ -83,6 +87,8 @@ def schema_class(schema: dict[str, Any]) -> type:
 @lru_cache(maxsize=8)
 def meta_validator(cls: Any) -> Any:
     """One metaschema validator per draft (format-checked, like ``check_schema``)."""
+    import jsonschema
+
     if cls is jsonschema.Draft202012Validator:
         return jsonschema.Draft202012Validator(flat_2020_12(), format_checker=cls.FORMAT_CHECKER)
     return cls(cls.META_SCHEMA, format_checker=cls.FORMAT_CHECKER)

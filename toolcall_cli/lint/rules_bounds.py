@@ -76,9 +76,10 @@ from typing import Any
 
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.lint.base import LintContext, finding, section, tool_rule
-from toolcall_cli.lint.linemap import join
-from toolcall_cli.lint.loaders import ToolDef
-from toolcall_cli.lint.walk import DIALECT, Node, is_object, types_of
+from toolcall_cli.lint.walk import Node, is_object, types_of
+from toolcall_cli.tools.dialect import json_type
+from toolcall_cli.tools.linemap import join
+from toolcall_cli.tools.loaders import ToolDef
 
 SC005 = rule(
     "SC005",
@@ -115,7 +116,7 @@ _NUM_BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
 
 
 def _types(schema: dict[str, Any]) -> set[str]:
-    return {DIALECT.get(t, t) for t in types_of(schema)}
+    return {json_type(t) or t for t in types_of(schema)}
 
 
 def _label(tool: ToolDef, node: Node) -> str:

@@ -27,8 +27,8 @@ from collections.abc import Iterator, Sequence
 
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.lint.base import LintContext, finding, registry_groups, registry_rule, section
-from toolcall_cli.lint.loaders import ToolDef
 from toolcall_cli.lint.walk import safe_canonical
+from toolcall_cli.tools.loaders import ToolDef
 
 SC013 = rule(
     "SC013",

@@ -84,9 +84,9 @@ from toolcall_cli.lint.base import (
     section,
     tool_rule,
 )
-from toolcall_cli.lint.linemap import join
-from toolcall_cli.lint.loaders import ToolDef
 from toolcall_cli.lint.walk import safe_canonical
+from toolcall_cli.tools.linemap import join
+from toolcall_cli.tools.loaders import ToolDef
 
 SC002 = rule(
     "SC002",

@@ -61,18 +61,16 @@ from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
-import jsonschema
 import orjson
-from jsonschema.exceptions import SchemaError
-from referencing.exceptions import Unresolvable
 
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.core.jsonio import canonical
 from toolcall_cli.lint.base import LintContext, finding, section, tool_rule
-from toolcall_cli.lint.linemap import join
-from toolcall_cli.lint.loaders import ToolDef
 from toolcall_cli.lint.metaschema import meta_validator, schema_class
-from toolcall_cli.lint.walk import DIALECT, MAX_SCHEMA_DEPTH, STANDARD_TYPES, normalise, types_of
+from toolcall_cli.lint.walk import MAX_SCHEMA_DEPTH, types_of
+from toolcall_cli.tools.dialect import JSON_TYPES, json_type, normalise
+from toolcall_cli.tools.linemap import join
+from toolcall_cli.tools.loaders import ToolDef
 
 SC001 = rule(
     "SC001",
@@ -168,9 +166,9 @@ def check_metaschema(tool: ToolDef, ctx: LintContext) -> Iterator[Finding]:
 def check_types(tool: ToolDef, ctx: LintContext) -> Iterator[Finding]:
     """Type names outside JSON Schema's seven."""
     for node in ctx.nodes(tool):
-        bad = [t for t in types_of(node.schema) if t not in STANDARD_TYPES]
+        bad = [t for t in types_of(node.schema) if t not in JSON_TYPES]
         for t in bad:
-            want = DIALECT.get(t)
+            want = json_type(t)
             hint = f'use "{want}"' if want else 'drop "type" or list the accepted JSON Schema types'
             yield finding(
                 SC010,
@@ -222,6 +220,10 @@ def _errors(
 
 @lru_cache(maxsize=16384)
 def _value_errors(schema_text: str, values_text: str) -> tuple[tuple[int, str], ...]:
+    import jsonschema  # here, not at import: `toolcall rules` lists SC014 without it
+    from jsonschema.exceptions import SchemaError
+    from referencing.exceptions import Unresolvable
+
     sub = orjson.loads(schema_text)
     out = []
     try:

@@ -1,4 +1,4 @@
-"""Walking a JSON Schema: every subschema with its pointer, and BFCL dialect normalisation."""
+"""Walking a JSON Schema: every subschema with its pointer (BFCL's type names: `tools.dialect`)."""
 
 from __future__ import annotations
 
@@ -8,18 +8,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolcall_cli.core.jsonio import canonical
+from toolcall_cli.tools.dialect import json_type
+from toolcall_cli.tools.linemap import escape
 
-STANDARD_TYPES = frozenset({"string", "number", "integer", "boolean", "object", "array", "null"})
-#: BFCL's dialect → JSON Schema (SC010 reports the originals; SC001 checks the mapped schema).
-DIALECT = {
-    "dict": "object",
-    "float": "number",
-    "tuple": "array",
-    "list": "array",
-    "int": "integer",
-    "bool": "boolean",
-    "str": "string",
-}
 _MAP_KEYS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 _ONE_KEYS = (
     "additionalProperties",
@@ -69,10 +60,10 @@ def types_of(schema: dict[str, Any]) -> tuple[str, ...]:
 
 
 def is_object(schema: dict[str, Any]) -> bool:
-    """An object schema: type object (or BFCL dict), or untyped with `properties`."""
+    """An object schema: type object (or a dialect name for one), or untyped with `properties`."""
     ts = types_of(schema)
     if ts:
-        return "object" in ts or "dict" in ts
+        return any(json_type(t) == "object" for t in ts)
     return isinstance(schema.get("properties"), dict)
 
 
@@ -102,7 +93,7 @@ def _walk(
                         d = depth + 1 if is_object(sub) else depth
                         yield from _walk(
                             sub,
-                            f"{base}/{_esc(k)}",
+                            f"{base}/{escape(k)}",
                             key,
                             k if key == "properties" else None,
                             k in req_set,
@@ -118,45 +109,6 @@ def _walk(
                 if isinstance(sub, dict):
                     d = depth + 1 if nest and is_object(sub) else depth
                     yield from _walk(sub, f"{base}/{i}", key, None, False, d, level + 1)
-
-
-def _esc(token: str) -> str:
-    return str(token).replace("~", "~0").replace("/", "~1")
-
-
-def normalise(schema: Any) -> Any:
-    """A copy with BFCL dialect types mapped to JSON Schema and other non-standard types dropped.
-
-    Used before metaschema (SC001) and value (SC014) checks, so those rules do not repeat what
-    SC010 (nonstandard-type) reports.
-    """
-    if isinstance(schema, list):
-        return [normalise(x) for x in schema]
-    if not isinstance(schema, dict):
-        return schema
-    out: dict[str, Any] = {}
-    for k, v in schema.items():
-        if k == "type" and isinstance(v, str | list):
-            mapped = _map_types(v)
-            if mapped is not None:
-                out[k] = mapped
-            continue
-        if k in ("enum", "const", "default", "examples", "required"):
-            out[k] = v  # values, not schemas
-        elif k in _MAP_KEYS and isinstance(v, dict):
-            out[k] = {pk: normalise(pv) for pk, pv in v.items()}
-        else:
-            out[k] = normalise(v)
-    return out
-
-
-def _map_types(v: str | list[Any]) -> str | list[Any] | None:
-    if isinstance(v, str):
-        m = DIALECT.get(v, v)
-        return m if m in STANDARD_TYPES else None
-    mapped = [DIALECT.get(x, x) if isinstance(x, str) else x for x in v]
-    kept = [x for x in mapped if not isinstance(x, str) or x in STANDARD_TYPES]
-    return kept or None
 
 
 def json_depth(value: Any) -> int:

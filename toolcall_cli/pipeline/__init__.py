@@ -28,8 +28,8 @@ from toolcall_cli.pipeline import inject, prescreen, ratelimit, response, schema
 from toolcall_cli.pipeline.base import ReplayContext, Stage, ToolCall, Verdict, skipped
 from toolcall_cli.pipeline.calls import extract_calls
 from toolcall_cli.pipeline.observe import agrees, observe, replayed
-from toolcall_cli.pipeline.registry import ToolRegistry, registry_from_session
 from toolcall_cli.pipeline.scope import select
+from toolcall_cli.tools.registry import ToolRegistry, registry_from_session
 
 PIPELINE: Final[tuple[Stage, ...]] = (prescreen, schema, ratelimit, response, inject)
 

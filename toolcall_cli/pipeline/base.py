@@ -18,7 +18,7 @@ from toolcall_cli.core.config import DEFAULT, Config
 from toolcall_cli.core.jsonio import JSONError, loads
 
 if TYPE_CHECKING:
-    from toolcall_cli.pipeline.registry import ToolRegistry
+    from toolcall_cli.tools.registry import ToolRegistry
 
 VerdictKind = Literal["pass", "fail", "skip"]
 ClockKind = Literal["events", "synthetic"]
@@ -110,7 +110,6 @@ class ToolCall:
     source: str
     session_id: str | None
     trace_id: str | None
-    order: int  # position in the replay order of its session
     turn: int | None = None
     clock: float = 0.0  # seconds: event time, or the synthetic message clock
     clock_kind: ClockKind = "synthetic"

@@ -182,7 +182,6 @@ def _build(
         or next((text(r.session_id) for r in rows if text(r.session_id)), None),
         trace_id=text(row.trace_id)
         or next((text(r.trace_id) for r in rows if text(r.trace_id)), None),
-        order=0,
         turn=integer(d.attrs.get("turn", d.attrs.get("msg_index"))) if d.from_messages else None,
         clock=float(now.value) / 1e9 if now is not None else 0.0,
         clock_kind="events" if now is not None else "synthetic",
@@ -208,8 +207,7 @@ def _order(calls: list[ToolCall]) -> list[ToolCall]:
         idx = by_sess[sess]
         clocks = _fill_clocks([calls[i] for i in idx])
         ranked = sorted(range(len(idx)), key=lambda k: (clocks[k], k))
-        for pos, k in enumerate(ranked):
-            out.append(replace(calls[idx[k]], clock=clocks[k], order=pos))
+        out.extend(replace(calls[idx[k]], clock=clocks[k]) for k in ranked)
     return out
 
 

@@ -20,12 +20,8 @@ dropped it without a log line). ``unknown`` has nothing to contradict and always
 
 from __future__ import annotations
 
-from typing import Final
-
 from toolcall_cli.core.events import DISPATCH_KINDS
 from toolcall_cli.pipeline.base import PRE_DISPATCH, ToolCall, Verdict
-
-OBSERVED: Final = ("dispatched", "rejected", "flooded", "missing", "unknown")
 
 
 def observe(call: ToolCall) -> str:

@@ -16,7 +16,7 @@ import pandas as pd
 
 from toolcall_cli.core.config import Config
 from toolcall_cli.pipeline import Change, ReplayReport, aligned, replay
-from toolcall_cli.pipeline.registry import ToolRegistry, registry_from_paths
+from toolcall_cli.tools.registry import ToolRegistry, registry_from_paths
 
 
 def compare(before: ReplayReport, after: ReplayReport) -> tuple[Change, ...]:

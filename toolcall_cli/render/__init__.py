@@ -2,10 +2,16 @@
 
 A renderer is a format name; each report type registers one handler per format it supports
 (`@renders("table", IngestSummary)`), so a feature keeps all its views in one module.
+
+View modules import rich, pandas and the analysis they draw, so they load on first use: `VIEWS`
+names, per report type, the modules that draw it, and `render` imports them when it meets that
+type (`toolcall --help` and `toolcall rules` never pay for the timeline's pandas). A meta-test
+imports every view and checks the table names each type a view registers.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TextIO, TypeVar
@@ -44,6 +50,16 @@ for _name, _desc in (
 ):
     RENDERERS.add(_name, Renderer(_name, _desc))
 
+#: Report type (class name) → the view modules that draw it, imported on first render.
+VIEWS: dict[str, tuple[str, ...]] = {
+    "IngestReport": ("ingest_view",),
+    "TimelineReport": ("timeline_view", "html_view"),
+    "DiagnoseReport": ("diagnose_view", "html_view"),
+    "ReplayReport": ("replay_view",),
+    "LintReport": ("lint_view",),
+    "RulesReport": ("rules_view",),
+}
+
 R = TypeVar("R")
 Handler = Callable[[Any, TextIO, RenderOptions], None]
 _HANDLERS: dict[tuple[str, type], Handler] = {}
@@ -69,13 +85,25 @@ def renders(
     return deco
 
 
+def load_views(report_type: type | None = None) -> None:
+    """Import the view modules of *report_type* (every view module when None)."""
+    if report_type is None:
+        names = tuple(n for views in VIEWS.values() for n in views)
+    else:
+        names = VIEWS.get(report_type.__name__, ())
+    for name in dict.fromkeys(names):
+        importlib.import_module(f"{__name__}.{name}")
+
+
 def formats_for(report_type: type) -> list[str]:
     """Formats available for a report type."""
+    load_views(report_type)
     return sorted(f for f, t in _HANDLERS if t is report_type)
 
 
 def render(fmt: str, report: object, out: TextIO, opts: RenderOptions) -> None:
     """Draw *report* in format *fmt* onto *out*."""
+    load_views(type(report))
     handler = _HANDLERS.get((fmt, type(report)))
     if handler is None:
         raise UsageError(
@@ -83,13 +111,3 @@ def render(fmt: str, report: object, out: TextIO, opts: RenderOptions) -> None:
             hint=f"choose one of: {', '.join(formats_for(type(report)))}",
         )
     handler(report, out, opts)
-
-
-# View modules register their handlers on import (explicit list, no scanning).
-from toolcall_cli.render import diagnose_view as _diagnose_view  # noqa: E402,F401
-from toolcall_cli.render import html_view as _html_view  # noqa: E402,F401
-from toolcall_cli.render import ingest_view as _ingest_view  # noqa: E402,F401
-from toolcall_cli.render import lint_view as _lint_view  # noqa: E402,F401
-from toolcall_cli.render import replay_view as _replay_view  # noqa: E402,F401
-from toolcall_cli.render import rules_view as _rules_view  # noqa: E402,F401
-from toolcall_cli.render import timeline_view as _timeline_view  # noqa: E402,F401

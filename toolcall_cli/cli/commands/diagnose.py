@@ -9,13 +9,13 @@ import typer
 
 from toolcall_cli.cli import _settings
 from toolcall_cli.cli._console import say
-from toolcall_cli.cli._inputs import NoRedactOpt, parse_options
 from toolcall_cli.cli._options import (
     FailOnOpt,
     Format,
     FormatOpt,
     IgnoreOpt,
     NginxFormatOpt,
+    NoRedactOpt,
     NoSkewOpt,
     OutputOpt,
     PathsArg,
@@ -27,10 +27,8 @@ from toolcall_cli.cli._options import (
     emit,
     split_codes,
 )
+from toolcall_cli.core.config import DEFAULT_STORE
 from toolcall_cli.core.findings import FailOn
-from toolcall_cli.core.store import DEFAULT_STORE
-from toolcall_cli.diagnose.run import DiagnoseRequest, diagnose
-from toolcall_cli.render.diagnose_view import summary_line
 
 ToolsOpt = Annotated[
     list[Path] | None, typer.Option("--tools", help="Tool definition files (repeatable).")
@@ -54,19 +52,24 @@ def run(
 ) -> None:
     """Diagnose root causes; exit 1 if any finding is at or above --fail-on."""
     check_format(fmt, ("table", "json", "markdown", "sarif", "html"), "diagnose")
+    # the core and the views load here, not at import: see cli/app.py (start-up)
+    from toolcall_cli.cli._inputs import evidence_for, parse_options
+    from toolcall_cli.diagnose.run import DiagnoseRequest, diagnose
+    from toolcall_cli.render.diagnose_view import summary_line
+
     cfg = _settings.config()
     opts = parse_options(tz=tz, nginx_format=nginx_format, no_redact=no_redact)
+    events, inputs = evidence_for(
+        paths, store=store, source=source.value if source else None, opts=opts
+    )
     req = DiagnoseRequest(
-        paths=tuple(paths or ()),
-        source=source.value if source else None,
         opts=opts,
-        store=store,
         tools=tuple(tools or ()),
         skew_correction=not no_skew,
         select=split_codes(select),
         ignore=split_codes(ignore),
     )
-    report = diagnose(req, cfg=cfg)
+    report = diagnose(events, req, inputs=inputs, cfg=cfg)
     emit(report, fmt, output)
     if not _settings.current().quiet:
         say(f"toolcall: {summary_line(report)}")

@@ -10,11 +10,11 @@ import typer
 
 from toolcall_cli.cli import _settings
 from toolcall_cli.cli._console import say
-from toolcall_cli.cli._inputs import IngestStream, NoRedactOpt, parse_options
 from toolcall_cli.cli._options import (
     Format,
     FormatOpt,
     NginxFormatOpt,
+    NoRedactOpt,
     OutputOpt,
     SourceOpt,
     StoreOpt,
@@ -22,9 +22,7 @@ from toolcall_cli.cli._options import (
     check_format,
     emit,
 )
-from toolcall_cli.core.events import concat_frames
-from toolcall_cli.core.store import DEFAULT_STORE, write_files
-from toolcall_cli.core.summary import IngestReport
+from toolcall_cli.core.config import DEFAULT_STORE
 
 
 def run(
@@ -42,6 +40,12 @@ def run(
 ) -> None:
     """Detect each input's format, parse it into events and write them to the store."""
     check_format(fmt, ("table", "json", "jsonl", "markdown"), "ingest")
+    # the core and the views load here, not at import: see cli/app.py (start-up)
+    from toolcall_cli.cli._inputs import IngestStream, parse_options
+    from toolcall_cli.core.events import concat_frames
+    from toolcall_cli.core.store import write_files
+    from toolcall_cli.core.summary import IngestReport
+
     opts = parse_options(tz=tz, nginx_format=nginx_format, no_redact=no_redact)
     stream = IngestStream(
         list(paths),

@@ -22,9 +22,6 @@ from toolcall_cli.cli._options import (
     split_codes,
 )
 from toolcall_cli.core.findings import FailOn
-from toolcall_cli.lint import lint_paths
-from toolcall_cli.lint.engine import options_from_config
-from toolcall_cli.render.lint_view import summary_line
 
 
 class ProfileName(str, Enum):
@@ -79,6 +76,11 @@ def run(
 ) -> None:
     """Lint tool definitions (OpenAI, Anthropic, MCP, JSON Schema, BFCL) for a provider profile."""
     check_format(fmt, ("table", "json", "markdown", "sarif", "github"), "lint")
+    # the core and the views load here, not at import: see cli/app.py (start-up)
+    from toolcall_cli.lint import lint_paths
+    from toolcall_cli.lint.engine import options_from_config
+    from toolcall_cli.render.lint_view import summary_line
+
     options = options_from_config(
         _settings.config().raw.get("lint", {}),
         profile=profile.value if profile else None,

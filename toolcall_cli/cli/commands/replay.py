@@ -13,22 +13,18 @@ import typer
 
 from toolcall_cli.cli import _settings
 from toolcall_cli.cli._console import say
-from toolcall_cli.cli._inputs import NoRedactOpt, events_for, parse_options
 from toolcall_cli.cli._options import (
     Format,
     FormatOpt,
+    NoRedactOpt,
     OutputOpt,
     PathsArg,
     StoreOpt,
     check_format,
     emit,
 )
-from toolcall_cli.core.config import load_config
-from toolcall_cli.core.store import DEFAULT_STORE
+from toolcall_cli.core.config import DEFAULT_STORE, load_config
 from toolcall_cli.errors import UsageError
-from toolcall_cli.pipeline.live import check_target, live_replay
-from toolcall_cli.pipeline.whatif import replay_compare
-from toolcall_cli.render.replay_view import summary_line
 
 
 def run(
@@ -68,6 +64,12 @@ def run(
 ) -> None:
     """Replay a trace through the validation pipeline and compare with what was observed."""
     check_format(fmt, ("table", "json", "markdown"), "replay")
+    # the core and the views load here, not at import: see cli/app.py (start-up)
+    from toolcall_cli.cli._inputs import events_for, parse_options
+    from toolcall_cli.pipeline.live import check_target, live_replay
+    from toolcall_cli.pipeline.whatif import replay_compare
+    from toolcall_cli.render.replay_view import summary_line
+
     if (trace_id is None) == (session_id is None):
         raise UsageError(
             "name exactly one trace or session", hint="pass --trace-id ID or --session-id ID"

@@ -7,16 +7,13 @@ from typing import Annotated
 
 import typer
 
-from toolcall_cli.align import align
-from toolcall_cli.align.load import load_selected
-from toolcall_cli.align.select import parse_time, select
 from toolcall_cli.cli import _settings
 from toolcall_cli.cli._console import say
-from toolcall_cli.cli._inputs import NoRedactOpt, ingest, parse_options
 from toolcall_cli.cli._options import (
     Format,
     FormatOpt,
     NginxFormatOpt,
+    NoRedactOpt,
     NoSkewOpt,
     OutputOpt,
     SourceOpt,
@@ -25,7 +22,7 @@ from toolcall_cli.cli._options import (
     check_format,
     emit,
 )
-from toolcall_cli.core.store import DEFAULT_STORE
+from toolcall_cli.core.config import DEFAULT_STORE
 
 TraceIdOpt = Annotated[str | None, typer.Option("--trace-id", help="Show this trace.")]
 SessionIdOpt = Annotated[
@@ -66,6 +63,12 @@ def run(
 ) -> None:
     """Show the aligned timeline of traces, with per-phase latencies against the SLA."""
     check_format(fmt, ("table", "json", "markdown", "html"), "timeline")
+    # the core and the views load here, not at import: see cli/app.py (start-up)
+    from toolcall_cli.align import align
+    from toolcall_cli.align.load import load_selected
+    from toolcall_cli.align.select import parse_time, select
+    from toolcall_cli.cli._inputs import ingest, parse_options
+
     cfg = _settings.config()
     zone = tz or cfg.tz
     start, end = (

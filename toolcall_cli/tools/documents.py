@@ -16,7 +16,7 @@ import orjson
 import yaml
 
 from toolcall_cli.errors import InputError
-from toolcall_cli.lint.linemap import LineMap, json_lines, yaml_load_all
+from toolcall_cli.tools.linemap import LineMap, json_lines, yaml_load_all
 
 JSON_EXTS = frozenset({".json", ".jsonl", ".ndjson", ".snap"})
 YAML_EXTS = frozenset({".yaml", ".yml"})

@@ -8,8 +8,8 @@ import pytest
 
 from tests.conftest import FIXTURES
 from toolcall_cli.errors import InputError
-from toolcall_cli.lint.linemap import LineMap, json_lines, yaml_load
-from toolcall_cli.lint.loaders import load_all, load_tools, tools_from_objects
+from toolcall_cli.tools.linemap import LineMap, json_lines, yaml_load
+from toolcall_cli.tools.loaders import load_all, load_tools, tools_from_objects
 
 SCHEMAS = FIXTURES / "schemas"
 

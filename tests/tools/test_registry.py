@@ -1,4 +1,4 @@
-"""ToolRegistry: loading, BFCL dialect normalisation, duplicates, did-you-mean."""
+"""ToolRegistry: loading, duplicates, did-you-mean (BFCL types: test_dialect.py)."""
 
 from __future__ import annotations
 
@@ -9,34 +9,7 @@ import pytest
 
 from tests.pipeline.replay_helpers import QUERY_DB, SEND_EMAIL, frame, registry
 from toolcall_cli.errors import UsageError
-from toolcall_cli.pipeline.registry import (
-    normalise_schema,
-    registry_from_paths,
-    registry_from_session,
-)
-
-
-def test_normalise_bfcl_types() -> None:
-    raw = {
-        "type": "dict",
-        "properties": {
-            "a": {"type": "float"},
-            "b": {"type": "tuple", "items": {"type": "dict"}},
-            "c": {"type": "any"},
-            "d": {"type": "String"},
-            "e": {"type": ["integer", "float"]},
-            "f": {"type": "HashMap"},
-        },
-    }
-    out = normalise_schema(raw)
-    assert out["type"] == "object"
-    p = out["properties"]
-    assert p["a"] == {"type": "number"}
-    assert p["b"] == {"type": "array", "items": {"type": "object"}}
-    assert p["c"] == {}
-    assert p["d"] == {"type": "string"} and p["e"] == {"type": ["integer", "number"]}
-    assert p["f"] == {"type": "object"}
-    assert raw["type"] == "dict"  # the input is not mutated
+from toolcall_cli.tools.registry import registry_from_paths, registry_from_session
 
 
 def test_duplicate_names_across_files_name_both(tmp_path: Path) -> None:

@@ -30,10 +30,8 @@ from pathlib import Path
 from typing import Any
 
 from toolcall_cli.errors import InputError
-from toolcall_cli.lint.documents import TOOL_EXTS, BadRecord, read_documents
-from toolcall_cli.lint.linemap import LineMap, join
-
-SHAPES = ("openai", "openai-legacy", "anthropic", "mcp", "schema", "bfcl")
+from toolcall_cli.tools.documents import TOOL_EXTS, BadRecord, read_documents
+from toolcall_cli.tools.linemap import LineMap, join
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,13 +1,13 @@
 """The tool registry replay validates against: tool name → JSON Schema of its arguments.
 
-Built from `--tools` files (any format `lint` reads, via `lint.loaders.load_tools`), from the
+Built from `--tools` files (any format `lint` reads, via `tools.loaders.load_tools`), from the
 config's `tools`, or from the tools a session declared (a `system` event with `attrs.tools`).
 A name defined twice is a :class:`UsageError` naming both places — a middleware that let the
 later definition win silently is exactly the kind of defect replay exists to expose.
 
 BFCL function docs use a Python dialect of JSON Schema (`dict`, `float`, `tuple`, `any`, and
-Java/JavaScript names in some files); :func:`normalise_schema` maps them to JSON Schema
-before validation, and drops any other type name jsonschema would not know.
+Java/JavaScript names in some files); each registered schema is mapped to JSON Schema with
+`tools.dialect.normalise`, the same table lint checks against.
 """
 
 from __future__ import annotations
@@ -16,47 +16,15 @@ import difflib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, Protocol
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from toolcall_cli.core.jsonio import canonical, try_loads
 from toolcall_cli.errors import UsageError
+from toolcall_cli.tools.dialect import normalise
+from toolcall_cli.tools.loaders import ToolDef, load_tools, tools_from_objects
 
-JSON_TYPES: Final = frozenset({"object", "array", "string", "number", "integer", "boolean", "null"})
-
-#: Non-standard type names → JSON Schema type (None = any type).
-DIALECT_TYPES: Final[dict[str, str | None]] = {
-    "dict": "object", "hashmap": "object", "map": "object", "tuple": "array", "list": "array",
-    "arraylist": "array", "float": "number", "double": "number", "int": "integer",
-    "long": "integer", "short": "integer", "byte": "integer", "str": "string", "char": "string",
-    "bool": "boolean", "any": None, "": None,
-}  # fmt: skip
-
-_SCHEMA_MAPS: Final = (
-    "properties",
-    "patternProperties",
-    "$defs",
-    "definitions",
-    "dependentSchemas",
-)
-_SCHEMA_LISTS: Final = ("anyOf", "oneOf", "allOf", "prefixItems")
-_SCHEMA_ONE: Final = ("items", "additionalProperties", "not", "if", "then", "else", "contains")
-
-
-class ToolDefLike(Protocol):
-    """The fields of `lint.loaders.ToolDef` the registry uses."""
-
-    @property
-    def name(self) -> str: ...
-    @property
-    def parameters(self) -> dict[str, Any]: ...
-    @property
-    def file(self) -> str: ...
-    @property
-    def pointer(self) -> str: ...
-    @property
-    def line(self) -> int: ...
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,53 +70,17 @@ class ToolRegistry:
         return out[:n]
 
 
-def normalise_schema(schema: Any) -> Any:
-    """A copy of *schema* with BFCL/dialect type names mapped to JSON Schema (recursively)."""
-    if not isinstance(schema, dict):
-        return schema
-    out = dict(schema)
-    if "type" in out:
-        out["type"] = _norm_type(out["type"])
-        if out["type"] is None:
-            del out["type"]
-    for key in _SCHEMA_MAPS:
-        if isinstance(out.get(key), dict):
-            out[key] = {k: normalise_schema(v) for k, v in out[key].items()}
-    for key in _SCHEMA_LISTS:
-        if isinstance(out.get(key), list):
-            out[key] = [normalise_schema(v) for v in out[key]]
-    for key in _SCHEMA_ONE:
-        if key in out:
-            val = out[key]
-            out[key] = (
-                [normalise_schema(v) for v in val]
-                if isinstance(val, list)
-                else normalise_schema(val)
-            )
-    return out
-
-
-def _norm_type(t: Any) -> Any:
-    if isinstance(t, list):
-        mapped = [_norm_type(x) for x in t]
-        return None if any(m is None for m in mapped) else list(dict.fromkeys(mapped))
-    if not isinstance(t, str):
-        return None
-    low = t.lower()
-    return low if low in JSON_TYPES else DIALECT_TYPES.get(low)  # unknown names → any type
-
-
-def _location(d: ToolDefLike) -> str:
+def _location(d: ToolDef) -> str:
     loc = f"{d.file}:{d.line}" if d.line else d.file
     return f"{loc}#{d.pointer}" if d.pointer else loc
 
 
-def registry_from_defs(defs: Iterable[ToolDefLike], *, source: str = "tools") -> ToolRegistry:
+def registry_from_defs(defs: Iterable[ToolDef], *, source: str = "tools") -> ToolRegistry:
     """A registry of *defs*; a name defined twice is a UsageError naming both definitions."""
     tools: dict[str, RegisteredTool] = {}
     for d in defs:
         params = d.parameters if isinstance(d.parameters, dict) else {}
-        tool = RegisteredTool(d.name, normalise_schema(params), _location(d))
+        tool = RegisteredTool(d.name, normalise(params), _location(d))
         if d.name in tools:
             raise UsageError(
                 f"tool {d.name!r} is defined twice: {tools[d.name].location} and {tool.location}",
@@ -160,8 +92,6 @@ def registry_from_defs(defs: Iterable[ToolDefLike], *, source: str = "tools") ->
 
 def registry_from_paths(paths: Sequence[Path]) -> ToolRegistry:
     """A registry from tool-definition files (every format `toolcall lint` reads)."""
-    from toolcall_cli.lint.loaders import load_tools
-
     return registry_from_defs(load_tools(list(paths)), source=", ".join(str(p) for p in paths))
 
 
@@ -189,15 +119,13 @@ def registry_from_session(events: pd.DataFrame) -> ToolRegistry | None:
     declared = declared_tools(events)
     if not declared:
         return None
-    from toolcall_cli.lint.loaders import tools_from_objects
-
     unique: dict[str, Any] = {}
     notes: list[str] = []
     for origin, objs in declared:
         defs = tools_from_objects(objs, file=origin)
         registry_from_defs(defs)  # a name twice in one declaration: UsageError
         for d in defs:
-            key = canonical(normalise_schema(d.parameters))
+            key = canonical(normalise(d.parameters))
             prev = unique.setdefault(d.name, (key, d))
             if prev[0] != key:
                 notes.append(

@@ -1,0 +1,57 @@
+"""Start-up: importing the CLI loads no heavy library (pandas, pyarrow, jsonschema, numpy).
+
+Commands import their core inside `run()` and views load on first render (`render.VIEWS`), so
+`toolcall --help` costs what typer costs. Each check runs in a fresh interpreter: this test
+process has long imported everything.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+
+import pytest
+
+from toolcall_cli.cli.app import COMMANDS
+
+HEAVY = ("pandas", "pyarrow", "jsonschema", "numpy", "yaml")
+
+
+def _loaded_after(code: str) -> list[str]:
+    probe = f"{code}; import sys; print(sorted(m for m in {HEAVY!r} if m in sys.modules))"
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
+    )
+    loaded = ast.literal_eval(done.stdout.splitlines()[-1])  # the probe's own last line
+    assert isinstance(loaded, list)
+    return loaded
+
+
+def test_importing_the_app_loads_no_heavy_library() -> None:
+    assert _loaded_after("import toolcall_cli.cli.app") == []
+
+
+@pytest.mark.parametrize("command", ["", *COMMANDS])
+def test_help_loads_no_heavy_library(command: str) -> None:
+    argv = ["toolcall", *([command] if command else []), "--help"]
+    code = (
+        f"import sys; sys.argv = {argv!r}\n"
+        "from toolcall_cli.cli.app import app\n"
+        "try:\n    app()\nexcept SystemExit:\n    pass"
+    )
+    assert _loaded_after(f"exec({code!r})") == []
+
+
+def test_lint_rules_register_without_the_heavy_libraries() -> None:
+    # `toolcall rules` lists the SC codes; jsonschema loads only when a schema is validated
+    # (yaml stays: the tool-definition readers import it)
+    assert _loaded_after("import toolcall_cli.lint") == ["yaml"]
+
+
+def test_the_rules_views_load_no_heavy_library() -> None:
+    code = (
+        "from toolcall_cli.render import load_views; "
+        "from toolcall_cli.catalogue import RulesReport; load_views(RulesReport)"
+    )
+    assert _loaded_after(code) == []
