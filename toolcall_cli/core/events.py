@@ -182,6 +182,18 @@ REQUEST_KINDS: Final = frozenset({"mw_request", "http_request"})
 RESPONSE_KINDS: Final = frozenset({"mw_response", "http_response", "http_access"})
 #: HTTP exchanges seen on the wire or in an access log.
 HTTP_KINDS: Final = frozenset({"http_request", "http_response", "http_access"})
+#: A call as the model made it, or as the middleware received it.
+OBSERVED_CALL_KINDS: Final = CALL_KINDS | {"mw_received"}
+#: Every kind the model's own record (a conversation source) holds.
+CONVERSATION_KINDS: Final = frozenset(k for s in CONVERSATION_SOURCES for k in KINDS[s])
+#: Events of a service that runs as several instances, each logging its `instance`.
+INSTANCE_KINDS: Final = frozenset(KINDS["middleware"])
+#: The call reached the tool service: a request to it, or its response.
+REACHED_KINDS: Final = REQUEST_KINDS | {"mw_response", "http_response"}
+#: The call's answer came back: a tool result, a response, or the middleware's injection.
+ANSWER_KINDS: Final = RESULT_KINDS | {"mw_response", "mw_injected", "http_response"}
+#: The middleware logged what it did with the call instead of sending it on.
+STOPPED_KINDS: Final = REJECTION_KINDS | {"mw_timeout", "mw_dropped"}
 
 
 def empty_frame() -> pd.DataFrame:

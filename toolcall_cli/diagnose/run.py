@@ -10,8 +10,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from toolcall_cli.core.config import DEFAULT, Config
-from toolcall_cli.core.redact import redacting
-from toolcall_cli.core.store import DEFAULT_STORE, load_events
+from toolcall_cli.core.store import DEFAULT_STORE, load_events, read_manifest
 from toolcall_cli.diagnose import diagnose_events
 from toolcall_cli.diagnose.base import DiagnoseReport
 from toolcall_cli.sources import ingest_paths
@@ -44,28 +43,32 @@ def load_registry(paths: Sequence[Path]) -> ToolRegistry | None:
     return registry_from_paths(list(paths))
 
 
-def gather(req: DiagnoseRequest) -> tuple[pd.DataFrame, tuple[str, ...]]:
-    """The event table: ingested on the fly from PATHs, else read from the store."""
+def gather(req: DiagnoseRequest) -> tuple[pd.DataFrame, tuple[str, ...], tuple[str, ...]]:
+    """The event table: ingested on the fly from PATHs, else read from the store; the inputs to
+    report, and the files evidence may be quoted from (the ingested files, or the files the
+    store's manifest records — never a path only an event's origin names)."""
     if req.paths:
         result = ingest_paths(req.paths, source=req.source, opts=req.opts)
-        return result.events, tuple(str(f.path) for f in result.files)
-    return load_events(req.store), (str(req.store),)
+        files = tuple(str(f.path) for f in result.files)
+        return result.events, files, files
+    events = load_events(req.store)
+    recorded = tuple(str(e["path"]) for e in read_manifest(req.store)["files"].values())
+    return events, (str(req.store),), recorded
 
 
 def diagnose(req: DiagnoseRequest, *, cfg: Config = DEFAULT) -> DiagnoseReport:
-    """Gather the evidence and classify it with the effective config.
-
-    Evidence quotes re-read input files, so the request's redactor stays active meanwhile.
-    """
-    events, inputs = gather(req)
+    """Gather the evidence and classify it with the effective config; evidence quotes re-read
+    the input files and go through the request's redactor."""
+    events, inputs, quotable = gather(req)
     registry = load_registry(req.tools or cfg.tools)
-    with redacting(req.opts.redactor):
-        return diagnose_events(
-            events,
-            cfg=cfg,
-            registry=registry,
-            skew_correction=req.skew_correction,
-            select=req.select,
-            ignore=req.ignore,
-            inputs=inputs,
-        )
+    return diagnose_events(
+        events,
+        cfg=cfg,
+        registry=registry,
+        skew_correction=req.skew_correction,
+        select=req.select,
+        ignore=req.ignore,
+        inputs=inputs,
+        quotable=quotable,
+        redactor=req.opts.redactor,
+    )
