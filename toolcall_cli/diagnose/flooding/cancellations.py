@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from toolcall_cli.core.events import CANCELLATION_TEXT_KINDS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.evidence import missing
 from toolcall_cli.diagnose.finding_builder import Rows
@@ -23,7 +24,7 @@ def flood_rows(ctx: DiagnoseContext) -> pd.DataFrame:
         ev = with_attrs(ctx)
         detail = ev["detail"].fillna("").str.lower()
         phrase = detail.str.contains(_FLOOD_PHRASE, regex=True) & ev["kind"].isin(
-            ["mw_other", "mw_rejected", "mw_dropped", "system", "unparsed", "tool_result"]
+            CANCELLATION_TEXT_KINDS
         )
         return ev[(ev["kind"] == "mw_flooded") | phrase]
 

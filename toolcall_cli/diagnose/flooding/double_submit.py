@@ -27,6 +27,7 @@ from collections.abc import Iterator
 import numpy as np
 import pandas as pd
 
+from toolcall_cli.core.events import WIRE_SOURCES
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
@@ -36,7 +37,6 @@ from toolcall_cli.diagnose.flooding.http_requests import TOOL_PATH, ns, requests
 
 #: Two chat POSTs of one session closer than this are a double submit.
 BURST = pd.Timedelta(seconds=1)
-
 
 RULE = rule(
     "FL002",
@@ -48,7 +48,7 @@ RULE = rule(
 
 
 @CLASSIFIERS.register(RULE.code)
-def double_submit(ctx: DiagnoseContext) -> Iterator[Finding]:
+def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     """Two chat POSTs of one session (one source) within 1 s or with identical captured bodies."""
     reqs = requests(ctx)
     is_chat = (
@@ -72,8 +72,8 @@ def double_submit(ctx: DiagnoseContext) -> Iterator[Finding]:
     path = chat["_path"].to_numpy(dtype=object)[order]
     same_group = (sc[1:] == sc[:-1]) & (so[1:] == so[:-1])
     close = st[1:] - st[:-1] <= BURST.value
-    is_pcap = np.asarray(sources == "pcap")[so[:-1]]
-    same_body = is_pcap & (size[1:] == size[:-1]) & (path[1:] == path[:-1])
+    is_wire = np.asarray(sources.isin(WIRE_SOURCES))[so[:-1]]
+    same_body = is_wire & (size[1:] == size[:-1]) & (path[1:] == path[:-1])
     pair = same_group & (close | same_body)
     pair &= ~result_between(ctx, scopes, sc[:-1], st[:-1], st[1:])
     hit = np.zeros(len(order), dtype=bool)

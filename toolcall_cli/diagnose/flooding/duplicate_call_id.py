@@ -29,16 +29,14 @@ from typing import cast
 
 import pandas as pd
 
+from toolcall_cli.core.events import MIDDLEWARE_NOTE_KINDS
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
 from toolcall_cli.diagnose.flooding.cancellations import cite_floods
 from toolcall_cli.diagnose.flooding.observed_calls import observed_calls
-from toolcall_cli.diagnose.frames import (
-    attr,
-    of_kind,
-)
+from toolcall_cli.diagnose.frames import attr, of_kind
 
 RULE = rule(
     "FL003",
@@ -50,7 +48,7 @@ RULE = rule(
 
 
 @CLASSIFIERS.register(RULE.code)
-def duplicate_call_id(ctx: DiagnoseContext) -> Iterator[Finding]:
+def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     """One id on different calls (tool or arguments differ), and empty ids."""
     calls = observed_calls(ctx)
     # a middleware line that did not log the arguments says nothing about them
@@ -109,7 +107,7 @@ def _empty_id(ctx: DiagnoseContext, scope: str, variants: pd.DataFrame) -> Findi
 
 def _rejected_as_duplicate(ctx: DiagnoseContext) -> set[str]:
     """Ids the middleware rejected or cancelled as duplicates."""
-    mw = of_kind(ctx, "mw_rejected", "mw_flooded", "mw_dropped", "mw_other")
+    mw = of_kind(ctx, *MIDDLEWARE_NOTE_KINDS)
     said = mw["detail"].fillna("").str.contains("duplicate", case=False) | attr(
         mw, "reason"
     ).fillna("").astype(str).str.contains("duplicate", case=False)

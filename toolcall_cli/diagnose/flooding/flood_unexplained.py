@@ -42,12 +42,11 @@ RULE = rule(
     doc=__doc__,
 )
 
-
 CAUSES = ("FL001", "FL002", "FL003", "FL004", "FL005")
 
 
 @CLASSIFIERS.register(RULE.code)
-def flood_unexplained(ctx: DiagnoseContext) -> Iterator[Finding]:
+def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     """Flooding cancellations in sessions (or of calls) that no cause finding covers."""
     floods = flood_rows(ctx)
     if not len(floods):

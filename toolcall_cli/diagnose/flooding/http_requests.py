@@ -12,6 +12,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from toolcall_cli.core.events import HTTP_REQUEST_KINDS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.frames import attr, of_kind
 
@@ -69,7 +70,7 @@ def requests(ctx: DiagnoseContext) -> pd.DataFrame:
     """HTTP requests (nginx lines, captured requests) with `_path`, `_method`, `_start`."""
 
     def build() -> pd.DataFrame:
-        rows = of_kind(ctx, "http_access", "http_request", columns=_REQUEST_COLUMNS).copy()
+        rows = of_kind(ctx, *HTTP_REQUEST_KINDS, columns=_REQUEST_COLUMNS).copy()
         rows["_path"] = _path(rows)
         rows["_method"] = _method(rows)
         ts = rows["ts_corrected"] if "ts_corrected" in rows.columns else rows["ts"]

@@ -37,7 +37,6 @@ from toolcall_cli.diagnose.flooding.observed_calls import observed_calls
 #: A loop is this many calls of one tool with equal arguments and different ids.
 LOOP_MIN = 3
 
-
 RULE = rule(
     "FL001",
     "model-loop",
@@ -54,7 +53,7 @@ def _short(s: str | None, limit: int = 120) -> str:
 
 
 @CLASSIFIERS.register(RULE.code)
-def model_loop(ctx: DiagnoseContext) -> Iterator[Finding]:
+def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     """Same tool, canonically equal arguments, ≥3 distinct ids in one session."""
     calls = observed_calls(ctx)
     calls = calls[calls["_canon"].notna()]

@@ -11,9 +11,7 @@ from toolcall_cli.core.cells import text
 from toolcall_cli.core.events import OBSERVED_CALL_KINDS
 from toolcall_cli.core.jsonio import canonical, try_loads
 from toolcall_cli.diagnose.base import DiagnoseContext
-from toolcall_cli.diagnose.frames import (
-    of_kind,
-)
+from toolcall_cli.diagnose.frames import of_kind
 
 
 def observed_calls(ctx: DiagnoseContext) -> pd.DataFrame:

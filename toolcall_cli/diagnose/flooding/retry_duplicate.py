@@ -34,13 +34,10 @@ from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
 from toolcall_cli.diagnose.flooding.cancellations import cite_floods
 from toolcall_cli.diagnose.flooding.http_requests import TOOL_PATH, requests
-from toolcall_cli.diagnose.frames import (
-    of_kind,
-)
+from toolcall_cli.diagnose.frames import of_kind
 
 #: A repeat of a 499/504 tool request within this window is a retry.
 RETRY_WINDOW = pd.Timedelta(seconds=60)
-
 
 RULE = rule(
     "FL004",
@@ -62,7 +59,7 @@ def _sends(ctx: DiagnoseContext) -> pd.DataFrame:
 
 
 @CLASSIFIERS.register(RULE.code)
-def retry_duplicate(ctx: DiagnoseContext) -> Iterator[Finding]:
+def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     """One call sent to the tool service ≥2 times (per source), or a 499/504 then a repeat."""
     sends = _sends(ctx)
     if not len(sends):
@@ -121,6 +118,6 @@ def _nginx_retries(
                 f"POST /tools/{tool} got HTTP {int(status[k])} and was sent again "
                 f"{gap.total_seconds():.0f} s later",
                 cite_floods(ctx, grp.iloc[k : k + 2]),
-                extra={"sends": 2, "source": "nginx"},
+                extra={"sends": 2, "source": str(grp["source"].iloc[k])},
             )
             break

@@ -22,16 +22,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from toolcall_cli.core.events import KINDS
+from toolcall_cli.core.events import INSTANCE_KINDS
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
 from toolcall_cli.diagnose.flooding.cancellations import cite_floods, flood_rows
-from toolcall_cli.diagnose.frames import (
-    column,
-    of_kind,
-)
+from toolcall_cli.diagnose.frames import column, of_kind
 from toolcall_cli.diagnose.rows_by_key import RowsByKey
 
 RULE = rule(
@@ -44,9 +41,9 @@ RULE = rule(
 
 
 @CLASSIFIERS.register(RULE.code)
-def session_state_loss(ctx: DiagnoseContext) -> Iterator[Finding]:
+def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     """One session's middleware events on ≥2 instances."""
-    mw = of_kind(ctx, *_MW_KINDS)
+    mw = of_kind(ctx, *INSTANCE_KINDS)
     mw = mw[mw["instance"].notna() & (mw["instance"] != "") & mw["session_id"].notna()]
     if not len(mw):
         return
@@ -81,6 +78,3 @@ def session_state_loss(ctx: DiagnoseContext) -> Iterator[Finding]:
             severity=Severity.error if flooded else Severity.warning,
             extra={"instances": instances},
         )
-
-
-_MW_KINDS = KINDS["middleware"]

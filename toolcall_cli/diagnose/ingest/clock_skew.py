@@ -37,7 +37,7 @@ RULE = rule(
 
 
 @CLASSIFIERS.register(RULE.code)
-def clock_skew(ctx: DiagnoseContext) -> Iterator[Finding]:
+def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     """One finding per source whose estimated offset exceeds tolerance.skew_ms."""
     tol = ctx.cfg.tolerance.skew_ms
     skewed = [

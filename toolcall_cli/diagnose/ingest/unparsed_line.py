@@ -28,9 +28,7 @@ from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
-from toolcall_cli.diagnose.frames import (
-    with_attrs,
-)
+from toolcall_cli.diagnose.frames import with_attrs
 
 RULE = rule(
     "IN001",
@@ -40,9 +38,7 @@ RULE = rule(
     doc=__doc__,
 )
 
-
 _LINE_SUFFIX = re.compile(r":\d+$")
-
 
 SAMPLES = 3
 
@@ -53,7 +49,7 @@ def file_of(origin: str) -> str:
 
 
 @CLASSIFIERS.register(RULE.code)
-def unparsed(ctx: DiagnoseContext) -> Iterator[Finding]:
+def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     """One finding per input file with unparsed records."""
     ev = with_attrs(ctx)
     bad = ev[ev["kind"] == UNPARSED]

@@ -26,10 +26,7 @@ from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
-from toolcall_cli.diagnose.frames import (
-    attr,
-    with_attrs,
-)
+from toolcall_cli.diagnose.frames import attr, with_attrs
 
 RULE = rule(
     "OR003",
@@ -41,7 +38,7 @@ RULE = rule(
 
 
 @CLASSIFIERS.register(RULE.code)
-def call_id_mismatch(ctx: DiagnoseContext) -> Iterator[Finding]:
+def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     """Responses whose call_id differs from the request's id; middleware "call_id mismatch"."""
     ev = with_attrs(ctx)
     kinds = ["http_response", "mw_response", "mw_dropped", "mw_other", "mw_rejected"]

@@ -35,18 +35,19 @@ from typing import Any
 import numpy as np
 
 from toolcall_cli.core.cells import text
+from toolcall_cli.core.events import (
+    CONVERSATION_KINDS,
+    INFRA_SOURCES,
+    REJECTION_KINDS,
+    REQUEST_KINDS,
+    TOOL_RESPONSE_KINDS,
+)
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
-from toolcall_cli.diagnose.frames import (
-    objects,
-    with_attrs,
-)
-from toolcall_cli.diagnose.orphans.pairing import (
-    conversation_index,
-    positional_results,
-)
+from toolcall_cli.diagnose.frames import objects, with_attrs
+from toolcall_cli.diagnose.orphans.pairing import conversation_index, positional_results
 from toolcall_cli.diagnose.rows_by_key import RowsByKey
 
 RULE = rule(
@@ -57,14 +58,7 @@ RULE = rule(
     doc=__doc__,
 )
 
-
-_INFRA = ("middleware", "nginx", "pcap")
-
-
 _FAILED_HTTP = (499, 502, 503, 504)
-
-
-_MESSAGE_KINDS = ("tool_call", "tool_result", "user", "system", "assistant_text")
 
 
 def _chain(ctx: DiagnoseContext) -> RowsByKey:
@@ -73,8 +67,8 @@ def _chain(ctx: DiagnoseContext) -> RowsByKey:
     def build() -> RowsByKey:
         ev = ctx.events()
         ids = ev["tool_call_id"]
-        infra = ev["source"].isin(_INFRA) & ids.notna() & (ids != "")
-        infra &= ~ev["kind"].isin(_MESSAGE_KINDS)
+        infra = ev["source"].isin(INFRA_SOURCES) & ids.notna() & (ids != "")
+        infra &= ~ev["kind"].isin(CONVERSATION_KINDS)
         return RowsByKey(ids[infra.fillna(False).to_numpy(dtype=bool)])
 
     return ctx.memo("orphan_chain", build)
@@ -85,7 +79,7 @@ def _has_infra(ctx: DiagnoseContext, session: str | None, trace: str | None) -> 
 
     def build() -> tuple[set[str], set[str]]:
         ev = ctx.events()
-        infra = ev[ev["source"].isin(_INFRA)]
+        infra = ev[ev["source"].isin(INFRA_SOURCES)]
         sessions = set(infra["session_id"].dropna().astype(str).unique().tolist())
         traces = (
             set(infra["trace"].dropna().astype(str).unique().tolist())
@@ -126,11 +120,11 @@ def walk(
         return "unknown", "no other source records this call", []
     cells: _Cells = ctx.memo("orphan_cells", lambda: _Cells(ctx))
     kind, status = cells.kind, cells.http_status
-    stopped = [i for i in chain if kind[i] in ("mw_rejected", "mw_flooded")]
+    stopped = [i for i in chain if kind[i] in REJECTION_KINDS]
     sends = [
         i
         for i in chain
-        if kind[i] in ("mw_request", "http_request")
+        if kind[i] in REQUEST_KINDS
         or (kind[i] == "http_access" and cells.path(i).startswith("/tools/"))
     ]
     if not sends:
@@ -145,7 +139,7 @@ def walk(
     access = [i for i in sends if kind[i] == "http_access"]
     failed = [i for i in access if status[i] in _FAILED_HTTP]
     good_access = [i for i in access if status[i] is not None and status[i] not in _FAILED_HTTP]
-    responses = [i for i in chain if kind[i] in ("mw_response", "http_response")] + good_access
+    responses = [i for i in chain if kind[i] in TOOL_RESPONSE_KINDS] + good_access
     if not responses:
         timeouts = [i for i in chain if kind[i] == "mw_timeout"]
         proof = sends[:1] + timeouts[:1] + failed[:1]
@@ -170,7 +164,7 @@ def walk(
 
 
 @CLASSIFIERS.register(RULE.code)
-def call_without_result(ctx: DiagnoseContext) -> Iterator[Finding]:
+def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     """Every call without a result, with the breakpoint of its round trip."""
     idx = conversation_index(ctx)
     calls = idx.calls

@@ -10,17 +10,12 @@ import numpy as np
 import pandas as pd
 
 from toolcall_cli.core.cells import text
+from toolcall_cli.core.events import CONVERSATION_KINDS
 from toolcall_cli.diagnose.base import DiagnoseContext
-from toolcall_cli.diagnose.frames import (
-    attr,
-    isin_set,
-    objects,
-    of_kind,
-)
+from toolcall_cli.diagnose.frames import attr, isin_set, objects, of_kind
 
 #: (scopes, ids): two object arrays of equal length, one (scope, id) pair per position
 _Pairs = tuple[np.ndarray, np.ndarray]
-
 
 _NO_PAIRS: _Pairs = (np.array([], dtype=object), np.array([], dtype=object))
 
@@ -124,7 +119,7 @@ def _conversation_rows(ctx: DiagnoseContext) -> pd.DataFrame:
 
 
 def _build_conversation_rows(ctx: DiagnoseContext) -> pd.DataFrame:
-    ev = of_kind(ctx, "user", "system", "assistant_text", "tool_call", "tool_result")
+    ev = of_kind(ctx, *CONVERSATION_KINDS)
     ev = ev.assign(_msg=_msg_index(ev), _file=ev["origin"].astype(str).str.split("#", n=1).str[0])
     return ev.sort_values("seq", kind="stable")
 

@@ -29,9 +29,7 @@ from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
-from toolcall_cli.diagnose.frames import (
-    objects,
-)
+from toolcall_cli.diagnose.frames import objects
 from toolcall_cli.diagnose.orphans.pairing import (
     call_lookup,
     conversation_index,
@@ -48,7 +46,7 @@ RULE = rule(
 
 
 @CLASSIFIERS.register(RULE.code)
-def result_out_of_order(ctx: DiagnoseContext) -> Iterator[Finding]:
+def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     """Results of an earlier call that do not directly follow its assistant message."""
     idx = conversation_index(ctx)
     res = idx.results

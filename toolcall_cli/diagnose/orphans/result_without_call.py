@@ -30,9 +30,7 @@ from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
-from toolcall_cli.diagnose.frames import (
-    objects,
-)
+from toolcall_cli.diagnose.frames import objects
 from toolcall_cli.diagnose.orphans.pairing import (
     call_lookup,
     conversation_index,
@@ -49,7 +47,7 @@ RULE = rule(
 
 
 @CLASSIFIERS.register(RULE.code)
-def result_without_call(ctx: DiagnoseContext) -> Iterator[Finding]:
+def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     """Results whose id matches no earlier call of their conversation."""
     idx = conversation_index(ctx)
     consumed = positional_results(ctx).results

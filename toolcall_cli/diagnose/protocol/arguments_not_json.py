@@ -35,9 +35,7 @@ from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.call_label import call_label
 from toolcall_cli.diagnose.finding_builder import make
-from toolcall_cli.diagnose.frames import (
-    objects,
-)
+from toolcall_cli.diagnose.frames import objects
 from toolcall_cli.diagnose.protocol.call_rows import call_rows, per_call, row_mask
 from toolcall_cli.diagnose.protocol.tool_names import BUILTIN_TOOLS
 
@@ -51,7 +49,7 @@ RULE = rule(
 
 
 @CLASSIFIERS.register(RULE.code)
-def check_arguments_not_json(ctx: DiagnoseContext) -> Iterator[Finding]:
+def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     """PR001: one finding per call whose string arguments are not a JSON object."""
     calls = call_rows(ctx)
     calls = calls[calls["args"].notna()]
@@ -99,12 +97,9 @@ def check_arguments_not_json(ctx: DiagnoseContext) -> Iterator[Finding]:
 
 _COMMENT = re.compile(r"(^|[^:\"'\w])//|/\*")
 
-
 _PY_LITERAL = re.compile(r"(^|[\s:\[,{(])(True|False|None)(?=\s*[,}\]])|'[^'\"]*'\s*:")
 
-
 _TRAILING_COMMA = re.compile(r",\s*[}\]]")
-
 
 _UNQUOTED_KEY = re.compile(r"[{,]\s*[A-Za-z_][\w-]*\s*:")
 

@@ -25,9 +25,7 @@ from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.call_label import call_label
 from toolcall_cli.diagnose.finding_builder import make
-from toolcall_cli.diagnose.frames import (
-    objects,
-)
+from toolcall_cli.diagnose.frames import objects
 from toolcall_cli.diagnose.protocol.call_rows import call_rows, per_call, row_mask
 
 RULE = rule(
@@ -40,7 +38,7 @@ RULE = rule(
 
 
 @CLASSIFIERS.register(RULE.code)
-def check_arguments_not_string(ctx: DiagnoseContext) -> Iterator[Finding]:
+def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     """PR007: calls whose arguments were sent as an object (attrs.args_type != "string")."""
     calls = call_rows(ctx)
     kinds = [a.get("args_type") for a in calls["_attrs"].tolist()]

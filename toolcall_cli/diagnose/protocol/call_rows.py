@@ -10,10 +10,7 @@ import pandas as pd
 from toolcall_cli.core.cells import text
 from toolcall_cli.core.events import OBSERVED_CALL_KINDS
 from toolcall_cli.diagnose.base import DiagnoseContext
-from toolcall_cli.diagnose.frames import (
-    objects,
-    with_attrs,
-)
+from toolcall_cli.diagnose.frames import objects, with_attrs
 
 
 def call_rows(ctx: DiagnoseContext) -> pd.DataFrame:

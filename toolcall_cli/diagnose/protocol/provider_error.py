@@ -37,10 +37,7 @@ from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
-from toolcall_cli.diagnose.frames import (
-    has_key,
-    with_attrs,
-)
+from toolcall_cli.diagnose.frames import has_key, with_attrs
 
 RULE = rule(
     "PR008",
@@ -50,7 +47,6 @@ RULE = rule(
     "'tool_calls'\")",
     doc=__doc__,
 )
-
 
 _Q = r"[\"'`\\]*"  # any quoting around a field name
 
@@ -199,10 +195,8 @@ KNOWN_ERRORS: tuple[KnownError, ...] = (
     ),
 )
 
-
 #: Vectorised pre-filter: every pattern trusted anywhere, as one alternation.
 _HINT = "|".join(f"(?:{k.pattern.pattern})" for k in KNOWN_ERRORS if k.anywhere)
-
 
 _RATE_LIMIT = next(k for k in KNOWN_ERRORS if "rate" in k.pattern.pattern)
 
@@ -258,7 +252,7 @@ def _quote(message: str, limit: int = 200) -> str:
 
 
 @CLASSIFIERS.register(RULE.code)
-def check_provider_errors(ctx: DiagnoseContext) -> Iterator[Finding]:
+def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     """PR008: one finding per (known message, trace): provider, cause and related code."""
     ev = with_attrs(ctx)
     body = has_key(ev, "provider_error")

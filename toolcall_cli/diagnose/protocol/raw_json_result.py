@@ -28,10 +28,7 @@ from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.call_label import tools_by_call
 from toolcall_cli.diagnose.finding_builder import make
-from toolcall_cli.diagnose.frames import (
-    objects,
-    with_attrs,
-)
+from toolcall_cli.diagnose.frames import objects, with_attrs
 
 RULE = rule(
     "PR006",
@@ -41,16 +38,14 @@ RULE = rule(
     doc=__doc__,
 )
 
-
 #: Raw JSON results above this size (characters) or nesting are worth a summary.
 RAW_JSON_CHARS = 2048
-
 
 RAW_JSON_DEPTH = 5
 
 
 @CLASSIFIERS.register(RULE.code)
-def check_raw_json_result(ctx: DiagnoseContext) -> Iterator[Finding]:
+def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     """PR006: large or deep raw JSON results, one finding per (session, tool)."""
     ev = with_attrs(ctx)
     res = ev[(ev["kind"] == "tool_result") & ev["detail"].notna()]

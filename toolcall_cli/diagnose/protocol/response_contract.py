@@ -26,15 +26,13 @@ from typing import Any
 import pandas as pd
 
 from toolcall_cli.core.cells import text
+from toolcall_cli.core.events import TOOL_RESPONSE_KINDS
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.call_label import tool_to_call
 from toolcall_cli.diagnose.finding_builder import make
-from toolcall_cli.diagnose.frames import (
-    objects,
-    with_attrs,
-)
+from toolcall_cli.diagnose.frames import objects, with_attrs
 
 RULE = rule(
     "PR004",
@@ -44,12 +42,9 @@ RULE = rule(
     doc=__doc__,
 )
 
-
 _ERROR = frozenset({"error", "failed", "failure", "fail", "err"})
 
-
 _BODY_KEYS = ("call_id", "timestamp", "message", "data_empty")
-
 
 _NO_STATUS = re.compile(r"(?:missing|no|without)(?: the)? [\"'`]?status\b", re.IGNORECASE)
 
@@ -59,7 +54,7 @@ def tool_responses(ctx: DiagnoseContext) -> pd.DataFrame:
 
     def build() -> pd.DataFrame:
         ev = with_attrs(ctx)
-        return ev[(ev["kind"].isin(["http_response", "mw_response"])) & ev["tool"].notna()]
+        return ev[(ev["kind"].isin(TOOL_RESPONSE_KINDS)) & ev["tool"].notna()]
 
     return ctx.memo("tool_responses", build)
 
@@ -91,7 +86,7 @@ def _contract_problem(kind: str, status: str | None, a: dict[str, Any], detail: 
 
 
 @CLASSIFIERS.register(RULE.code)
-def check_response_contract(ctx: DiagnoseContext) -> Iterator[Finding]:
+def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     """PR004: one finding per response that breaks the `{status, data, message}` contract."""
     resp = tool_responses(ctx)
     # a response whose status column is a non-error word keeps the contract: skip it unread

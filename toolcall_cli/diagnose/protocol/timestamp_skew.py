@@ -28,17 +28,13 @@ from typing import Any
 import pandas as pd
 
 from toolcall_cli.core.cells import text
+from toolcall_cli.core.events import REQUEST_KINDS
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.call_label import tool_to_call
 from toolcall_cli.diagnose.finding_builder import make
-from toolcall_cli.diagnose.frames import (
-    attr_list,
-    has_key,
-    objects,
-    with_attrs,
-)
+from toolcall_cli.diagnose.frames import attr_list, has_key, objects, with_attrs
 from toolcall_cli.diagnose.protocol.response_contract import tool_responses
 
 RULE = rule(
@@ -78,7 +74,7 @@ class _Requests:
 
     def __init__(self, ev: pd.DataFrame) -> None:
         reqs = ev.loc[
-            ev["kind"].isin(["http_request", "mw_request"]),
+            ev["kind"].isin(REQUEST_KINDS),
             ["seq", "tool_call_id", "attrs", "_attrs"],
         ]
         self.by_stream: dict[Any, tuple[list[int], list[int], bool]] = {}
@@ -120,7 +116,7 @@ class _Requests:
 
 
 @CLASSIFIERS.register(RULE.code)
-def check_timestamp_skew(ctx: DiagnoseContext) -> Iterator[Finding]:
+def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     """PR005: responses whose body timestamp is off the request's by more than the tolerance."""
     ev = with_attrs(ctx)
     resp = tool_responses(ctx)

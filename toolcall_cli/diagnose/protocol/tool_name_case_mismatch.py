@@ -36,7 +36,7 @@ RULE = rule(
 
 
 @CLASSIFIERS.register(RULE.code)
-def check_name_case(ctx: DiagnoseContext) -> Iterator[Finding]:
+def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     """PR003: one finding per (session, name) that matches a tool only ignoring case."""
     for code, sid, name, hint, rows in name_checks(ctx):
         if code != "PR003":

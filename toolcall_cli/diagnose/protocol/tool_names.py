@@ -11,15 +11,14 @@ from typing import Any
 
 import pandas as pd
 
+from toolcall_cli.core.events import OBSERVED_CALL_KINDS
 from toolcall_cli.diagnose.base import DiagnoseContext
-from toolcall_cli.diagnose.frames import (
-    with_attrs,
-)
+from toolcall_cli.diagnose.frames import with_attrs
 
 
 def _calls(ctx: DiagnoseContext) -> pd.DataFrame:
     ev = with_attrs(ctx)
-    return ev[ev["kind"].isin(["tool_call", "mw_received"])]
+    return ev[ev["kind"].isin(OBSERVED_CALL_KINDS)]
 
 
 #: Built-in tools declared by type only, and the name calls to them carry (functionary and

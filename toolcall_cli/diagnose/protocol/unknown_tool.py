@@ -37,7 +37,7 @@ RULE = rule(
 
 
 @CLASSIFIERS.register(RULE.code)
-def check_unknown_tool(ctx: DiagnoseContext) -> Iterator[Finding]:
+def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     """PR002: one finding per (session, unknown name), with a did-you-mean."""
     for code, sid, name, hint, rows in name_checks(ctx):
         if code != "PR002":

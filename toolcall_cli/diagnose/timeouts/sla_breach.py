@@ -40,13 +40,10 @@ RULE = rule(
     doc=__doc__,
 )
 
-
 #: phase → (its value per call, NaN where unmeasured; its SLA in ms)
 _Arrays = dict[str, tuple[np.ndarray, float]]
 
-
 _E2E = "end_to_end_ms"
-
 
 #: Calls reported one by one (the furthest over their SLA); the rest share one finding.
 MAX_CALL_FINDINGS = 50
@@ -161,7 +158,7 @@ def _slow_requests(
 
 
 @CLASSIFIERS.register(RULE.code)
-def check_sla_breach(ctx: DiagnoseContext) -> Iterator[Finding]:
+def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     """TM002: one finding per call with the phases above their SLA (the worst calls), plus a
     summary of the rest."""
     calls = ctx.timeline.calls

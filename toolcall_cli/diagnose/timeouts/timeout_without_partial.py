@@ -33,9 +33,7 @@ from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.call_label import call_label, tools_by_call
 from toolcall_cli.diagnose.finding_builder import make
-from toolcall_cli.diagnose.frames import (
-    objects,
-)
+from toolcall_cli.diagnose.frames import objects
 
 RULE = rule(
     "TM001",
@@ -45,32 +43,26 @@ RULE = rule(
     doc=__doc__,
 )
 
-
 _TIMEOUT_TEXT = re.compile(
     r"\btim(?:ed|e)[\s_-]?out\b|\btimeout\b|deadline exceeded|ETIMEDOUT", re.IGNORECASE
 )
-
 
 _PROGRESS = re.compile(
     r"partial|progress|resum|job[\s_-]?id|task[\s_-]?id|\bhandle\b|cursor|continuation|\bpoll",
     re.IGNORECASE,
 )
 
-
 _ERRORISH = re.compile(
     r"\b(?:error|fail(?:ed|ure)?|exception|unavailable|abort(?:ed)?|cancell?ed|gateway)\b",
     re.IGNORECASE,
 )
 
-
 #: A tool result longer than this that mentions a timeout is content, not a bare error.
 BARE_RESULT_CHARS = 600
 
-
 _TIMEOUT_HTTP = (504, 408)
 
-
-_TIMEOUT_NGINX = (504, 499)
+_TIMEOUT_ACCESS = (504, 499)
 
 
 def bare_timeout(result: str) -> bool:
@@ -84,26 +76,30 @@ def _timeouts(ev: pd.DataFrame) -> dict[str, tuple[str, list[Any]]]:
     status = ev["http_status"]
     mw = ev["kind"] == "mw_timeout"
     http = (ev["kind"] == "http_response") & status.isin(_TIMEOUT_HTTP).fillna(False)
-    nginx = (ev["kind"] == "http_access") & status.isin(_TIMEOUT_NGINX).fillna(False)
+    access = (ev["kind"] == "http_access") & status.isin(_TIMEOUT_ACCESS).fillna(False)
     for mask, what in (
         (mw, "the middleware logged a tool call timeout"),
         (http, "the tool service answered HTTP {s}"),
-        (nginx, "nginx logged HTTP {s} for it"),
+        (access, "{source} logged HTTP {s} for it"),
     ):
         rows = ev[mask.astype(bool) & ev["tool_call_id"].notna()]
-        for idx, cid, st in zip(
-            rows.index, rows["tool_call_id"].astype(str), rows["http_status"], strict=True
+        for idx, cid, st, source in zip(
+            rows.index,
+            rows["tool_call_id"].astype(str),
+            rows["http_status"],
+            rows["source"].astype(str),
+            strict=True,
         ):
             if not cid:
                 continue
-            label = what.format(s=st if pd.notna(st) else "")
+            label = what.format(s=st if pd.notna(st) else "", source=source)
             prev = out.get(cid)
             out[cid] = (prev[0] if prev else label, [*(prev[1] if prev else []), idx])
     return out
 
 
 @CLASSIFIERS.register(RULE.code)
-def check_timeout_without_partial(ctx: DiagnoseContext) -> Iterator[Finding]:
+def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     """TM001: timed-out calls whose result told the model nothing it could resume from."""
     ev = ctx.events()
     results = ev[(ev["kind"] == "tool_result") & ev["detail"].notna()]

@@ -22,15 +22,14 @@ from collections.abc import Iterator
 from typing import Any
 
 from toolcall_cli.core.cells import text
+from toolcall_cli.core.events import OBSERVED_CALL_KINDS
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.core.jsonscan import cut_json
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.call_label import call_label
 from toolcall_cli.diagnose.finding_builder import make
-from toolcall_cli.diagnose.frames import (
-    with_attrs,
-)
+from toolcall_cli.diagnose.frames import with_attrs
 
 RULE = rule(
     "TR003",
@@ -47,10 +46,10 @@ def _finish_reason(a: dict[str, Any]) -> str | None:
 
 
 @CLASSIFIERS.register(RULE.code)
-def check_arguments_truncated(ctx: DiagnoseContext) -> Iterator[Finding]:
+def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     """TR003: one finding per call whose arguments stop before the JSON closes."""
     ev = with_attrs(ctx)
-    calls = ev[ev["kind"].isin(["tool_call", "mw_received"]) & ev["args"].notna()]
+    calls = ev[ev["kind"].isin(OBSERVED_CALL_KINDS) & ev["args"].notna()]
     seen: set[str] = set()
     for idx, raw, a, raw_id, raw_tool in zip(
         calls.index,

@@ -28,15 +28,13 @@ from typing import Any
 
 import pandas as pd
 
+from toolcall_cli.core.events import CONVERSATION_SOURCES
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.core.jsonio import try_loads
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
-from toolcall_cli.diagnose.frames import (
-    objects,
-    with_attrs,
-)
+from toolcall_cli.diagnose.frames import objects, with_attrs
 
 RULE = rule(
     "TR004",
@@ -46,9 +44,7 @@ RULE = rule(
     doc=__doc__,
 )
 
-
 _ID_LIKE = re.compile(r"^(?=.*\d)[\w.@:/-]{4,}$|^[A-Z0-9_-]{5,}$")
-
 
 _ASSISTANT = ("tool_call", "assistant_text")
 
@@ -143,7 +139,7 @@ def rolled_history(ev: pd.DataFrame, *, window: int) -> Iterator[Rolled]:
     """TR004 hits over an event table that carries the parsed `_attrs` column."""
     if window <= 0:
         return
-    frame = ev[(ev["source"] == "messages") & ev["session_id"].notna()]
+    frame = ev[ev["source"].isin(CONVERSATION_SOURCES) & ev["session_id"].notna()]
     if not len(frame):
         return
     for sid, msgs in _sessions(frame, window).items():
@@ -187,7 +183,7 @@ def rolled_history(ev: pd.DataFrame, *, window: int) -> Iterator[Rolled]:
 
 
 @CLASSIFIERS.register(RULE.code)
-def check_context_rolled(ctx: DiagnoseContext) -> Iterator[Finding]:
+def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     """TR004: sessions longer than the message window whose tool results were rolled out."""
     for hit in rolled_history(with_attrs(ctx), window=ctx.cfg.message_window):
         yield make(

@@ -27,17 +27,14 @@ from collections.abc import Iterator
 import pandas as pd
 
 from toolcall_cli.core.cells import text
+from toolcall_cli.core.events import RESPONSE_KINDS, RESULT_KINDS
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.core.jsonscan import cut_json, parses
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.call_label import call_label, tools_by_call
 from toolcall_cli.diagnose.finding_builder import make
-from toolcall_cli.diagnose.frames import (
-    attr,
-    objects,
-    with_attrs,
-)
+from toolcall_cli.diagnose.frames import attr, objects, with_attrs
 from toolcall_cli.diagnose.rows_by_key import rows_by_call
 
 RULE = rule(
@@ -47,7 +44,6 @@ RULE = rule(
     "a tool result cut short (marker, cut JSON, length at a budget, smaller than on the wire)",
     doc=__doc__,
 )
-
 
 #: Truncation markers that tools, frameworks and middlewares append.
 _MARKER = re.compile(
@@ -59,15 +55,8 @@ _MARKER = re.compile(
     re.IGNORECASE,
 )
 
-
 #: Limits frameworks commonly cut at; only trusted when the text also stops mid-token.
 COMMON_BUDGETS = frozenset({1000, 1024, 2000, 2048, 4000, 4096, 8000, 8192, 16000, 16384, 32768})
-
-
-_RESULT_KINDS = ("tool_result",)
-
-
-_WIRE_KINDS = ("http_response", "mw_response", "http_access")
 
 
 def _mid_token(value: str) -> bool:
@@ -100,7 +89,7 @@ def truncation_signals(detail: str, *, budget: int, wire_size: int | None = None
 
 def _wire_sizes(ev: pd.DataFrame) -> dict[str, int]:
     """tool_call_id → the largest tool-service response body seen on the wire or logged."""
-    wire = ev[ev["kind"].isin(_WIRE_KINDS) & ev["tool_call_id"].notna() & ev["tool"].notna()]
+    wire = ev[ev["kind"].isin(RESPONSE_KINDS) & ev["tool_call_id"].notna() & ev["tool"].notna()]
     if not len(wire):
         return {}
     sizes = (
@@ -114,10 +103,10 @@ def _wire_sizes(ev: pd.DataFrame) -> dict[str, int]:
 
 
 @CLASSIFIERS.register(RULE.code)
-def check_result_truncated(ctx: DiagnoseContext) -> Iterator[Finding]:
+def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     """TR002: one finding per tool result (per call id) that looks cut short."""
     ev = with_attrs(ctx)
-    results = ev[ev["kind"].isin(_RESULT_KINDS) & ev["detail"].notna()]
+    results = ev[ev["kind"].isin(RESULT_KINDS) & ev["detail"].notna()]
     if not len(results):
         return
     wire = _wire_sizes(ev)
@@ -144,7 +133,7 @@ def check_result_truncated(ctx: DiagnoseContext) -> Iterator[Finding]:
         seen.add(key)
         rows = [idx]
         if cid:
-            rows += [i for i in rows_by_call(ctx).labels(cid) if kinds[i] in _WIRE_KINDS][:2]
+            rows += [i for i in rows_by_call(ctx).labels(cid) if kinds[i] in RESPONSE_KINDS][:2]
         who = (
             f"the result of {call_label(cid, tool)}"
             if cid

@@ -22,22 +22,28 @@ Fix
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from typing import Any
 
 import pandas as pd
 
 from toolcall_cli.core.cells import text
+from toolcall_cli.core.events import (
+    ANSWER_KINDS,
+    CALL_KINDS,
+    CONVERSATION_SOURCES,
+    OBSERVED_CALL_KINDS,
+    REACHED_KINDS,
+    RESULT_KINDS,
+    STOPPED_KINDS,
+    UNPARSED,
+)
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.call_label import call_label
 from toolcall_cli.diagnose.finding_builder import make
-from toolcall_cli.diagnose.frames import (
-    isin_set,
-    objects,
-    with_attrs,
-)
+from toolcall_cli.diagnose.frames import isin_set, objects, with_attrs
 from toolcall_cli.diagnose.rows_by_key import RowsByKey
 from toolcall_cli.errors import UsageError
 
@@ -49,26 +55,20 @@ RULE = rule(
     doc=__doc__,
 )
 
-
-_REACHED_KINDS = ("mw_request", "http_request", "mw_response", "http_response")
-
-
-_RESULT_OR_RESPONSE = ("tool_result", "mw_response", "mw_injected", "http_response")
-
-
-_LOGGED_KINDS = ("mw_rejected", "mw_flooded", "mw_timeout", "mw_dropped")
+#: Kinds that say nothing about the infrastructure's view (calls, results, unparsed lines).
+_NOT_INFRA_KINDS = CALL_KINDS | RESULT_KINDS | {UNPARSED}
+#: The call's fate is on record: it reached the tool service, was answered, or was stopped.
+_FATE_KINDS = REACHED_KINDS | ANSWER_KINDS | STOPPED_KINDS
 
 
-def _ids_with(ev: pd.DataFrame, kinds: tuple[str, ...]) -> set[str]:
+def _ids_with(ev: pd.DataFrame, kinds: Collection[str]) -> set[str]:
     sub = ev.loc[ev["kind"].isin(kinds) & ev["tool_call_id"].notna(), "tool_call_id"]
     return {str(x) for x in pd.unique(sub.to_numpy(dtype=object)).tolist() if x}
 
 
 def _infra_scopes(ev: pd.DataFrame) -> set[str]:
     """Traces and sessions that have infrastructure evidence (middleware, access log, capture)."""
-    infra = ev[
-        (ev["source"] != "messages") & ~ev["kind"].isin(["tool_call", "tool_result", "unparsed"])
-    ]
+    infra = ev[~ev["source"].isin(CONVERSATION_SOURCES) & ~ev["kind"].isin(_NOT_INFRA_KINDS)]
     scopes = {f"s:{s}" for s in infra["session_id"].dropna().unique()}
     if "trace" in infra.columns:
         scopes |= {f"t:{t}" for t in infra["trace"].dropna().unique()}
@@ -140,7 +140,7 @@ def _failed_stage(call: Any) -> str | None:
 
 def _last_positions(ev: pd.DataFrame) -> dict[str, int]:
     """session_id → the highest message index seen in its conversation."""
-    msgs = ev[(ev["source"] == "messages") & ev["session_id"].notna()]
+    msgs = ev[ev["source"].isin(CONVERSATION_SOURCES) & ev["session_id"].notna()]
     out: dict[str, int] = {}
     for sid, a in zip(msgs["session_id"].astype(str), msgs["_attrs"], strict=True):
         pos = a.get("msg_index")
@@ -150,7 +150,7 @@ def _last_positions(ev: pd.DataFrame) -> dict[str, int]:
 
 
 @CLASSIFIERS.register(RULE.code)
-def check_silent_drop(ctx: DiagnoseContext) -> Iterator[Finding]:
+def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     """TR001: calls with neither a request, a result nor a logged rejection, named by replay.
 
     With infrastructure evidence (middleware, access log or capture) for the call's trace or
@@ -158,11 +158,11 @@ def check_silent_drop(ctx: DiagnoseContext) -> Iterator[Finding]:
     conversation went on past (a later message exists) and that the replay rejects.
     """
     ev = with_attrs(ctx)
-    calls = ev[ev["kind"].isin(["tool_call", "mw_received"]) & ev["tool_call_id"].notna()]
+    calls = ev[ev["kind"].isin(OBSERVED_CALL_KINDS) & ev["tool_call_id"].notna()]
     calls = calls[calls["tool_call_id"] != ""]
     if not len(calls):
         return
-    done = _ids_with(ev, _REACHED_KINDS + _RESULT_OR_RESPONSE + _LOGGED_KINDS)
+    done = _ids_with(ev, _FATE_KINDS)
     calls = calls[~isin_set(calls["tool_call_id"], done)]  # vectorised: most calls are done
     if not len(calls):
         return
