@@ -12,7 +12,8 @@ import pytest
 
 from toolcall_cli.core.events import build_frame
 from toolcall_cli.core.findings import Evidence, Finding, Location, Rule, Severity
-from toolcall_cli.core.quoting import Quoter, clear_cache, quote_findings, resolve_pointer
+from toolcall_cli.core.quoting import Quoter, quote_findings, resolve_pointer
+from toolcall_cli.core.quoting.input_files import clear_cache
 from toolcall_cli.core.redact import DEFAULT_REDACTOR, Redactor
 from toolcall_cli.diagnose.evidence import evidence
 
