@@ -39,7 +39,7 @@ RULE = rule(
 def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     """PR003: one finding per (session, name) that matches a tool only ignoring case."""
     for code, sid, name, hint, rows in name_checks(ctx):
-        if code != "PR003":
+        if code != RULE.code:
             continue
         ids = [t for c in rows["tool_call_id"] if (t := text(c))]
         yield make(

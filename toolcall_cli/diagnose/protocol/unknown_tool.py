@@ -40,7 +40,7 @@ RULE = rule(
 def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     """PR002: one finding per (session, unknown name), with a did-you-mean."""
     for code, sid, name, hint, rows in name_checks(ctx):
-        if code != "PR002":
+        if code != RULE.code:
             continue
         ids = [t for c in rows["tool_call_id"] if (t := text(c))]
         mean = f"; did you mean {hint!r}?" if hint else ""
