@@ -120,3 +120,20 @@ def test_quotes_are_redacted_once_at_the_end(tmp_path: Path) -> None:
     assert quoted.location == Location(path=str(log), line=1, pointer=None)
     (raw,) = quote_findings([f], files=[log], redactor=Redactor(enabled=False))
     assert raw.evidence[0].text == "Authorization: Bearer abcdefghijklmnop"
+
+
+def test_the_event_text_is_asked_for_only_when_the_quote_needs_it(tmp_path: Path) -> None:
+    log = tmp_path / "mw.log"
+    log.write_text("line one\n")
+    asked: list[str] = []
+
+    def stand_in(e: Evidence) -> str:
+        asked.append(e.origin)
+        return "event text"
+
+    q = Quoter([log], DEFAULT_REDACTOR, stand_in)
+    assert q.evidence(Evidence(origin=f"{log}:1", text="")).text == "line one"
+    assert q.evidence(Evidence(origin=f"{log}:7", text="")).text == "event text"
+    frame = q.evidence(Evidence(origin=f"{tmp_path}/c.pcap#frame=3", text=""))
+    assert frame.text == "frame 3 of c.pcap: event text"
+    assert asked == [f"{log}:7", f"{tmp_path}/c.pcap#frame=3"]

@@ -21,6 +21,7 @@ from toolcall_cli.core.quoting import quote_findings
 from toolcall_cli.core.redact import DEFAULT_REDACTOR, Redactor
 from toolcall_cli.core.registry import Registry
 from toolcall_cli.diagnose.base import Classifier, DiagnoseContext, DiagnoseReport, TimelineLike
+from toolcall_cli.diagnose.evidence import stand_in
 
 if TYPE_CHECKING:
     from toolcall_cli.pipeline.registry import ToolRegistry
@@ -107,7 +108,9 @@ def diagnose_events(
     files = inputs if quotable is None else quotable
     return DiagnoseReport(
         command=rep.command,
-        findings=quote_findings(rep.findings, files=files, redactor=redactor),
+        findings=quote_findings(
+            rep.findings, files=files, redactor=redactor, stand_in=stand_in(ctx)
+        ),
         summary=rep.summary,
         inputs=inputs,
         timeline=timeline,

@@ -2,19 +2,24 @@
 
 Rules never open input files. A finding's evidence is the origins of the rows that prove it
 (DESIGN §3: ``path:line``, ``path#/json/pointer``, ``path#frame=N``), one entry per distinct
-origin, each carrying the event's own cells as text (kind, tool, id, status, detail, args).
-`core.quoting` turns them into quotes of the input, once, after classification; the stand-in
-text is what a frame summary uses and what stands in when an origin cannot be quoted.
+origin, each with the event's own cells as a one-line text (kind, tool, id, status, detail,
+args): at once when the rule holds the rows, else (`Cited`) the row label, read by `stand_in`
+only when the quote needs it. `core.quoting` turns them into quotes of the input, once, after
+classification; the event's text is what a frame summary uses and what stands in when an origin
+cannot be quoted.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
 
 from toolcall_cli.core.findings import Evidence
+from toolcall_cli.diagnose.base import DiagnoseContext
+from toolcall_cli.diagnose.frames import event_columns
 
 #: The event columns evidence reads (`row_text` and the origin).
 ROW_COLUMNS = ("origin", "kind", "tool", "tool_call_id", "http_status", "detail", "args")
@@ -68,6 +73,43 @@ def evidence_from(
         if len(out) >= limit:
             break
     return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class Cited(Evidence):
+    """Evidence cited by row label: its text is the event's, read when a quote needs it."""
+
+    row: int | None = None  # label in the context's event table
+
+
+def cited_from(origins: Sequence[Any], labels: Sequence[int], limit: int = 5) -> tuple[Cited, ...]:
+    """`evidence_from` for rows cited by label (``origins[k]`` is row ``labels[k]``'s): the
+    cells stay in the table until `stand_in` reads them (findings are many on a large store,
+    and most origins quote without them)."""
+    out: list[Cited] = []
+    seen: set[str] = set()
+    for k, cell in enumerate(origins):
+        origin = str(None if missing(cell) else cell)
+        if origin in seen:
+            continue
+        seen.add(origin)
+        out.append(Cited(origin=origin, text="", row=int(labels[k])))
+        if len(out) >= limit:
+            break
+    return tuple(out)
+
+
+def stand_in(ctx: DiagnoseContext) -> Callable[[Evidence], str]:
+    """The event's own text for an evidence entry: `Cited` rows read from *ctx*'s table."""
+
+    def text_of(e: Evidence) -> str:
+        if not isinstance(e, Cited) or e.row is None:
+            return e.text
+        cols = event_columns(ctx)
+        cells = {c: cols.at(c, e.row) for c in ROW_COLUMNS if c in cols}
+        return row_text({c: (None if missing(v) else v) for c, v in cells.items()})
+
+    return text_of
 
 
 def missing(v: Any) -> bool:

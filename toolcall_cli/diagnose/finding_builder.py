@@ -11,9 +11,9 @@ import numpy as np
 import pandas as pd
 
 from toolcall_cli.core.cells import text
-from toolcall_cli.core.findings import Finding, Rule
+from toolcall_cli.core.findings import Evidence, Finding, Rule
 from toolcall_cli.diagnose.base import DiagnoseContext
-from toolcall_cli.diagnose.evidence import ROW_COLUMNS, evidence_from, frame_cells, missing
+from toolcall_cli.diagnose.evidence import cited_from, evidence_from, frame_cells, missing
 from toolcall_cli.diagnose.frames import event_columns
 
 _HEADING = re.compile(r"^(What it does|Why it matters|Example|Fix)\s*:?\s*$", re.M)
@@ -67,7 +67,10 @@ def make(
         trace_id = ctx.trace_of(ids[0])
     if tool is None:
         tool = _first(cells["tool"])
-    proof = evidence_from(cells["origins"], cells["row"], limit=limit)
+    if isinstance(rows, pd.DataFrame):
+        proof: tuple[Evidence, ...] = evidence_from(cells["origins"], cells["row"], limit=limit)
+    else:
+        proof = cited_from(cells["origins"], cells["labels"], limit=limit)
     return Finding.of(
         rule,
         message,
@@ -108,7 +111,7 @@ def _label_cells(
         "trace": cols.pick("trace", labels),
         "tool": cols.pick("tool", labels),
         "origins": cols.pick("origin", labels[: limit * 10]),
-        "row": lambda k: {c: cols.at(c, labels[k]) for c in ROW_COLUMNS if c in cols},
+        "labels": labels[: limit * 10],
     }
 
 

@@ -19,7 +19,7 @@ evidence. Every quote goes through the run's redactor, before it is cut to lengt
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -34,6 +34,10 @@ QUOTE_LIMIT = 400
 
 _LINE = re.compile(r"^(?P<path>.+):(?P<line>\d+)$")
 _FRAME = re.compile(r"^(?P<path>.+)#frame=(?P<frame>\d+)$")
+
+
+def _own_text(e: Evidence) -> str:
+    return e.text
 
 
 def _short(redactor: Redactor, text: str, limit: int = QUOTE_LIMIT) -> str:
@@ -75,9 +79,16 @@ def resolve_pointer(doc: Any, pointer: str) -> tuple[bool, Any]:
 class Quoter:
     """Quotes origins from the inputs of one run, redacted by the run's redactor."""
 
-    def __init__(self, files: Iterable[str | Path], redactor: Redactor) -> None:
+    def __init__(
+        self,
+        files: Iterable[str | Path],
+        redactor: Redactor,
+        stand_in: Callable[[Evidence], str] = _own_text,
+    ) -> None:
+        """*stand_in* gives an entry's event text when it is needed (default: ``e.text``)."""
         self._inputs = frozenset(_key(Path(f)) for f in files)
         self._redactor = redactor
+        self._stand_in = stand_in
         self._allowed: dict[str, bool] = {}
 
     def _is_input(self, path: str) -> bool:
@@ -139,11 +150,11 @@ class Quoter:
         return _short(self._redactor, value if isinstance(value, str) else dumps(value))
 
     def evidence(self, e: Evidence) -> Evidence:
-        """*e* quoted: the input's text at its origin, the event's own text (``e.text``) where
+        """*e* quoted: the input's text at its origin, the event's own text (*stand_in*) where
         the origin cannot be quoted, both for a frame."""
         text = self.quote(e.origin)
         if not text or _FRAME.match(e.origin):
-            summary = _short(self._redactor, e.text)
+            summary = _short(self._redactor, self._stand_in(e))
             text = f"{text}: {summary}" if text and summary else (text or summary)
         return Evidence(origin=e.origin, text=text)
 
@@ -157,10 +168,15 @@ class Quoter:
 
 
 def quote_findings(
-    findings: Iterable[Finding], *, files: Iterable[str | Path], redactor: Redactor
+    findings: Iterable[Finding],
+    *,
+    files: Iterable[str | Path],
+    redactor: Redactor,
+    stand_in: Callable[[Evidence], str] = _own_text,
 ) -> tuple[Finding, ...]:
-    """Every finding with its evidence quoted from *files* (the run's inputs) and redacted."""
-    quoter = Quoter(files, redactor)
+    """Every finding with its evidence quoted from *files* (the run's inputs) and redacted;
+    *stand_in* gives an entry's event text where the quote needs it."""
+    quoter = Quoter(files, redactor, stand_in)
     return tuple(quoter.finding(f) for f in findings)
 
 
