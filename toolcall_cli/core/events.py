@@ -177,11 +177,6 @@ DISPATCH_KINDS: Final = frozenset(
         "mw_timeout",
     }
 )
-#: A request to the tool service / its response, as each source sees it.
-REQUEST_KINDS: Final = frozenset({"mw_request", "http_request"})
-RESPONSE_KINDS: Final = frozenset({"mw_response", "http_response", "http_access"})
-#: HTTP exchanges seen on the wire or in an access log.
-HTTP_KINDS: Final = frozenset({"http_request", "http_response", "http_access"})
 #: A call as the model made it, or as the middleware received it.
 OBSERVED_CALL_KINDS: Final = CALL_KINDS | {"mw_received"}
 #: Every kind the model's own record (a conversation source) holds.
@@ -191,8 +186,6 @@ INSTANCE_KINDS: Final = frozenset(KINDS["middleware"])
 #: The tool service's response to a request, as the middleware or the wire saw it (an access
 #: line records the exchange as a whole, see `RESPONSE_KINDS`).
 TOOL_RESPONSE_KINDS: Final = frozenset({"mw_response", "http_response"})
-#: The call reached the tool service: a request to it, or its response.
-REACHED_KINDS: Final = REQUEST_KINDS | TOOL_RESPONSE_KINDS
 #: An HTTP request as it was seen: on the wire or as an access-log line.
 HTTP_REQUEST_KINDS: Final = frozenset({"http_request", "http_access"})
 #: The middleware's own word on a call besides forwarding it (rejected, flooded, dropped, other).
@@ -206,6 +199,11 @@ CANCELLATION_TEXT_KINDS: Final = frozenset(
 ANSWER_KINDS: Final = RESULT_KINDS | TOOL_RESPONSE_KINDS | {"mw_injected"}
 #: The middleware logged what it did with the call instead of sending it on.
 STOPPED_KINDS: Final = REJECTION_KINDS | {"mw_timeout", "mw_dropped"}
+#: A request to the tool service / its response, as each source sees it.
+REQUEST_KINDS: Final = frozenset({"mw_request", "http_request"})
+RESPONSE_KINDS: Final = frozenset({"mw_response", "http_response", "http_access"})
+#: HTTP exchanges seen on the wire or in an access log.
+HTTP_KINDS: Final = frozenset({"http_request", "http_response", "http_access"})
 
 
 def empty_frame() -> pd.DataFrame:

@@ -33,9 +33,10 @@ from toolcall_cli.core.events import (
     CALL_KINDS,
     CONVERSATION_SOURCES,
     OBSERVED_CALL_KINDS,
-    REACHED_KINDS,
+    REQUEST_KINDS,
     RESULT_KINDS,
     STOPPED_KINDS,
+    TOOL_RESPONSE_KINDS,
     UNPARSED,
 )
 from toolcall_cli.core.findings import Finding, Severity, rule
@@ -58,7 +59,7 @@ RULE = rule(
 #: Kinds that say nothing about the infrastructure's view (calls, results, unparsed lines).
 _NOT_INFRA_KINDS = CALL_KINDS | RESULT_KINDS | {UNPARSED}
 #: The call's fate is on record: it reached the tool service, was answered, or was stopped.
-_FATE_KINDS = REACHED_KINDS | ANSWER_KINDS | STOPPED_KINDS
+_FATE_KINDS = REQUEST_KINDS | TOOL_RESPONSE_KINDS | ANSWER_KINDS | STOPPED_KINDS
 
 
 def _ids_with(ev: pd.DataFrame, kinds: Collection[str]) -> set[str]:
