@@ -34,6 +34,7 @@ def run_rule(code: str, kind: str) -> list[Finding]:
 
 @lru_cache(maxsize=64)
 def _run_rule(code: str, kind: str) -> tuple[Finding, ...]:
-    events = ingest_paths(bundle(code, kind)).events
-    report = diagnose_events(events, select=[code])
+    result = ingest_paths(bundle(code, kind))
+    inputs = tuple(str(f.path) for f in result.files)
+    report = diagnose_events(result.events, select=[code], inputs=inputs)
     return tuple(f for f in report.findings if f.code == code)

@@ -45,7 +45,7 @@ def test_every_conversation_diagnoses(corpus: Path) -> None:
     result = ingest_paths(files)
     assert {str(f.path) for f in result.files} == {str(p) for p in files}
     assert all(f.events > 0 for f in result.files)
-    report = diagnose_events(result.events)
+    report = diagnose_events(result.events, inputs=tuple(str(p) for p in files))
     assert report.summary["sessions"] >= len(files)
     for f in report.findings:
         assert f.evidence, f"{f.code} without evidence: {f.message}"

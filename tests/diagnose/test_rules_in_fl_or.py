@@ -1,5 +1,5 @@
-"""IN, FL and OR rules: each fires on its positive fixture, stays silent on its negative one,
-and the details (breakpoints, grouping, severities) hold on hand-built event tables."""
+"""IN, FL and OR rules: the details (breakpoints, grouping, severities) hold on hand-built event
+tables (the fixture checks of every rule are in test_rule_fixtures.py)."""
 
 from __future__ import annotations
 
@@ -8,31 +8,11 @@ from typing import Any
 
 import pytest
 
-from tests.diagnose.rule_fixture_helpers import run_rule
 from toolcall_cli.core.findings import Finding, Severity
 from toolcall_cli.diagnose import classify
 from toolcall_cli.diagnose.base import DiagnoseContext
 
-CODES = ["IN001", "IN002", "FL001", "FL002", "FL003", "FL004", "FL005", "FL006",
-         "OR001", "OR002", "OR003", "OR004"]  # fmt: skip
-
 MakeCtx = Callable[..., DiagnoseContext]
-
-
-@pytest.mark.parametrize("code", CODES)
-def test_fires_on_positive(code: str) -> None:
-    found = run_rule(code, "positive")
-    assert found, f"{code} did not fire on fixtures/rules/{code}/positive.*"
-    for f in found:
-        assert f.evidence and all(e.text for e in f.evidence), (
-            f"{code} finding without quoted evidence"
-        )
-        assert f.explanation and f.fix
-
-
-@pytest.mark.parametrize("code", CODES)
-def test_silent_on_negative(code: str) -> None:
-    assert run_rule(code, "negative") == []
 
 
 def _codes(ctx: DiagnoseContext, *select: str) -> list[Finding]:
@@ -141,7 +121,7 @@ def test_unexplained_flood_only_without_a_cause(make_ctx: MakeCtx) -> None:
     loop = [call(c, "w", '{"x": 1}', i) for i, c in enumerate("abc")]
     assert _codes(make_ctx([*loop, flood]), "FL006") == []
     (f,) = _codes(make_ctx([*loop, flood]), "FL001")
-    assert "flooding" in f.evidence[0].text  # the loop cites the cancellation it explains
+    assert f.evidence[0].origin == "test#/3"  # the loop cites the cancellation it explains
 
 
 # --- OR001 breakpoints -------------------------------------------------------------------------

@@ -12,7 +12,8 @@ from tests.diagnose.rule_fixture_helpers import run_rule
 from toolcall_cli.align.model import CallView
 from toolcall_cli.core.config import Sla
 from toolcall_cli.diagnose import CLASSIFIERS, DiagnoseContext
-from toolcall_cli.diagnose.timeouts import MAX_CALL_FINDINGS, bare_timeout, breached_phases
+from toolcall_cli.diagnose.timeouts.sla_breach import MAX_CALL_FINDINGS, breached_phases
+from toolcall_cli.diagnose.timeouts.timeout_without_partial import bare_timeout
 
 
 def _a(**kw: Any) -> str:

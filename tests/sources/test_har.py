@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 
 from tests.conftest import FIXTURES, ROOT, run_cli
-from toolcall_cli.diagnose.evidence import quote
+from toolcall_cli.core.quoting import Quoter
+from toolcall_cli.core.redact import DEFAULT_REDACTOR
 from toolcall_cli.sources import SOURCES
 from toolcall_cli.sources._shared.files import read_head
 from toolcall_cli.sources.base import HEAD_BYTES, ParseOptions
@@ -133,7 +134,7 @@ def test_origins_are_pointers_evidence_can_quote() -> None:
     df = parse(path)
     origin = df.loc[df["kind"] == "http_request", "origin"].iloc[1]
     assert origin == f"{path}#/log/entries/1/request"
-    text = quote(origin)
+    text = Quoter([path], DEFAULT_REDACTOR).quote(origin)
     assert text.startswith('{"method":"POST","url":"http://127.0.0.1:')
     assert "/v1/chat/completions" in text
 

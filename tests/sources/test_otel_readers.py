@@ -134,9 +134,11 @@ def test_origins_point_into_the_document() -> None:
     base = f"{OTEL / 'genai_loop/traces.otlp.jsonl'}:1#/resourceSpans/0/scopeSpans/0/spans/"
     assert call.startswith(base)
     assert call.endswith("/value/stringValue/0/parts/0")
-    from toolcall_cli.diagnose.evidence import quote
+    from toolcall_cli.core.quoting import Quoter
+    from toolcall_cli.core.redact import DEFAULT_REDACTOR
 
-    assert '"call_loop_1"' in quote(call)  # evidence quotes the message part itself
+    quoter = Quoter([OTEL / "genai_loop/traces.otlp.jsonl"], DEFAULT_REDACTOR)
+    assert '"call_loop_1"' in quoter.quote(call)  # evidence quotes the message part itself
 
 
 def test_json_lines_origins_carry_the_line(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ import pandas as pd
 from toolcall_cli.cli import _settings
 from toolcall_cli.cli._console import progress_bar, say
 from toolcall_cli.core.redact import Redactor
-from toolcall_cli.core.store import load_events
+from toolcall_cli.core.store import load_events, read_manifest
 from toolcall_cli.core.summary import Digest, FileSummary
 from toolcall_cli.errors import UsageError
 from toolcall_cli.sources import FileResult, IngestResult, ingest_paths, iter_ingest
@@ -92,13 +92,16 @@ class IngestStream:
 
 def evidence_for(
     paths: list[Path] | None, *, store: Path, source: str | None, opts: ParseOptions
-) -> tuple[pd.DataFrame, tuple[str, ...]]:
-    """The event table and where it came from: PATHs ingested on the fly (the files read), or
-    the store when no PATH is given."""
+) -> tuple[pd.DataFrame, tuple[str, ...], tuple[str, ...]]:
+    """The event table, where it came from, and the files evidence may be quoted from: PATHs
+    ingested on the fly (the files read, both times), or the store when no PATH is given (the
+    store, and the files its manifest records — never a path only an event's origin names)."""
     if paths:
         result = ingest(paths, source=source, opts=opts)
-        return result.events, tuple(str(f.path) for f in result.files)
-    return load_events(store), (str(store),)
+        files = tuple(str(f.path) for f in result.files)
+        return result.events, files, files
+    recorded = tuple(str(e["path"]) for e in read_manifest(store)["files"].values())
+    return load_events(store), (str(store),), recorded
 
 
 def events_for(

@@ -228,6 +228,28 @@ DISPATCH_KINDS: Final = frozenset(
         "mcp_progress",  # the tool server reports on the running call: it got there
     }
 )
+#: A call as the model made it, or as the middleware received it.
+OBSERVED_CALL_KINDS: Final = CALL_KINDS | {"mw_received"}
+#: Every kind the model's own record (a conversation source) holds.
+CONVERSATION_KINDS: Final = frozenset(k for s in CONVERSATION_SOURCES for k in KINDS[s])
+#: Events of a service that runs as several instances, each logging its `instance`.
+INSTANCE_KINDS: Final = frozenset(KINDS["middleware"])
+#: The tool service's response to a request, as the middleware or the wire saw it (an access
+#: line records the exchange as a whole, see `RESPONSE_KINDS`).
+TOOL_RESPONSE_KINDS: Final = frozenset({"mw_response", "http_response"})
+#: An HTTP request as it was seen: on the wire or as an access-log line.
+HTTP_REQUEST_KINDS: Final = frozenset({"http_request", "http_access"})
+#: The middleware's own word on a call besides forwarding it (rejected, flooded, dropped, other).
+MIDDLEWARE_NOTE_KINDS: Final = REJECTION_KINDS | {"mw_dropped", "mw_other"}
+#: Events whose free text may report a cancellation (a middleware note, a system message, an
+#: unparsed line, a tool result).
+CANCELLATION_TEXT_KINDS: Final = frozenset(
+    {"mw_other", "mw_rejected", "mw_dropped", "system", UNPARSED, "tool_result"}
+)
+#: The call's answer came back: a tool result, a response, or the middleware's injection.
+ANSWER_KINDS: Final = RESULT_KINDS | TOOL_RESPONSE_KINDS | {"mw_injected"}
+#: The middleware logged what it did with the call instead of sending it on.
+STOPPED_KINDS: Final = REJECTION_KINDS | {"mw_timeout", "mw_dropped"}
 #: A request to the tool service / its response, as each source sees it.
 REQUEST_KINDS: Final = frozenset({"mw_request", "http_request"})
 RESPONSE_KINDS: Final = frozenset({"mw_response", "http_response", "http_access"})

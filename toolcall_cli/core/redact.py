@@ -13,10 +13,7 @@ when configured.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -198,20 +195,3 @@ class Redactor:
 
 
 DEFAULT_REDACTOR = Redactor()
-
-_ACTIVE: ContextVar[Redactor] = ContextVar("toolcall_redactor", default=DEFAULT_REDACTOR)
-
-
-def active_redactor() -> Redactor:
-    """The redactor in force for text read outside the event table (e.g. evidence quotes)."""
-    return _ACTIVE.get()
-
-
-@contextmanager
-def redacting(redactor: Redactor) -> Iterator[Redactor]:
-    """Make *redactor* the active one for the duration of the block."""
-    token = _ACTIVE.set(redactor)
-    try:
-        yield redactor
-    finally:
-        _ACTIVE.reset(token)

@@ -1,9 +1,10 @@
 """Diagnose: root-cause classifiers over the aligned timeline, registered by rule code.
 
 `CLASSIFIERS` maps a code (``FL001``) to a function ``check(ctx) -> Iterable[Finding]``.
-Registration is explicit: every family module is imported below by name. `classify()` runs
-the selected classifiers and ranks their findings; `diagnose_events()` is the whole path from
-an event table to a report.
+Registration is explicit: every family package (`flooding`, `ingest`, `orphans`, `protocol`,
+`timeouts`, `truncation`) is imported below by name and imports its rule modules by name.
+`classify()` runs the selected classifiers and ranks their findings; `diagnose_events()` is the
+whole path from an event table to a report, its evidence quoted last (`core.quoting`).
 """
 
 from __future__ import annotations
@@ -16,8 +17,11 @@ import pandas as pd
 from toolcall_cli.core.config import DEFAULT, Config
 from toolcall_cli.core.events import UNPARSED
 from toolcall_cli.core.findings import Finding, Severity, rank_findings, select_codes
+from toolcall_cli.core.quoting import quote_findings
+from toolcall_cli.core.redact import DEFAULT_REDACTOR, Redactor
 from toolcall_cli.core.registry import Registry
 from toolcall_cli.diagnose.base import Classifier, DiagnoseContext, DiagnoseReport, TimelineLike
+from toolcall_cli.diagnose.evidence import stand_in
 
 if TYPE_CHECKING:
     from toolcall_cli.tools.registry import ToolRegistry
@@ -33,21 +37,14 @@ __all__ = [
 
 CLASSIFIERS: Registry[Classifier] = Registry("classifier")
 
-# Rule modules register their classifiers on import (explicit list, no scanning).
-from toolcall_cli.diagnose import context_window as _context_window  # noqa: E402,F401
+# Each family's package imports its rule modules by name; each rule module declares,
+# documents and registers one code (explicit list, no scanning).
 from toolcall_cli.diagnose import flooding as _flooding  # noqa: E402,F401
-from toolcall_cli.diagnose import flooding_infra as _flooding_infra  # noqa: E402,F401
-from toolcall_cli.diagnose import flooding_unexplained as _flooding_unexplained  # noqa: E402,F401
-from toolcall_cli.diagnose import ingest_checks as _ingest_checks  # noqa: E402,F401
+from toolcall_cli.diagnose import ingest as _ingest  # noqa: E402,F401
 from toolcall_cli.diagnose import orphans as _orphans  # noqa: E402,F401
-from toolcall_cli.diagnose import orphans_pairing as _orphans_pairing  # noqa: E402,F401
 from toolcall_cli.diagnose import protocol as _protocol  # noqa: E402,F401
-from toolcall_cli.diagnose import provider_errors as _provider_errors  # noqa: E402,F401
-from toolcall_cli.diagnose import response_contract as _response_contract  # noqa: E402,F401
-from toolcall_cli.diagnose import silent_drop as _silent_drop  # noqa: E402,F401
 from toolcall_cli.diagnose import timeouts as _timeouts  # noqa: E402,F401
 from toolcall_cli.diagnose import truncation as _truncation  # noqa: E402,F401
-from toolcall_cli.diagnose import unknown_tools as _unknown_tools  # noqa: E402,F401
 
 
 def classify(
@@ -94,16 +91,26 @@ def diagnose_events(
     select: Iterable[str] = (),
     ignore: Iterable[str] = (),
     inputs: tuple[str, ...] = (),
+    quotable: Iterable[str] | None = None,
+    redactor: Redactor = DEFAULT_REDACTOR,
 ) -> DiagnoseReport:
-    """Align *events*, build the context and classify: the whole `toolcall diagnose` core."""
+    """Align *events*, build the context, classify, then quote the evidence: the whole
+    `toolcall diagnose` core.
+
+    Quotes are read only from *quotable* (default: *inputs*), the files this run ingested or the
+    store recorded, and go through *redactor*; any other origin keeps the event's own text.
+    """
     from toolcall_cli.align import align
 
     timeline: TimelineLike = align(events, cfg=cfg, skew_correction=skew_correction)
     ctx = DiagnoseContext(timeline=timeline, cfg=cfg, registry=registry)
     rep = classify(ctx, select=select, ignore=ignore)
+    files = inputs if quotable is None else quotable
     return DiagnoseReport(
         command=rep.command,
-        findings=rep.findings,
+        findings=quote_findings(
+            rep.findings, files=files, redactor=redactor, stand_in=stand_in(ctx)
+        ),
         summary=rep.summary,
         inputs=inputs,
         timeline=timeline,

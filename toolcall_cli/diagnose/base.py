@@ -2,8 +2,8 @@
 
 A classifier is a plain function registered under its rule code in `CLASSIFIERS`
 (`diagnose/__init__.py`). It reads the aligned timeline, the effective config and the tool
-registry from the context, and yields `Finding`s. Expensive shared work (the replay of every
-session, another rule's findings) is computed once per context and cached on it.
+registry from the context, and yields `Finding`s. Expensive shared work (a session's replay,
+another rule's findings, derived tables) is computed once per context and cached on it.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ import pandas as pd
 
 from toolcall_cli.core.config import DEFAULT, Config
 from toolcall_cli.core.findings import Finding, Report
-from toolcall_cli.errors import UsageError
 
 if TYPE_CHECKING:  # pipeline types are only needed for annotations
     from toolcall_cli.tools.registry import ToolRegistry
@@ -24,19 +23,8 @@ if TYPE_CHECKING:  # pipeline types are only needed for annotations
 T = TypeVar("T")
 
 
-class CallViewLike(Protocol):
-    """What diagnose reads from `align.CallView` (structural, so align can evolve freely)."""
-
-    tool_call_id: str
-    tool: str | None
-    trace: str
-    session_id: str | None
-    outcome: str
-    phases: Mapping[str, float | None]
-
-
 class TimelineLike(Protocol):
-    """What diagnose reads from `align.Timeline` (COMMON.md contract)."""
+    """What diagnose reads from `align.Timeline` (structural, so align can evolve freely)."""
 
     @property
     def events(self) -> pd.DataFrame: ...  # event table + "trace" + "ts_corrected"
@@ -72,7 +60,8 @@ class DiagnoseContext:
         return value
 
     def findings_of(self, code: str) -> list[Finding]:
-        """The findings of rule *code* on this context (run once, cached; used by FL006)."""
+        """The findings of rule *code* on this context (run once, cached; FL004 and FL006 read
+        other rules' findings)."""
         from toolcall_cli.diagnose import CLASSIFIERS
 
         def run() -> list[Finding]:
@@ -82,26 +71,8 @@ class DiagnoseContext:
 
         return self.memo(f"findings:{code}", run)
 
-    def replay(self) -> dict[str, Any]:
-        """tool_call_id → `pipeline.CallReplay` for every call of every session (lazy, cached)."""
-        return self.memo("replay", self._replay_all)
-
-    def _replay_all(self) -> dict[str, Any]:
-        from toolcall_cli.pipeline import replay
-
-        ev = self.events()
-        out: dict[str, Any] = {}
-        sessions = ev["session_id"].dropna().unique().tolist()
-        for sid in sorted(str(s) for s in sessions):
-            try:
-                rep = replay(ev, cfg=self.cfg, registry=self.registry, session_id=sid)
-            except UsageError:  # e.g. a session declaring one tool twice: nothing to replay
-                continue
-            for call in rep.calls:
-                out.setdefault(call.tool_call_id, call)
-        return out
-
     def _key_map(self, column: str) -> dict[str, str]:
+        """tool_call_id → the first non-null *column* value of the call's events."""
         ev = self.events()
         if column not in ev.columns:
             return {}
@@ -114,12 +85,6 @@ class DiagnoseContext:
         if tool_call_id is None:
             return None
         return self.memo("trace_map", lambda: self._key_map("trace")).get(tool_call_id)
-
-    def session_of(self, tool_call_id: str | None) -> str | None:
-        """The session a call belongs to (None when unknown)."""
-        if tool_call_id is None:
-            return None
-        return self.memo("session_map", lambda: self._key_map("session_id")).get(tool_call_id)
 
 
 Classifier = Callable[[DiagnoseContext], Iterable[Finding]]

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from toolcall_cli.core.config import DEFAULT, Config
-from toolcall_cli.core.redact import redacting
 from toolcall_cli.diagnose import diagnose_events
 from toolcall_cli.diagnose.base import DiagnoseReport
 from toolcall_cli.sources.base import ParseOptions
@@ -48,20 +47,24 @@ def diagnose(
     req: DiagnoseRequest,
     *,
     inputs: tuple[str, ...] = (),
+    quotable: tuple[str, ...] = (),
     cfg: Config = DEFAULT,
 ) -> DiagnoseReport:
     """Classify *events* (read from *inputs*: files, or the store) with the effective config.
 
-    Evidence quotes re-read input files, so the request's redactor stays active meanwhile.
+    Evidence quotes re-read only the *quotable* files (the ingested files, or the files the
+    store's manifest records — never a path only an event's origin names) and go through the
+    request's redactor.
     """
     registry = load_registry(req.tools or cfg.tools)
-    with redacting(req.opts.redactor):
-        return diagnose_events(
-            events,
-            cfg=cfg,
-            registry=registry,
-            skew_correction=req.skew_correction,
-            select=req.select,
-            ignore=req.ignore,
-            inputs=inputs,
-        )
+    return diagnose_events(
+        events,
+        cfg=cfg,
+        registry=registry,
+        skew_correction=req.skew_correction,
+        select=req.select,
+        ignore=req.ignore,
+        inputs=inputs,
+        quotable=quotable,
+        redactor=req.opts.redactor,
+    )

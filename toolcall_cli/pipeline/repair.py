@@ -22,6 +22,7 @@ from typing import Any
 import json_repair
 
 from toolcall_cli.core.jsonio import try_loads
+from toolcall_cli.core.jsonscan import scan
 
 _COMMENT = re.compile(r'"(?:\\.|[^"\\])*"|//[^\n]*|/\*.*?\*/', re.S)
 
@@ -45,22 +46,8 @@ def _strip_comments(text: str) -> str:
 
 def _unbalanced(text: str) -> bool:
     """Brackets left open or a string left unterminated (outside strings only)."""
-    depth, in_str, esc = 0, False, False
-    for ch in text:
-        if in_str:
-            if esc:
-                esc = False
-            elif ch == "\\":
-                esc = True
-            elif ch == '"':
-                in_str = False
-        elif ch == '"':
-            in_str = True
-        elif ch in "{[":
-            depth += 1
-        elif ch in "}]":
-            depth -= 1
-    return in_str or depth > 0
+    brackets = scan(text)
+    return brackets.in_string or brackets.depth > 0
 
 
 def _json_repair(text: str) -> Any | None:

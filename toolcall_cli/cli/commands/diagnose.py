@@ -59,7 +59,7 @@ def run(
 
     cfg = _settings.config()
     opts = parse_options(tz=tz, nginx_format=nginx_format, no_redact=no_redact)
-    events, inputs = evidence_for(
+    events, inputs, quotable = evidence_for(
         paths, store=store, source=source.value if source else None, opts=opts
     )
     req = DiagnoseRequest(
@@ -69,7 +69,7 @@ def run(
         select=split_codes(select),
         ignore=split_codes(ignore),
     )
-    report = diagnose(events, req, inputs=inputs, cfg=cfg)
+    report = diagnose(events, req, inputs=inputs, quotable=quotable, cfg=cfg)
     emit(report, fmt, output)
     if not _settings.current().quiet:
         say(f"toolcall: {summary_line(report)}")

@@ -14,6 +14,8 @@ from typing import Any
 
 import orjson
 
+from toolcall_cli.core.jsonscan import value_end
+
 _TAG_RE = re.compile(r"<(tool_call|function_call|functioncall)>(.*?)(?:</\1>|\Z)", re.S)
 _PIPE_RE = re.compile(
     r"<\|tool_call\|>(.*?)"
@@ -159,24 +161,7 @@ def _scan_value(s: str, i: int) -> int:
             j += 1
         return n
     if s[i] in "{[":
-        depth, j, in_str = 0, i, False
-        while j < n:
-            c = s[j]
-            if in_str:
-                if c == "\\":
-                    j += 1
-                elif c == '"':
-                    in_str = False
-            elif c == '"':
-                in_str = True
-            elif c in "{[":
-                depth += 1
-            elif c in "}]":
-                depth -= 1
-                if depth == 0:
-                    return j + 1
-            j += 1
-        return n
+        return value_end(s, i)
     m = re.compile(r"[^,}\]\s]*").match(s, i)
     return m.end() if m else i
 

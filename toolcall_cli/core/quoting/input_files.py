@@ -1,0 +1,172 @@
+"""The run's input files, re-read for quoting: whole text, one line, a JSON/YAML document and
+its pointer → line map, each cached for the few files findings cite.
+
+Files up to `_WHOLE_FILE` are read whole (gunzipped when needed, a BOM dropped, invalid UTF-8
+replaced, as ingestion read them); a larger plain file is seeked to the cited line through an
+index of line starts built once. Only `core.quoting.Quoter` calls these, and only for paths it
+checked are inputs of the run.
+"""
+
+from __future__ import annotations
+
+import gzip
+import mmap
+import os
+import stat
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, BinaryIO
+
+import numpy as np
+
+from toolcall_cli.core.jsonio import try_loads
+
+if TYPE_CHECKING:  # the lint package (and jsonschema with it) loads only when a quote needs it
+    from toolcall_cli.tools.linemap import LineMap
+
+#: Files up to this size are cached whole; larger ones are streamed to the cited line.
+_WHOLE_FILE = 32 << 20
+_LIMIT_DECOMPRESSED = 1 << 30
+
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+def _read_text(p: Path) -> str:
+    """The file's text as ingestion read it: gunzipped when needed, a BOM dropped, invalid
+    UTF-8 replaced. Only regular files (a FIFO or a device would block or never end)."""
+    if not stat.S_ISREG(p.stat().st_mode):
+        raise OSError(f"{p} is not a regular file")
+    with p.open("rb") as f:
+        gz = f.read(2) == _GZIP_MAGIC
+    if gz:
+        with gzip.open(p, "rb") as g:
+            data = g.read(_LIMIT_DECOMPRESSED + 1)
+        if len(data) > _LIMIT_DECOMPRESSED:
+            raise OSError(f"{p}: decompressed size exceeds {_LIMIT_DECOMPRESSED} bytes")
+    else:
+        data = p.read_bytes()
+    return data.removeprefix(b"\xef\xbb\xbf").decode("utf-8", errors="replace")
+
+
+@lru_cache(maxsize=8)
+def _file_text(path: str) -> str | None:
+    p = Path(path)
+    try:
+        with p.open("rb") as f:
+            gz = f.read(2) == _GZIP_MAGIC
+        if p.stat().st_size > _WHOLE_FILE and not gz:
+            return None
+        return _read_text(p)
+    except (OSError, EOFError, ValueError):  # gone, unreadable or a corrupt gzip stream
+        return None
+
+
+@lru_cache(maxsize=8)
+def _file_lines(path: str) -> tuple[str, ...] | None:
+    text = _file_text(path)
+    return None if text is None else tuple(text.splitlines())
+
+
+def line(path: str, n: int) -> str | None:
+    """Line *n* (1-based) of *path*, or None."""
+    if n < 1:
+        return None
+    lines = _file_lines(path)
+    if lines is not None:
+        return lines[n - 1] if n <= len(lines) else None
+    # a large plain file: seek to the line through an index of line starts built once per file
+    # (streaming from the top for every quoted line is quadratic over a big log)
+    index = _line_starts(path)
+    if index is None:
+        return None
+    starts, size = index
+    if n > len(starts) or starts[n - 1] >= size:
+        return None
+    try:
+        f = _handle(path)
+        f.seek(int(starts[n - 1]))
+        got = f.readline()
+    except (OSError, ValueError):
+        return None
+    return got.decode("utf-8", errors="replace").rstrip("\r\n")
+
+
+_HANDLES: dict[str, BinaryIO] = {}
+
+
+def _handle(path: str) -> BinaryIO:
+    """An open handle on *path*, reused across quotes (a few files, closed by `clear_cache`)."""
+    f = _HANDLES.get(path)
+    if f is None or f.closed:
+        if len(_HANDLES) >= 4:
+            _close_handles()
+        f = _HANDLES[path] = open(path, "rb")  # noqa: SIM115 - kept open on purpose
+    return f
+
+
+def _close_handles() -> None:
+    for f in _HANDLES.values():
+        f.close()
+    _HANDLES.clear()
+
+
+@lru_cache(maxsize=4)
+def _line_starts(path: str) -> tuple[np.ndarray, int] | None:
+    """Byte offsets where each line of *path* starts, and the file size (None: unreadable)."""
+    try:
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            if size == 0:
+                return np.zeros(1, dtype=np.int64), 0
+            with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
+                data = np.frombuffer(m, dtype=np.uint8)
+                ends = np.flatnonzero(data == 10)
+                del data  # the mmap cannot close while a view of it lives
+    except (OSError, ValueError):
+        return None
+    return np.concatenate(([0], ends + 1)).astype(np.int64), size
+
+
+@lru_cache(maxsize=8)
+def document(path: str) -> Any:
+    """The JSON (or YAML) document *path* holds, or None when it holds none or is unreadable."""
+    text = _file_text(path)
+    if text is None:
+        return None
+    doc = try_loads(text)
+    if doc is None and path.endswith((".yaml", ".yml")):
+        try:
+            import yaml
+
+            doc = yaml.safe_load(text)
+        except Exception:  # any YAML problem just means "cannot quote"
+            return None
+    return doc
+
+
+@lru_cache(maxsize=8)
+def line_map(path: str) -> LineMap | None:
+    """JSON pointer → 1-based line of the document *path* holds (None when it cannot be mapped)."""
+    from toolcall_cli.tools.linemap import LineMap, json_lines, yaml_load
+
+    text = _file_text(path)
+    if text is None:
+        return None
+    try:
+        if path.endswith((".yaml", ".yml")):
+            return LineMap(yaml_load(text)[1])
+        if try_loads(text) is None:
+            return None
+        return LineMap(json_lines(text))
+    except Exception:  # a document we cannot map just has no line
+        return None
+
+
+def clear_cache() -> None:
+    """Forget cached file contents (tests that rewrite files between runs)."""
+    _file_text.cache_clear()
+    _file_lines.cache_clear()
+    document.cache_clear()
+    line_map.cache_clear()
+    _line_starts.cache_clear()
+    _close_handles()

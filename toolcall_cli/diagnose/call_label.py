@@ -1,0 +1,24 @@
+"""How findings name a call: `call ID (tool)`, the tool looked up by id when a row lacks it."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from toolcall_cli.core.events import CALL_KINDS
+
+
+def call_label(cid: str | None, tool: str | None) -> str:
+    """`call ID (tool)` for messages."""
+    return f"call {cid or '(no id)'}" + (f" ({tool})" if tool else "")
+
+
+def tool_to_call(tool: object, cid: str | None) -> str:
+    """`TOOL to call ID` for messages about a response (the tool alone without an id)."""
+    return f"{tool} to call {cid}" if cid else str(tool)
+
+
+def tools_by_call(ev: pd.DataFrame) -> dict[str, str]:
+    """tool_call_id → tool name from the calls (tool results often carry only the id)."""
+    calls = ev[ev["kind"].isin(CALL_KINDS) & ev["tool_call_id"].notna() & ev["tool"].notna()]
+    ids, tools = calls["tool_call_id"].astype(str).tolist(), calls["tool"].astype(str).tolist()
+    return dict(zip(ids, tools, strict=True))

@@ -1,0 +1,99 @@
+"""\
+What it does
+  Looks at a session's chat requests (access-log lines or captured POSTs to a chat endpoint
+  such as /v1/chat/completions, /chat, /api/chat: anything that is not /tools/...) and fires
+  when two start within 1 s of each other, or when a capture shows two identical request
+  bodies, with no tool result between them. Each source is read on its own, so one request
+  seen by both nginx and the capture is not counted twice.
+
+Why it matters
+  A double-clicked send button or a client retry on a slow response starts two model runs
+  for one turn. Both call the same tools, so the middleware sees twice the calls it should
+  and cancels some of them as flooding, although the model behaved.
+
+Example
+  10.0.0.5 "POST /v1/chat/completions" session_id=sess-1 at 12:00:00.10 and again at
+  12:00:00.35; each run calls search_flights once; the second is cancelled.
+
+Fix
+  Disable the send button while a turn is in flight and make client retries idempotent
+  (an idempotency key per turn that the gateway deduplicates).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+import pandas as pd
+
+from toolcall_cli.core.events import WIRE_SOURCES
+from toolcall_cli.core.findings import Finding, Severity, rule
+from toolcall_cli.diagnose import CLASSIFIERS
+from toolcall_cli.diagnose.base import DiagnoseContext
+from toolcall_cli.diagnose.finding_builder import make
+from toolcall_cli.diagnose.flooding.cancellations import cite_floods
+from toolcall_cli.diagnose.flooding.http_requests import TOOL_PATH, ns, requests, result_between
+
+#: Two chat POSTs of one session closer than this are a double submit.
+BURST = pd.Timedelta(seconds=1)
+
+RULE = rule(
+    "FL002",
+    "double-submit",
+    Severity.error,
+    "≥2 chat POSTs of one session within 1 s (front end)",
+    doc=__doc__,
+)
+
+
+@CLASSIFIERS.register(RULE.code)
+def check(ctx: DiagnoseContext) -> Iterator[Finding]:
+    """Two chat POSTs of one session (one source) within 1 s or with identical captured bodies."""
+    reqs = requests(ctx)
+    is_chat = (
+        (reqs["_method"] == "POST")
+        & ~reqs["_path"].str.match(TOOL_PATH)
+        & reqs["_scope"].notna()
+        & reqs["tool"].isna()
+        & reqs["_start"].notna()
+    )
+    if int(is_chat.sum()) < 2:
+        return
+    chat = reqs.loc[is_chat.to_numpy(), ["_scope", "source", "_start", "size", "_path"]]
+    # Column-wise: order by (session, source, start), compare each request with the next one
+    # of its group, and look up "a tool result in between" by bisection (no loop per session).
+    scope_code, scopes = pd.factorize(chat["_scope"].astype(str), sort=True)
+    source_code, sources = pd.factorize(chat["source"].astype(str), sort=True)
+    start = ns(chat["_start"])
+    order = np.lexsort((np.arange(len(chat)), start, source_code, scope_code))
+    sc, so, st = scope_code[order], source_code[order], start[order]
+    size = chat["size"].astype("Float64").to_numpy(dtype=float, na_value=np.nan)[order]
+    path = chat["_path"].to_numpy(dtype=object)[order]
+    same_group = (sc[1:] == sc[:-1]) & (so[1:] == so[:-1])
+    close = st[1:] - st[:-1] <= BURST.value
+    is_wire = np.asarray(sources.isin(WIRE_SOURCES))[so[:-1]]
+    same_body = is_wire & (size[1:] == size[:-1]) & (path[1:] == path[:-1])
+    pair = same_group & (close | same_body)
+    pair &= ~result_between(ctx, scopes, sc[:-1], st[:-1], st[1:])
+    hit = np.zeros(len(order), dtype=bool)
+    hit[:-1] |= pair
+    hit[1:] |= pair
+    rows = np.flatnonzero(hit)
+    if not len(rows):
+        return
+    labels = chat.index.to_numpy()[order]
+    group = sc[rows].astype(np.int64) * len(sources) + so[rows]
+    bounds = np.flatnonzero(np.diff(group)) + 1
+    for part in np.split(rows, bounds):
+        scope, source = str(scopes[sc[part[0]]]), str(sources[so[part[0]]])
+        gap = (st[part].max() - st[part].min()) / 1e6
+        yield make(
+            RULE,
+            ctx,
+            f"{len(part)} chat requests of session {scope} started within {gap:.0f} ms of each "
+            f"other ({source}), before any tool result: the turn was submitted twice",
+            cite_floods(ctx, labels[part], session_ids=[scope]),
+            session_id=scope,
+            extra={"requests": len(part), "source": source},
+        )

@@ -1,0 +1,87 @@
+"""\
+What it does
+  For every session (or call) where the middleware cancelled a call because "tool-call
+  flooding was detected" (an mw_flooded event, or the phrase in any source), checks whether
+  one of FL001 model-loop, FL002 double-submit, FL003 duplicate-call-id, FL004
+  retry-duplicate or FL005 session-state-loss fired for that session or those calls. If
+  none did, it reports the cancellation as unexplained, with the evidence that is there,
+  instead of guessing a cause.
+
+Why it matters
+  A flooding cancellation is a symptom with several unrelated causes, and each needs a
+  different fix. Naming a cause without evidence sends the on-call engineer down the wrong
+  path; saying "unexplained" tells them which evidence is missing.
+
+Example
+  middleware.log:42 "tool call cancelled because tool-call flooding was detected"
+  (call_9, session s-7), but the session's calls all differ, ids are unique, there is one
+  chat POST and one instance.
+
+Fix
+  Collect the missing evidence: the conversation (messages), the middleware log with
+  instance names, the access log with $http_x_session_id and $http_x_tool_call_id, or a
+  capture. If the limit is simply too low for a legitimate burst of calls, raise
+  flooding.max_calls or the tool's per_tool limit in toolcall.toml.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from toolcall_cli.core.findings import Finding, Severity, rule
+from toolcall_cli.diagnose import CLASSIFIERS
+from toolcall_cli.diagnose.base import DiagnoseContext
+from toolcall_cli.diagnose.finding_builder import make
+from toolcall_cli.diagnose.flooding.cancellations import flood_rows
+
+RULE = rule(
+    "FL006",
+    "flood-unexplained",
+    Severity.error,
+    "a flooding cancellation that none of FL001–FL005 explains",
+    doc=__doc__,
+)
+
+CAUSES = ("FL001", "FL002", "FL003", "FL004", "FL005")
+
+
+@CLASSIFIERS.register(RULE.code)
+def check(ctx: DiagnoseContext) -> Iterator[Finding]:
+    """Flooding cancellations in sessions (or of calls) that no cause finding covers."""
+    floods = flood_rows(ctx)
+    if not len(floods):
+        return
+    explained_sessions: set[str] = set()
+    explained_calls: set[str] = set()
+    explained_traces: set[str] = set()
+    for code in CAUSES:
+        for f in ctx.findings_of(code):
+            if f.session_id:
+                explained_sessions.add(f.session_id)
+            if f.trace_id:
+                explained_traces.add(f.trace_id)
+            explained_calls.update(f.tool_call_ids)
+    scope = floods["session_id"].fillna(
+        floods["trace"] if "trace" in floods else floods["trace_id"]
+    )
+    for key, grp in floods.groupby(scope.fillna("(no session)"), sort=True):
+        ids = [str(c) for c in grp["tool_call_id"].dropna() if c]
+        traces = {str(t) for t in grp.get("trace", grp["trace_id"]).dropna()}
+        if (
+            str(key) in explained_sessions
+            or any(c in explained_calls for c in ids)
+            or traces & explained_traces
+        ):
+            continue
+        n = len(grp)
+        yield make(
+            RULE,
+            ctx,
+            f"{n} call{'s were' if n != 1 else ' was'} cancelled as tool-call flooding in "
+            f"{key}, and no evidence shows why (no model loop, double submit, duplicate id, "
+            "retry or split session was found)",
+            grp,
+            call_ids=ids,
+            session_id=None if key == "(no session)" else str(key),
+            extra={"cancellations": n},
+        )

@@ -1,0 +1,82 @@
+"""\
+What it does
+  Groups a session's tool calls by tool name and canonical arguments (parsed JSON with sorted
+  keys; arguments that do not parse are compared as raw text) and fires when three or more
+  calls with different ids share a group. Calls without arguments ({} or "") are not grouped:
+  repeating a parameterless call (list, refresh) is normal. Identical calls that failed count
+  too: a model retrying a failing call unchanged is the classic loop.
+
+Why it matters
+  A model that repeats the same call is not getting a result it can use: the result is
+  missing, truncated, an error it does not understand, or injected in the wrong place. The
+  repeats trip the middleware's flooding limit, and the cancellation hides the real cause.
+
+Example
+  search_flights {"from": "SFO", "to": "JFK", "date": "2024-05-01"} called as call_1, call_2,
+  call_3 and call_4; the middleware cancels call_4 with "tool-call flooding was detected".
+
+Fix
+  Look at the result the model received after the first call (see OR001, TR002, PR006 for
+  the same session): make sure it is injected right after its call, complete, and readable.
+  Return errors as short actionable text, and add identical-call dedupe that answers the
+  repeat with the earlier result instead of cancelling it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from toolcall_cli.core.cells import text
+from toolcall_cli.core.findings import Finding, Severity, rule
+from toolcall_cli.diagnose import CLASSIFIERS
+from toolcall_cli.diagnose.base import DiagnoseContext
+from toolcall_cli.diagnose.finding_builder import make
+from toolcall_cli.diagnose.flooding.cancellations import cite_floods
+from toolcall_cli.diagnose.flooding.observed_calls import observed_calls
+
+#: A loop is this many calls of one tool with equal arguments and different ids.
+LOOP_MIN = 3
+
+RULE = rule(
+    "FL001",
+    "model-loop",
+    Severity.error,
+    "≥3 calls of one tool with canonically equal arguments, different ids, in one session",
+    doc=__doc__,
+)
+
+
+def _short(s: str | None, limit: int = 120) -> str:
+    s = s or ""
+    s = s.removeprefix("json:").removeprefix("raw:")
+    return s if len(s) <= limit else s[: limit - 1] + "…"
+
+
+@CLASSIFIERS.register(RULE.code)
+def check(ctx: DiagnoseContext) -> Iterator[Finding]:
+    """Same tool, canonically equal arguments, ≥3 distinct ids in one session."""
+    calls = observed_calls(ctx)
+    calls = calls[calls["_canon"].notna()]
+    if not len(calls):
+        return
+    # only groups that can reach the threshold (cheap pre-filter before the per-group work)
+    size = calls.groupby(["_scope", "tool", "_canon"], sort=False)["_ident"].transform("nunique")
+    calls = calls[size >= LOOP_MIN]
+    for (scope, tool, canon), grp in calls.groupby(["_scope", "tool", "_canon"], sort=True):
+        idents = list(dict.fromkeys(grp["_ident"]))
+        if len(idents) < LOOP_MIN:
+            continue
+        firsts = grp.drop_duplicates("_ident")
+        ids = [text(c) for c in firsts["tool_call_id"]]
+        shown = [i or "(empty id)" for i in ids]
+        yield make(
+            RULE,
+            ctx,
+            f"{tool} was called {len(idents)} times with the same arguments {_short(str(canon))} "
+            f"({', '.join(shown[:5])}{' …' if len(shown) > 5 else ''})",
+            cite_floods(ctx, firsts, session_ids=[str(scope)]),
+            call_ids=ids,
+            session_id=str(scope),
+            tool=str(tool),
+            extra={"repeats": len(idents)},
+        )

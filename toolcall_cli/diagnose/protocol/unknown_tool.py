@@ -1,0 +1,56 @@
+"""\
+What it does
+  Compares each called tool name with the registry (`--tools`, the config's `tools`) or, when
+  none is given, with the tools the conversation declared. Names found nowhere are reported
+  once per session with a did-you-mean. Skipped when no tool list is known.
+
+Why it matters
+  The model invented or misremembered a tool; the middleware rejects the call or, worse, a
+  lenient router sends it to whatever matches.
+
+Example
+  The model calls `get_wether`; the registry has `get_weather`.
+
+Fix
+  Check the tool list sent to the model (a tool missing from this request's `tools`?), keep
+  names distinct, and answer unknown names with a tool error that lists the real ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from toolcall_cli.core.cells import text
+from toolcall_cli.core.findings import Finding, Severity, rule
+from toolcall_cli.diagnose import CLASSIFIERS
+from toolcall_cli.diagnose.base import DiagnoseContext
+from toolcall_cli.diagnose.finding_builder import make
+from toolcall_cli.diagnose.protocol.tool_names import name_checks
+
+RULE = rule(
+    "PR002",
+    "unknown-tool",
+    Severity.error,
+    "a name not in the registry (with did-you-mean)",
+    doc=__doc__,
+)
+
+
+@CLASSIFIERS.register(RULE.code)
+def check(ctx: DiagnoseContext) -> Iterator[Finding]:
+    """PR002: one finding per (session, unknown name), with a did-you-mean."""
+    for code, sid, name, hint, rows in name_checks(ctx):
+        if code != RULE.code:
+            continue
+        ids = [t for c in rows["tool_call_id"] if (t := text(c))]
+        mean = f"; did you mean {hint!r}?" if hint else ""
+        yield make(
+            RULE,
+            ctx,
+            f"{len(ids) or len(rows)} call(s) to {name!r}, which is not a known tool{mean}",
+            rows,
+            call_ids=ids,
+            session_id=sid or None,
+            tool=name,
+            extra={"did_you_mean": hint},
+        )

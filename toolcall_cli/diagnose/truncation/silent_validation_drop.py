@@ -1,0 +1,205 @@
+"""\
+What it does
+  Finds tool calls that reached neither the tool service (no middleware request, no captured
+  request) nor a result, and for which no rejection, flooding or timeout was logged. The call
+  is replayed through the validation pipeline to name the stage and rule that drops it
+  (for example `schema: $.date: '2025-13-01' is not a 'date'`). With only a conversation as
+  evidence it fires when the conversation went on past the call without its result and the
+  replay rejects the call; a conversation that simply ends at a call is left to OR001.
+
+Why it matters
+  A validation stage that drops a call without logging leaves the model waiting for a result
+  that never comes; nothing in the logs says why.
+
+Example
+  The model calls `book_flight` with `"date": "2025-13-01"`; the middleware logs the call
+  received and then nothing: no `POST /tools/book_flight`, no result, no rejection.
+
+Fix
+  Make every validation stage log its rejection (rule and reason) and return a tool error to
+  the model, so it can correct the arguments.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterator
+from typing import Any
+
+import pandas as pd
+
+from toolcall_cli.core.cells import text
+from toolcall_cli.core.events import (
+    ANSWER_KINDS,
+    CALL_KINDS,
+    CONVERSATION_SOURCES,
+    OBSERVED_CALL_KINDS,
+    REQUEST_KINDS,
+    RESULT_KINDS,
+    STOPPED_KINDS,
+    TOOL_RESPONSE_KINDS,
+    UNPARSED,
+)
+from toolcall_cli.core.findings import Finding, Severity, rule
+from toolcall_cli.diagnose import CLASSIFIERS
+from toolcall_cli.diagnose.base import DiagnoseContext
+from toolcall_cli.diagnose.call_label import call_label
+from toolcall_cli.diagnose.finding_builder import make
+from toolcall_cli.diagnose.frames import isin_set, objects, with_attrs
+from toolcall_cli.diagnose.rows_by_key import RowsByKey
+from toolcall_cli.errors import UsageError
+
+RULE = rule(
+    "TR001",
+    "silent-validation-drop",
+    Severity.error,
+    "a call that never reached the tool and never got a result; replay names the failing rule",
+    doc=__doc__,
+)
+
+#: Kinds that say nothing about the infrastructure's view (calls, results, unparsed lines).
+_NOT_INFRA_KINDS = CALL_KINDS | RESULT_KINDS | {UNPARSED}
+#: The call's fate is on record: it reached the tool service, was answered, or was stopped.
+_FATE_KINDS = REQUEST_KINDS | TOOL_RESPONSE_KINDS | ANSWER_KINDS | STOPPED_KINDS
+
+
+def _ids_with(ev: pd.DataFrame, kinds: Collection[str]) -> set[str]:
+    sub = ev.loc[ev["kind"].isin(kinds) & ev["tool_call_id"].notna(), "tool_call_id"]
+    return {str(x) for x in pd.unique(sub.to_numpy(dtype=object)).tolist() if x}
+
+
+def _infra_scopes(ev: pd.DataFrame) -> set[str]:
+    """Traces and sessions that have infrastructure evidence (middleware, access log, capture)."""
+    infra = ev[~ev["source"].isin(CONVERSATION_SOURCES) & ~ev["kind"].isin(_NOT_INFRA_KINDS)]
+    scopes = {f"s:{s}" for s in infra["session_id"].dropna().unique()}
+    if "trace" in infra.columns:
+        scopes |= {f"t:{t}" for t in infra["trace"].dropna().unique()}
+    return scopes
+
+
+def _replay_scope(
+    ctx: DiagnoseContext, session_id: str | None, trace: str | None
+) -> tuple[dict[str, Any], str | None]:
+    """(tool_call_id → CallReplay, why not replayed) for one session (or trace), cached."""
+    key = f"session:{session_id}" if session_id else f"trace:{trace}"
+
+    def run() -> tuple[dict[str, Any], str | None]:
+        from toolcall_cli.pipeline import replay
+
+        events = _scope_rows(ctx, session_id, trace)
+        try:
+            rep = (
+                replay(events, cfg=ctx.cfg, registry=ctx.registry, session_id=session_id)
+                if session_id
+                else replay(events, cfg=ctx.cfg, registry=ctx.registry, trace_id=trace)
+            )
+        except UsageError as e:  # e.g. the session declares one tool twice: no registry to replay
+            return {}, e.message
+        return {c.tool_call_id: c for c in rep.calls}, None
+
+    return ctx.memo(f"tr001:replay:{key}", run)
+
+
+_SCOPE_KEYS = ("session_id", "tool_call_id", "trace", "trace_id")
+
+
+def _scope_rows(ctx: DiagnoseContext, session_id: str | None, trace: str | None) -> pd.DataFrame:
+    """The events a replay of this session (or trace) needs, found through indexes.
+
+    A superset of what `pipeline.scope.select` keeps — the seed rows, the rows sharing their
+    call ids, the whole sessions those touch and the rows sharing those sessions' ids — so the
+    replay selects exactly the same rows from it, without a scan of the whole table per
+    replay. Without a seed the whole table is used (the replay's error lists known ids).
+    """
+    ev = ctx.events()
+
+    def build() -> tuple[dict[str, RowsByKey], list[Any], list[Any]]:
+        keys = {c: RowsByKey(ev[c]) for c in _SCOPE_KEYS if c in ev.columns}
+        return keys, objects(ev, "session_id"), objects(ev, "tool_call_id")
+
+    index, sessions, ids = ctx.memo("tr001:scope_index", build)
+    seeds = ("session_id",) if session_id else tuple(c for c in _SCOPE_KEYS[::-1] if c in index)
+    rows: set[int] = set()
+    for col in seeds:
+        rows.update(index[col].labels(session_id or trace))
+    if not rows:
+        return ev
+    for col, values in (("tool_call_id", ids), ("session_id", sessions), ("tool_call_id", ids)):
+        for v in {values[i] for i in rows} - {None}:
+            rows.update(index[col].labels(v))
+    return ev.loc[sorted(rows)]
+
+
+def _failed_stage(call: Any) -> str | None:
+    """`stage: reason` of the first failing verdict of a CallReplay, or None."""
+    for v in getattr(call, "stages", ()):
+        if getattr(v, "verdict", None) == "fail":
+            code = getattr(v, "code", None)
+            reason = getattr(v, "reason", "") or ""
+            return f"{v.stage}: {reason}" + (f" [{code}]" if code and code not in reason else "")
+    return None
+
+
+def _last_positions(ev: pd.DataFrame) -> dict[str, int]:
+    """session_id → the highest message index seen in its conversation."""
+    msgs = ev[ev["source"].isin(CONVERSATION_SOURCES) & ev["session_id"].notna()]
+    out: dict[str, int] = {}
+    for sid, a in zip(msgs["session_id"].astype(str), msgs["_attrs"], strict=True):
+        pos = a.get("msg_index")
+        if isinstance(pos, int) and pos > out.get(sid, -1):
+            out[sid] = pos
+    return out
+
+
+@CLASSIFIERS.register(RULE.code)
+def check(ctx: DiagnoseContext) -> Iterator[Finding]:
+    """TR001: calls with neither a request, a result nor a logged rejection, named by replay.
+
+    With infrastructure evidence (middleware, access log or capture) for the call's trace or
+    session, every such call is reported. With a conversation alone, only calls the
+    conversation went on past (a later message exists) and that the replay rejects.
+    """
+    ev = with_attrs(ctx)
+    calls = ev[ev["kind"].isin(OBSERVED_CALL_KINDS) & ev["tool_call_id"].notna()]
+    calls = calls[calls["tool_call_id"] != ""]
+    if not len(calls):
+        return
+    done = _ids_with(ev, _FATE_KINDS)
+    calls = calls[~isin_set(calls["tool_call_id"], done)]  # vectorised: most calls are done
+    if not len(calls):
+        return
+    scopes = _infra_scopes(ev)
+    received = _ids_with(ev, ("mw_received",))
+    last = _last_positions(ev)
+    for cid, rows in calls.groupby("tool_call_id", sort=False):
+        cid = str(cid)
+        first = rows.iloc[0]
+        sid, trace = text(first["session_id"]), text(first.get("trace"))
+        covered = cid in received or f"s:{sid}" in scopes or f"t:{trace}" in scopes
+        pos = first["_attrs"].get("msg_index")
+        went_on = isinstance(pos, int) and last.get(sid or "", -1) > pos
+        if not covered and not went_on:
+            continue  # the conversation simply ends here: OR001 reports the missing result
+        replays, why_not = _replay_scope(ctx, sid, trace)
+        rep = replays.get(cid)
+        failed = _failed_stage(rep) if rep is not None else None
+        if not covered and failed is None:
+            continue
+        what = (
+            "never reached the tool and got no result, and no rejection was logged"
+            if covered
+            else "got no result although the conversation went on, and nothing records a rejection"
+        )
+        if failed:
+            named = f"replay rejects it at {failed}"
+        elif rep is not None:
+            named = "replay dispatches it; the drop happened outside the validation pipeline"
+        else:
+            named = f"it could not be replayed ({why_not or 'not found by the pipeline'})"
+        yield make(
+            RULE,
+            ctx,
+            f"{call_label(cid, text(first['tool']))} {what}; {named}",
+            rows,
+            call_ids=[cid],
+            extra={"replayed": getattr(rep, "replayed", None), "failed_stage": failed},
+        )
