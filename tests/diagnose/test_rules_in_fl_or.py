@@ -13,7 +13,7 @@ from toolcall_cli.core.findings import Finding, Severity
 from toolcall_cli.diagnose import classify
 from toolcall_cli.diagnose.base import DiagnoseContext
 
-CODES = ["IN001", "IN002", "FL001", "FL002", "FL003", "FL004", "FL005", "FL006",
+CODES = ["IN001", "IN002", "IN003", "FL001", "FL002", "FL003", "FL004", "FL005", "FL006",
          "OR001", "OR002", "OR003", "OR004"]  # fmt: skip
 
 MakeCtx = Callable[..., DiagnoseContext]

@@ -34,6 +34,7 @@ __all__ = [
 CLASSIFIERS: Registry[Classifier] = Registry("classifier")
 
 # Rule modules register their classifiers on import (explicit list, no scanning).
+from toolcall_cli.diagnose import ambiguous_ids as _ambiguous_ids  # noqa: E402,F401
 from toolcall_cli.diagnose import context_window as _context_window  # noqa: E402,F401
 from toolcall_cli.diagnose import flooding as _flooding  # noqa: E402,F401
 from toolcall_cli.diagnose import flooding_infra as _flooding_infra  # noqa: E402,F401
@@ -54,10 +55,14 @@ def classify(
     ctx: DiagnoseContext, *, select: Iterable[str] = (), ignore: Iterable[str] = ()
 ) -> DiagnoseReport:
     """Run every selected classifier on *ctx*; findings ranked errors first, then by reach."""
+    from toolcall_cli.diagnose.batches import WHOLE_TIMELINE, split_context
+
     codes = select_codes(CLASSIFIERS.names(), select=select, ignore=ignore)
     found: list[Finding] = []
+    batches = split_context(ctx)  # independent evidence apart: a reused id joins nothing
     for code in sorted(codes):
-        found.extend(ctx.findings_of(code))
+        for part in [ctx] if code in WHOLE_TIMELINE else batches:
+            found.extend(part.findings_of(code))
     ranked = rank_findings(found)
     summary = summarize(ctx, ranked)
     return DiagnoseReport(command="diagnose", findings=tuple(ranked), summary=summary)
@@ -74,7 +79,10 @@ def summarize(ctx: DiagnoseContext, findings: list[Finding]) -> dict[str, Any]:
         by_code[f.code] = by_code.get(f.code, 0) + 1
     traces = good["trace"].dropna().nunique() if "trace" in good.columns else 0
     calls = good.loc[good["kind"] == "tool_call"]
-    n_calls = len(ctx.timeline.calls) or len(calls)
+    # one id carried by several tool_call events of one conversation is several calls (FL003)
+    keys = [c for c in ("trace", "call") if c in calls.columns]
+    repeats = len(calls) - len(calls.drop_duplicates(keys)) if len(calls) and keys else 0
+    n_calls = (len(ctx.timeline.calls) + repeats) or len(calls)
     return {
         "traces": int(traces),
         "sessions": int(good["session_id"].dropna().nunique()),

@@ -1,0 +1,342 @@
+"""Scoped call ids: a `tool_call_id` links events only inside one scope (DESIGN §3).
+
+Real ids repeat: open models emit `call_0` in every conversation, eval sets reuse ids across
+sessions, two incident bundles in one directory share nothing. A *scope* is one file and one
+session (rows without a session form their file's keyless scope). Within a scope an id is
+one call. Across scopes the id links only when the other keys agree (an equal session or
+trace id) or, with no contradiction, when exactly one candidate is left (by time when there
+is a choice). Conversation scopes (the model's own record) never join each other on the id
+alone: an id in two conversations is two calls, and such an id is *ambiguous*; infra events
+carrying it that no key or time window attributes are left unlinked, and IN003 says so.
+
+The result is a :class:`Coded` column in which each (id, cluster of scopes) is its own code.
+Values keep the id as written, and a cluster of an ambiguous id carries `\\x1f<scope label>`
+after it (display code strips it; trace names show it as `@label`). Only ids seen in two or
+more scopes are examined, so the common case (every id in one scope) costs one factorize.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from toolcall_cli.align.arrays import NAT, Coded, EventArrays, encode
+from toolcall_cli.core.events import CONVERSATION_SOURCES
+
+#: Separator between an id and its scope label in scoped id text (never in a real id).
+SEP = "\x1f"
+
+#: Slack around a call's time window when an infra event is attributed by time (clock skew
+#: and the SLA of a round trip both fit in it).
+WINDOW_PAD_NS = 5_000_000_000
+
+#: Origins per ambiguous id kept as evidence for IN003.
+_SAMPLES = 3
+
+
+@dataclass(frozen=True, slots=True)
+class AmbiguousId:
+    """One `tool_call_id` seen in several conversations (IN003's facts)."""
+
+    tool_call_id: str
+    conversations: int  # conversation clusters carrying it
+    unlinked: tuple[int, ...]  # rows (positions) left unattributed
+    by_time: tuple[int, ...]  # rows attributed by time window only
+    samples: tuple[int, ...]  # a row of each of the first conversations
+
+
+@dataclass(frozen=True, slots=True)
+class ScopedIds:
+    """The scoped `tool_call_id` column and the ambiguous ids it found."""
+
+    codes: Coded
+    ambiguous: tuple[AmbiguousId, ...]
+    #: per scoped code, its raw id's code in the unscoped column (to scope X-Original-ID)
+    raw_of: np.ndarray
+
+
+def file_of(origin: pa.Array) -> pa.Array:
+    """The file part of each origin (`path:line`, `path#frame=N`, `path:line#/ptr`)."""
+    head = pc.struct_field(pc.extract_regex(origin, r"(?s)^(?P<f>[^#]*)"), [0])
+    return pc.replace_substring_regex(head, r":\d+$", "")
+
+
+def scope_ids(a: EventArrays) -> ScopedIds:
+    """Split each `tool_call_id` of *a* into one code per linked cluster of scopes."""
+    tc = a.tool_call_id
+    same = ScopedIds(tc, (), np.arange(len(tc.values), dtype=np.int64))
+    rows = np.flatnonzero(tc.codes >= 0)
+    if not len(rows):
+        return same
+    file = encode(file_of(a.origin.take(pa.array(rows))))
+    nsess = len(a.session_id.values) + 1
+    scope, _ = pd.factorize(file.codes.astype(np.int64) * nsess + a.session_id.codes[rows] + 1)
+    nscope = int(scope.max()) + 1
+    pair = tc.codes[rows].astype(np.int64) * nscope + scope
+    ids_of_pairs = pd.unique(pair) // nscope
+    multi = np.bincount(ids_of_pairs, minlength=len(tc.values)) >= 2
+    if not multi.any():
+        return same
+    sel = multi[tc.codes[rows]]
+    r = rows[sel]
+    conv = a.source.mask(CONVERSATION_SOURCES)
+    frame = pd.DataFrame(
+        {
+            "row": r,
+            "id": tc.codes[r],
+            "scope": scope[sel],
+            "session": a.session_id.codes[r],
+            "trace": a.trace_id.codes[r],
+            "ts": a.ts[r],
+            "conv": conv[r],
+        }
+    )
+    labels = _labels(a, frame, file.values.take(pa.array(file.codes[sel])))
+    cluster, ambiguous = _clusters(frame)
+    # new codes: ids in one scope keep theirs; every (id, cluster) of a multi id gets a new one
+    key = frame["id"].to_numpy() * (int(cluster.max()) + 1) + cluster
+    new, uniq = pd.factorize(key)
+    base = len(tc.values)
+    codes = tc.codes.copy()
+    codes[r] = base + new
+    uniq = np.asarray(uniq)
+    ncl = int(cluster.max()) + 1
+    raw_ids = uniq // ncl
+    # label of each new code: the label of its first row's scope
+    first_row = pd.Series(np.arange(len(frame))).groupby(new).first().to_numpy()
+    counts = pd.Series(cluster).groupby(frame["id"].to_numpy()).nunique()
+    single = counts.reindex(raw_ids).to_numpy() == 1
+    raw_text = tc.values.take(pa.array(raw_ids))
+    scoped_text = pc.binary_join_element_wise(
+        raw_text,
+        pa.array(labels[first_row], type=pa.large_string()),
+        pa.scalar(SEP, pa.large_string()),
+    )
+    text = pc.if_else(pa.array(single), raw_text, scoped_text)
+    values = pa.concat_arrays([tc.values, text.cast(pa.large_string())])
+    raw_of = np.concatenate([np.arange(base, dtype=np.int64), raw_ids.astype(np.int64)])
+    amb = tuple(
+        AmbiguousId(
+            tool_call_id=str(tc.values[int(i)].as_py()),
+            conversations=n,
+            unlinked=tuple(int(x) for x in frame["row"].to_numpy()[un]),
+            by_time=tuple(int(x) for x in frame["row"].to_numpy()[bt]),
+            samples=tuple(int(x) for x in frame["row"].to_numpy()[sm]),
+        )
+        for i, n, un, bt, sm in ambiguous
+    )
+    return ScopedIds(Coded(codes, values), amb, raw_of)
+
+
+def _labels(a: EventArrays, frame: pd.DataFrame, files: pa.Array) -> np.ndarray:
+    """Per row of *frame*, its scope's label: the session id, else the file name."""
+    sess = a.session_id.text(frame["session"].to_numpy())
+    names = pc.replace_substring_regex(files, r"^.*[/\\]", "")
+    return np.asarray(pc.if_else(sess.is_valid(), sess, names).to_pylist(), dtype=object)
+
+
+def _clusters(
+    frame: pd.DataFrame,
+) -> tuple[np.ndarray, list[tuple[int, int, np.ndarray, np.ndarray, np.ndarray]]]:
+    """Per row of *frame* (rows of ids seen in 2+ scopes) a cluster number, unique across
+    ids; and per ambiguous id (id code, conversations, unlinked, by-time, sample positions)."""
+    out = np.full(len(frame), -1, dtype=np.int64)
+    ambiguous: list[tuple[int, int, np.ndarray, np.ndarray, np.ndarray]] = []
+    next_cluster = 0
+    for cid, grp in frame.groupby("id", sort=True):
+        pos = grp.index.to_numpy()
+        scopes = _scope_facts(grp)
+        assign, n_conv, unlinked, timed = _link_scopes(scopes)
+        by_scope = {s: next_cluster + c for s, c in assign.items()}
+        next_cluster += max(assign.values()) + 1
+        out[pos] = grp["scope"].map(by_scope).to_numpy()
+        if n_conv >= 2:
+            sc = grp["scope"].to_numpy()
+            conv_scopes = [s for s in scopes if s.conv][:_SAMPLES]
+            samples = np.array(
+                [pos[np.flatnonzero(sc == s.scope)[0]] for s in conv_scopes], dtype=np.int64
+            )
+            ambiguous.append(
+                (
+                    int(cid),  # type: ignore[arg-type]
+                    n_conv,
+                    pos[np.isin(sc, list(unlinked))],
+                    pos[np.isin(sc, list(timed))],
+                    samples,
+                )
+            )
+    return out, ambiguous
+
+
+@dataclass(slots=True)
+class _Scope:
+    scope: int
+    session: int  # -1: none
+    traces: frozenset[int]
+    lo: int  # NAT: no clocked event
+    hi: int
+    conv: bool
+
+
+def _scope_facts(grp: pd.DataFrame) -> list[_Scope]:
+    facts = []
+    for s, g in grp.groupby("scope", sort=False):
+        ts = g["ts"].to_numpy()
+        clocked = ts[ts != NAT]
+        facts.append(
+            _Scope(
+                scope=int(s),  # type: ignore[arg-type]
+                session=int(g["session"].max()),
+                traces=frozenset(int(t) for t in g["trace"].to_numpy() if t >= 0),
+                lo=int(clocked.min()) if len(clocked) else NAT,
+                hi=int(clocked.max()) if len(clocked) else NAT,
+                conv=bool(g["conv"].any()),
+            )
+        )
+    return facts
+
+
+def _link_scopes(scopes: list[_Scope]) -> tuple[dict[int, int], int, set[int], set[int]]:
+    """Cluster the scopes of one id: (scope → cluster 0..k-1, conversation clusters, scopes
+    left unlinked among several conversations, scopes attributed by time)."""
+    parent = list(range(len(scopes)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    def union(i: int, j: int) -> None:
+        ri, rj = find(i), find(j)
+        if ri != rj:
+            parent[max(ri, rj)] = min(ri, rj)
+
+    # agreeing keys: an equal session or an equal trace id
+    seen: dict[tuple[str, int], int] = {}
+    for i, s in enumerate(scopes):
+        keys = [("s", s.session)] if s.session >= 0 else []
+        keys += [("t", t) for t in s.traces]
+        for k in keys:
+            if k in seen:
+                union(seen[k], i)
+            else:
+                seen[k] = i
+    groups = _groups(scopes, find)
+    anchors = [g for g in groups if g.conv]
+    unlinked: set[int] = set()
+    timed: set[int] = set()
+    for g in (g for g in groups if not g.conv):
+        pool = anchors or [o for o in groups if o is not g and not o.conv]
+        cand = [o for o in pool if o is not g and not _contradicts(g, o)]
+        if len(cand) > 1:  # several candidates: the call window decides, or nothing does
+            near = [o for o in cand if _overlaps(g, o)]
+            cand = near if len(near) == 1 else []
+            if cand and len(anchors) >= 2:
+                timed.update(g.members_scopes)
+        if len(cand) == 1:
+            union(g.root, cand[0].root)
+        elif len(anchors) >= 2:
+            unlinked.update(g.members_scopes)
+    roots = sorted({find(i) for i in range(len(scopes))})
+    number = {r: k for k, r in enumerate(roots)}
+    assign = {s.scope: number[find(i)] for i, s in enumerate(scopes)}
+    n_conv = len({find(i) for i, s in enumerate(scopes) if s.conv})
+    return assign, n_conv, unlinked, timed
+
+
+@dataclass(slots=True)
+class _Group:
+    root: int
+    members_scopes: list[int]
+    sessions: set[int]
+    traces: set[int]
+    lo: int
+    hi: int
+    conv: bool
+
+
+def _groups(scopes: list[_Scope], find: object) -> list[_Group]:
+    by: dict[int, _Group] = {}
+    for i, s in enumerate(scopes):
+        r = find(i)  # type: ignore[operator]
+        g = by.setdefault(r, _Group(r, [], set(), set(), NAT, NAT, False))
+        g.members_scopes.append(s.scope)
+        if s.session >= 0:
+            g.sessions.add(s.session)
+        g.traces |= s.traces
+        if s.lo != NAT:
+            g.lo = s.lo if g.lo == NAT else min(g.lo, s.lo)
+            g.hi = s.hi if g.hi == NAT else max(g.hi, s.hi)
+        g.conv |= s.conv
+    return list(by.values())
+
+
+def _contradicts(g: _Group, o: _Group) -> bool:
+    """Both name a session (or a trace) and none of them is shared."""
+    return bool(
+        (g.sessions and o.sessions and not g.sessions & o.sessions)
+        or (g.traces and o.traces and not g.traces & o.traces)
+    )
+
+
+def _overlaps(g: _Group, o: _Group) -> bool:
+    """*g*'s events fall inside *o*'s call window (padded); False when either has no time."""
+    if NAT in (g.lo, o.lo):
+        return False
+    return g.lo >= o.lo - WINDOW_PAD_NS and g.hi <= o.hi + WINDOW_PAD_NS
+
+
+def original_codes(scoped: ScopedIds, raw_codes: np.ndarray) -> np.ndarray:
+    """X-Original-ID codes (codes of the unscoped id text; -1 none; codes past the id column
+    are texts no event carries as its id) in the scoped space: an id in one cluster maps to
+    that cluster's code; an ambiguous one (several clusters) links nothing (-1)."""
+    n_raw = int(np.sum(scoped.raw_of == np.arange(len(scoped.raw_of))))
+    extra = scoped.raw_of[n_raw:]
+    if not len(extra):
+        return raw_codes
+    table = np.arange(n_raw, dtype=np.int64)
+    clusters = np.bincount(extra, minlength=n_raw)
+    one = clusters[extra] == 1
+    table[extra[one]] = np.arange(n_raw, n_raw + len(extra), dtype=np.int64)[one]
+    table[clusters >= 2] = -1
+    inside = (raw_codes >= 0) & (raw_codes < n_raw)
+    # codes past the id column shift past the scoped codes, so they never collide
+    shifted = np.where(raw_codes >= n_raw, raw_codes + len(extra), raw_codes)
+    return np.where(inside, table[np.clip(raw_codes, 0, n_raw - 1)], shifted)
+
+
+def unscoped(text: pa.Array) -> pa.Array:
+    """Scoped id text back to the id as written (the part before the separator)."""
+    if not pc.any(pc.match_substring(text, SEP)).as_py():
+        return text
+    return pc.list_element(pc.split_pattern(text, SEP, max_splits=1), 0)
+
+
+def readable(trace: Coded) -> Coded:
+    """Trace names whose scoped call-id text reads `id@scope` instead of the separator."""
+    if not len(trace.values) or not pc.any(pc.match_substring(trace.values, SEP)).as_py():
+        return trace
+    return Coded(trace.codes, pc.replace_substring(trace.values, SEP, "@"))
+
+
+def relabel(found: tuple[AmbiguousId, ...], order: np.ndarray) -> tuple[AmbiguousId, ...]:
+    """*found* with its row positions moved to the aligned table (row *order[k]* is row k)."""
+    if not found:
+        return found
+    at = np.empty(len(order), dtype=np.int64)
+    at[order] = np.arange(len(order))
+
+    def move(rows: tuple[int, ...]) -> tuple[int, ...]:
+        return tuple(int(x) for x in at[list(rows)]) if rows else ()
+
+    return tuple(
+        AmbiguousId(
+            f.tool_call_id, f.conversations, move(f.unlinked), move(f.by_time), move(f.samples)
+        )
+        for f in found
+    )
