@@ -20,6 +20,7 @@ from toolcall_cli.core.summary import Digest, FileSummary
 from toolcall_cli.errors import UsageError
 from toolcall_cli.sources import FileResult, IngestResult, ingest_paths, iter_ingest
 from toolcall_cli.sources.base import ParseOptions
+from toolcall_cli.sources.evidence import require_evidence
 
 NoRedactOpt = Annotated[
     bool,
@@ -63,7 +64,9 @@ def parse_options(*, tz: str | None, nginx_format: str | None, no_redact: bool) 
 def ingest(paths: list[Path], *, source: str | None, opts: ParseOptions) -> IngestResult:
     """Parse PATHs with a progress bar on a terminal."""
     with progress_bar("ingesting", enabled=not _settings.current().quiet) as prog:
-        return ingest_paths(paths, source=source, opts=replace(opts, progress=prog))
+        result = ingest_paths(paths, source=source, opts=replace(opts, progress=prog))
+    require_evidence(result, paths, source=source)
+    return result
 
 
 @dataclass

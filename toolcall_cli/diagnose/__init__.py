@@ -88,9 +88,16 @@ def summarize(ctx: DiagnoseContext, findings: list[Finding]) -> dict[str, Any]:
         "sessions": int(good["session_id"].dropna().nunique()),
         "calls": int(n_calls),
         "events": len(good),
+        "by_source": _per_source(good),
         "findings": by_sev,
         "by_code": dict(sorted(by_code.items())),
     }
+
+
+def _per_source(events: pd.DataFrame) -> dict[str, int]:
+    """Events per source (what a verdict was drawn from)."""
+    counts = events["source"].value_counts().sort_index()
+    return {str(k): int(v) for k, v in counts.items()}
 
 
 def diagnose_events(

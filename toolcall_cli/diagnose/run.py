@@ -16,6 +16,7 @@ from toolcall_cli.diagnose import diagnose_events
 from toolcall_cli.diagnose.base import DiagnoseReport
 from toolcall_cli.sources import ingest_paths
 from toolcall_cli.sources.base import ParseOptions
+from toolcall_cli.sources.evidence import require_evidence
 
 if TYPE_CHECKING:
     from toolcall_cli.pipeline.registry import ToolRegistry
@@ -48,6 +49,7 @@ def gather(req: DiagnoseRequest) -> tuple[pd.DataFrame, tuple[str, ...]]:
     """The event table: ingested on the fly from PATHs, else read from the store."""
     if req.paths:
         result = ingest_paths(req.paths, source=req.source, opts=req.opts)
+        require_evidence(result, req.paths, source=req.source)
         return result.events, tuple(str(f.path) for f in result.files)
     return load_events(req.store), (str(req.store),)
 
