@@ -98,7 +98,7 @@ def emit_response_body(
     """A response body of any provider; returns the messages emitted (None if not a response)."""
     if not isinstance(body, dict):
         return None
-    if "error" in body and body.get("error") and not body.get("choices"):
+    if is_error_body(body):
         messages_openai.emit_error(
             sink,
             conv,
@@ -119,6 +119,17 @@ def emit_response_body(
     if isinstance(body.get("candidates"), list):
         return messages_items.emit_candidates(sink, conv, body, base, idx, ts=ts)
     return None
+
+
+def is_error_body(body: dict[str, Any]) -> bool:
+    """A provider error body: `{"error": ...}` (OpenAI, Anthropic, llama.cpp, Ollama's string
+    form), vLLM's `{"object": "error", "message", "code"}`, or a FastAPI `{"detail": ...}`
+    alone (how OpenAI-compatible servers built on it answer a bad request)."""
+    if body.get("error") and not body.get("choices"):
+        return True
+    if body.get("object") == "error" and "message" in body:
+        return True
+    return set(body) == {"detail"} and bool(body["detail"])
 
 
 def _provider_of(body: dict[str, Any]) -> str | None:
@@ -156,6 +167,8 @@ def emit_container(sink: Sink, d: dict[str, Any], base: str, *, depth: int = 0) 
         emit_request_meta(sink, conv, d, base)
         emit_messages(sink, conv, msgs, ptr(base, key), 0, gemini=key == "contents")
         n = len(msgs) if isinstance(msgs, list) else 0
+        if d.get("error"):  # a session line that ended in a provider error
+            messages_openai.emit_error(sink, conv, d, ptr(base, "error"), ts=None)
         for rk in ("response", "completion"):
             if isinstance(d.get(rk), dict):
                 _emit_tail(sink, conv, d[rk], ptr(base, rk), n)

@@ -314,8 +314,15 @@ def emit_error(
 ) -> None:
     """A provider error body (HTTP 4xx/5xx or a bare `{"error": ...}`) → a `system` event."""
     err = body.get("error") if isinstance(body, dict) else body
+    if isinstance(body, dict) and not err:  # vLLM `{"object": "error", ...}`, FastAPI `detail`
+        err = body if body.get("object") == "error" else body.get("detail", body)
     message: str | None
     attrs: dict[str, Any] = {"provider_error": True, "provider": provider}
+    if isinstance(err, dict) and "message" not in err and isinstance(err.get("error"), dict | str):
+        err = err["error"]  # a wrapped body: {"error": {"error": {...}}} as a session field
+    if isinstance(err, list) and err and all(isinstance(e, dict) for e in err):
+        # FastAPI validation errors: [{"loc": [...], "msg": "...", "type": "..."}]
+        err = {"message": "; ".join(str(e.get("msg", safe_dump(e))) for e in err)}
     if isinstance(err, dict):
         m = err.get("message")
         message = m if isinstance(m, str) else safe_dump(m) if m is not None else safe_dump(err)
