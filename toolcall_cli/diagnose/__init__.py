@@ -20,6 +20,7 @@ from toolcall_cli.core.registry import Registry
 from toolcall_cli.diagnose.base import Classifier, DiagnoseContext, DiagnoseReport, TimelineLike
 
 if TYPE_CHECKING:
+    from toolcall_cli.align.select import Scope
     from toolcall_cli.pipeline.registry import ToolRegistry
 
 __all__ = [
@@ -109,11 +110,15 @@ def diagnose_events(
     select: Iterable[str] = (),
     ignore: Iterable[str] = (),
     inputs: tuple[str, ...] = (),
+    scope: Scope | None = None,
 ) -> DiagnoseReport:
-    """Align *events*, build the context and classify: the whole `toolcall diagnose` core."""
+    """Align *events*, build the context and classify: the whole `toolcall diagnose` core.
+    With *scope* only the traces it selects are classified (alignment sees everything)."""
     from toolcall_cli.align import align
+    from toolcall_cli.align.select import in_scope
 
-    timeline: TimelineLike = align(events, cfg=cfg, skew_correction=skew_correction)
+    aligned = align(events, cfg=cfg, skew_correction=skew_correction)
+    timeline: TimelineLike = in_scope(aligned, scope) if scope is not None else aligned
     ctx = DiagnoseContext(timeline=timeline, cfg=cfg, registry=registry)
     rep = classify(ctx, select=select, ignore=ignore)
     return DiagnoseReport(

@@ -15,13 +15,11 @@ the whole timeline: :data:`WHOLE_TIMELINE`.
 
 from __future__ import annotations
 
-import dataclasses
-from typing import Any
-
 import numpy as np
 import pandas as pd
 
 from toolcall_cli.align.keys import label_rows
+from toolcall_cli.align.select import restrict
 from toolcall_cli.diagnose.base import DiagnoseContext
 
 #: Codes run once over the whole timeline, never per batch.
@@ -71,10 +69,5 @@ def _colour(shared: pd.DataFrame) -> dict[int, int]:
 
 def _sub(ctx: DiagnoseContext, mask: np.ndarray) -> DiagnoseContext:
     """A context over the rows of *mask*: their events, calls and sessions."""
-    tl: Any = ctx.timeline
-    events = tl.events[mask].reset_index(drop=True)
-    traces = set(events["trace"].dropna().tolist())
-    sessions = {s: t for s, t in tl.sessions.items() if set(t) & traces}
-    calls = tuple(c for c in tl.calls if c.trace in traces)
-    sub = dataclasses.replace(tl, events=events, calls=calls, sessions=sessions)
+    sub = restrict(ctx.timeline, mask)  # type: ignore[arg-type]
     return DiagnoseContext(timeline=sub, cfg=ctx.cfg, registry=ctx.registry)

@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from toolcall_cli.align.load import load_selected
+from toolcall_cli.align.select import Scope
 from toolcall_cli.core.config import DEFAULT, Config
 from toolcall_cli.core.redact import redacting
 from toolcall_cli.core.store import DEFAULT_STORE, load_events
@@ -34,6 +36,7 @@ class DiagnoseRequest:
     skew_correction: bool = True
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
+    scope: Scope = field(default_factory=Scope)
 
 
 def load_registry(paths: Sequence[Path]) -> ToolRegistry | None:
@@ -51,6 +54,8 @@ def gather(req: DiagnoseRequest) -> tuple[pd.DataFrame, tuple[str, ...]]:
         result = ingest_paths(req.paths, source=req.source, opts=req.opts)
         require_evidence(result, req.paths, source=req.source)
         return result.events, tuple(str(f.path) for f in result.files)
+    if any(v is not None for v in req.scope.ids.values()):
+        return load_selected(req.store, **req.scope.ids), (str(req.store),)  # the id index
     return load_events(req.store), (str(req.store),)
 
 
@@ -70,4 +75,5 @@ def diagnose(req: DiagnoseRequest, *, cfg: Config = DEFAULT) -> DiagnoseReport:
             select=req.select,
             ignore=req.ignore,
             inputs=inputs,
+            scope=req.scope,
         )

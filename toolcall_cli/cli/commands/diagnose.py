@@ -20,11 +20,18 @@ from toolcall_cli.cli._options import (
     OutputOpt,
     PathsArg,
     SelectOpt,
+    SessionIdOpt,
+    SinceOpt,
     SourceOpt,
     StoreOpt,
+    ToolCallIdOpt,
+    ToolNameOpt,
+    TraceIdOpt,
     TzOpt,
+    UntilOpt,
     check_format,
     emit,
+    scope_of,
     split_codes,
 )
 from toolcall_cli.core.findings import FailOn
@@ -45,6 +52,12 @@ def run(
     select: SelectOpt = None,
     ignore: IgnoreOpt = None,
     tools: ToolsOpt = None,
+    trace_id: TraceIdOpt = None,
+    session_id: SessionIdOpt = None,
+    tool_call_id: ToolCallIdOpt = None,
+    tool: ToolNameOpt = None,
+    since: SinceOpt = None,
+    until: UntilOpt = None,
     source: SourceOpt = None,
     tz: TzOpt = None,
     nginx_format: NginxFormatOpt = None,
@@ -56,6 +69,10 @@ def run(
     check_format(fmt, ("table", "json", "markdown", "sarif", "html"), "diagnose")
     cfg = _settings.config()
     opts = parse_options(tz=tz, nginx_format=nginx_format, no_redact=no_redact)
+    scope = scope_of(
+        trace_id=trace_id, session_id=session_id, tool_call_id=tool_call_id, tool=tool,
+        since=since, until=until, tz=opts.tz,
+    )  # fmt: skip
     req = DiagnoseRequest(
         paths=tuple(paths or ()),
         source=source.value if source else None,
@@ -65,6 +82,7 @@ def run(
         skew_correction=not no_skew,
         select=split_codes(select),
         ignore=split_codes(ignore),
+        scope=scope,
     )
     report = diagnose(req, cfg=cfg)
     emit(report, fmt, output)
