@@ -27,11 +27,19 @@ PROSE = "fixtures/detect/prose"
             ["diagnose", "--source", "messages", f"{PROSE}/README.md"],
         ),
         (
+            "diagnose/exit0_readme_beside_evidence_is_skipped",
+            ["diagnose", "fixtures/detect/bundle_with_readme"],
+        ),
+        (
+            "ingest/readme_beside_evidence_is_skipped",
+            ["ingest", "fixtures/detect/bundle_with_readme", "--no-store", "-f", "json"],
+        ),
+        (
             "diagnose/exit0_healthy_names_its_evidence",
             ["diagnose", "fixtures/incidents/healthy", "--select", "OR"],
         ),
     ],
-)
+)  # fmt: skip
 def test_no_evidence_golden(name: str, args: list[str], update_goldens: bool) -> None:
     assert_golden(name, args, update=update_goldens)
 

@@ -81,9 +81,12 @@ def scope_ids(a: EventArrays) -> ScopedIds:
     multi = np.bincount(ids_of_pairs, minlength=len(tc.values)) >= 2
     if not multi.any():
         return same
+    conv = a.source.mask(CONVERSATION_SOURCES)
+    multi &= _contested(tc.codes[rows], scope, a, rows, conv[rows], len(tc.values))
+    if not multi.any():
+        return same
     sel = multi[tc.codes[rows]]
     r = rows[sel]
-    conv = a.source.mask(CONVERSATION_SOURCES)
     frame = pd.DataFrame(
         {
             "row": r,
@@ -130,6 +133,29 @@ def scope_ids(a: EventArrays) -> ScopedIds:
         for i, n, un, bt, sm in ambiguous
     )
     return ScopedIds(Coded(codes, values), amb, raw_of)
+
+
+def _contested(
+    ids: np.ndarray, scope: np.ndarray, a: EventArrays, rows: np.ndarray, conv: np.ndarray, n: int
+) -> np.ndarray:
+    """Per id code: its scopes may not all be one call — two conversation scopes carry it, or
+    its events name two sessions or two trace ids. Every other id seen in several scopes (a
+    conversation, its middleware log, its capture) links as one call, as it always did; only
+    contested ids go through the per-id clustering."""
+
+    def distinct(values: np.ndarray, where: np.ndarray) -> np.ndarray:
+        pairs = pd.unique(ids[where].astype(np.int64) * (int(values.max()) + 2) + values[where])
+        return np.bincount(pairs // (int(values.max()) + 2), minlength=n)
+
+    sess, trace = a.session_id.codes[rows], a.trace_id.codes[rows]
+    out = np.zeros(n, dtype=bool)
+    if conv.any():
+        out |= distinct(scope.astype(np.int64), conv) >= 2
+    if (sess >= 0).any():
+        out |= distinct(sess.astype(np.int64), sess >= 0) >= 2
+    if (trace >= 0).any():
+        out |= distinct(trace.astype(np.int64), trace >= 0) >= 2
+    return out
 
 
 def _labels(a: EventArrays, frame: pd.DataFrame, files: pa.Array) -> np.ndarray:

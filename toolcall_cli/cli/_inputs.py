@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Generator
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Annotated
@@ -61,11 +61,26 @@ def parse_options(*, tz: str | None, nginx_format: str | None, no_redact: bool) 
     )
 
 
+#: Skipped files listed one per line on stderr before "… and N more".
+SKIPPED_LISTED = 20
+
+
+def say_skipped(skipped: Sequence[tuple[object, str]]) -> None:
+    """One stderr line per file a directory walk skipped, with the reason (unless --quiet)."""
+    if _settings.current().quiet:
+        return
+    for path, why in skipped[:SKIPPED_LISTED]:
+        say(f"toolcall: skipped {path}: {why}")
+    if len(skipped) > SKIPPED_LISTED:
+        say(f"toolcall: … and {len(skipped) - SKIPPED_LISTED} more skipped files")
+
+
 def ingest(paths: list[Path], *, source: str | None, opts: ParseOptions) -> IngestResult:
     """Parse PATHs with a progress bar on a terminal."""
     with progress_bar("ingesting", enabled=not _settings.current().quiet) as prog:
         result = ingest_paths(paths, source=source, opts=replace(opts, progress=prog))
     require_evidence(result, paths, source=source)
+    say_skipped(result.skipped)
     return result
 
 

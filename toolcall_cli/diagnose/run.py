@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -48,15 +49,16 @@ def load_registry(paths: Sequence[Path]) -> ToolRegistry | None:
     return registry_from_paths(list(paths))
 
 
-def gather(req: DiagnoseRequest) -> tuple[pd.DataFrame, tuple[str, ...]]:
-    """The event table: ingested on the fly from PATHs, else read from the store."""
+def gather(req: DiagnoseRequest) -> tuple[pd.DataFrame, tuple[str, ...], tuple[Any, ...]]:
+    """The event table: ingested on the fly from PATHs, else read from the store; the inputs
+    read and the files a directory walk skipped (path, reason)."""
     if req.paths:
         result = ingest_paths(req.paths, source=req.source, opts=req.opts)
         require_evidence(result, req.paths, source=req.source)
-        return result.events, tuple(str(f.path) for f in result.files)
+        return result.events, tuple(str(f.path) for f in result.files), result.skipped
     if any(v is not None for v in req.scope.ids.values()):
-        return load_selected(req.store, **req.scope.ids), (str(req.store),)  # the id index
-    return load_events(req.store), (str(req.store),)
+        return load_selected(req.store, **req.scope.ids), (str(req.store),), ()  # the id index
+    return load_events(req.store), (str(req.store),), ()
 
 
 def diagnose(req: DiagnoseRequest, *, cfg: Config = DEFAULT) -> DiagnoseReport:
@@ -64,10 +66,10 @@ def diagnose(req: DiagnoseRequest, *, cfg: Config = DEFAULT) -> DiagnoseReport:
 
     Evidence quotes re-read input files, so the request's redactor stays active meanwhile.
     """
-    events, inputs = gather(req)
+    events, inputs, skipped = gather(req)
     registry = load_registry(req.tools or cfg.tools)
     with redacting(req.opts.redactor):
-        return diagnose_events(
+        report = diagnose_events(
             events,
             cfg=cfg,
             registry=registry,
@@ -77,3 +79,7 @@ def diagnose(req: DiagnoseRequest, *, cfg: Config = DEFAULT) -> DiagnoseReport:
             inputs=inputs,
             scope=req.scope,
         )
+    if not skipped:
+        return report
+    listed = [{"path": str(p), "reason": why} for p, why in skipped]
+    return dataclasses.replace(report, summary={**report.summary, "skipped": listed})

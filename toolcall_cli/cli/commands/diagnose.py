@@ -9,7 +9,7 @@ import typer
 
 from toolcall_cli.cli import _settings
 from toolcall_cli.cli._console import say
-from toolcall_cli.cli._inputs import NoRedactOpt, parse_options
+from toolcall_cli.cli._inputs import NoRedactOpt, parse_options, say_skipped
 from toolcall_cli.cli._options import (
     FailOnOpt,
     Format,
@@ -86,6 +86,7 @@ def run(
     )
     report = diagnose(req, cfg=cfg)
     emit(report, fmt, output)
+    say_skipped([(s["path"], s["reason"]) for s in report.summary.get("skipped", ())])
     if not _settings.current().quiet:
         say(f"toolcall: {summary_line(report)}")
     raise typer.Exit(int(report.exit_code(fail_on)))

@@ -10,7 +10,7 @@ import typer
 
 from toolcall_cli.cli import _settings
 from toolcall_cli.cli._console import say
-from toolcall_cli.cli._inputs import IngestStream, NoRedactOpt, parse_options
+from toolcall_cli.cli._inputs import IngestStream, NoRedactOpt, parse_options, say_skipped
 from toolcall_cli.cli._options import (
     Format,
     FormatOpt,
@@ -64,6 +64,7 @@ def run(
         digest=stream.digest,
     )
     emit(report, fmt, output)
+    say_skipped(stream.skipped)
     if not _settings.current().quiet:
         say(
             f"toolcall: {stream.digest.events} events from {len(stream.files)} files, "
