@@ -92,3 +92,9 @@ def test_tau_bench_sessions_never_share_a_trace() -> None:
     assert rep.summary["sessions"] == 200
     assert rep.summary["calls"] == 1164
     assert "IN003" not in rep.summary["by_code"]  # one source: nothing left to attribute
+    # each FL003 is an id reused inside one conversation: its evidence is one trajectory's
+    reused = [f for f in rep.findings if f.code == "FL003"]
+    assert len(reused) == 69
+    for f in reused:
+        places = {e.origin.split("#/")[1].split("/")[0] for e in f.evidence}
+        assert len(places) == 1 and f.session_id == f"{TAU.stem}:{places.pop()}"
