@@ -2,8 +2,9 @@
 
 Real shapes of OpenAI-compatible servers — vLLM (`{"object": "error", ...}` and
 `{"error": {"message": "Error during inference: 500"}}`), llama.cpp and Ollama (`{"error":
-"..."}` string form), FastAPI (`{"detail": ...}`) — as a response body and as an `error` key
-beside `messages` in a session line; and every error body of the shared corpus conversations.
+"..."}` string form), FastAPI (`{"detail": ...}`) — as a response body, as an `error` key
+beside `messages` in a session line and as an HTTP response in a capture; and every error body
+of the shared corpus conversations.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CORPUS, assert_golden
+from tests.conftest import CORPUS, assert_golden, need_tshark
 from toolcall_cli.diagnose import diagnose_events
 from toolcall_cli.sources import ingest_paths
 
@@ -86,3 +87,22 @@ def test_every_corpus_error_body_diagnoses(path: Path) -> None:
 )
 def test_unknown_provider_error_golden(name: str, path: str, update_goldens: bool) -> None:
     assert_golden(f"diagnose/{name}", ["diagnose", path], update=update_goldens)
+
+
+@pytest.mark.tshark
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_error_bodies_on_the_wire_are_pr008_unknown(tmp_path: Path, shape: str) -> None:
+    from fixtures.gen.pcapwriter import PcapWriter, http_exchange
+
+    need_tshark()
+    path = tmp_path / "llm.pcap"
+    with PcapWriter(path) as w:
+        conv = w.tcp(client=("10.0.0.7", 40001), server=("10.0.0.9", 8000))
+        request = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+        http_exchange(
+            conv, 1740830400.0, 1740830400.5, "POST", "/v1/chat/completions", {}, request,
+            500, {}, SHAPES[shape], host="vllm.internal",
+        )  # fmt: skip
+    (got,) = _pr008(path)
+    assert got[0] == "unknown"
+    assert f'"{MESSAGE[shape]}"' in got[1]

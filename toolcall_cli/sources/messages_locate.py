@@ -15,6 +15,7 @@ from typing import Any
 
 from toolcall_cli.sources import messages_anthropic, messages_items, messages_openai, messages_text
 from toolcall_cli.sources.messages_rows import Conv, Sink, ptr
+from toolcall_cli.sources.provider_bodies import is_error_body
 
 #: Keys holding a conversation's messages, in preference order.
 MESSAGE_KEYS = ("messages", "traj", "input", "contents", "conversation", "history")
@@ -119,17 +120,6 @@ def emit_response_body(
     if isinstance(body.get("candidates"), list):
         return messages_items.emit_candidates(sink, conv, body, base, idx, ts=ts)
     return None
-
-
-def is_error_body(body: dict[str, Any]) -> bool:
-    """A provider error body: `{"error": ...}` (OpenAI, Anthropic, llama.cpp, Ollama's string
-    form), vLLM's `{"object": "error", "message", "code"}`, or a FastAPI `{"detail": ...}`
-    alone (how OpenAI-compatible servers built on it answer a bad request)."""
-    if body.get("error") and not body.get("choices"):
-        return True
-    if body.get("object") == "error" and "message" in body:
-        return True
-    return set(body) == {"detail"} and bool(body["detail"])
 
 
 def _provider_of(body: dict[str, Any]) -> str | None:
