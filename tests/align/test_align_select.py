@@ -7,7 +7,8 @@ import pytest
 
 from tests.align.incident import T0, incident
 from toolcall_cli.align import align
-from toolcall_cli.align.select import parse_time, select
+from toolcall_cli.align.select import Scope, evidence_end, in_scope, select
+from toolcall_cli.align.window import FORMS, TimeBound, parse_bound
 from toolcall_cli.errors import UsageError
 
 
@@ -53,13 +54,50 @@ def test_unknown_id_is_a_usage_error_with_known_ids(tl, kw: dict[str, str], list
     assert listed in (err.value.hint or "")
 
 
-def test_parse_time() -> None:
-    assert parse_time(None) is None
-    assert parse_time("2025-03-01T12:00:00Z") == pd.Timestamp("2025-03-01T12:00:00Z")
-    assert parse_time("2025-03-01 13:00:00", tz="Europe/Paris") == pd.Timestamp(
-        "2025-03-01T12:00:00Z"
-    )
+def at(text: str, **kw: str) -> pd.Timestamp | None:
+    bound = parse_bound(text, **kw)
+    assert bound is not None
+    return bound.at
+
+
+def test_parse_bound_iso_epoch_and_duration() -> None:
+    assert parse_bound(None) is None
+    assert at("2025-03-01T12:00:00Z") == pd.Timestamp("2025-03-01T12:00:00Z")
+    assert at("2025-03-01 13:00:00", tz="Europe/Paris") == pd.Timestamp("2025-03-01T12:00:00Z")
+    assert at("1740830400") == pd.Timestamp("2025-03-01T12:00:00Z")
+    assert parse_bound("15m") == TimeBound(back=pd.Timedelta(minutes=15))
+    assert parse_bound("1h") == TimeBound(back=pd.Timedelta(hours=1))
+    assert parse_bound("500ms") == TimeBound(back=pd.Timedelta(milliseconds=500))
+
+
+@pytest.mark.parametrize("text", ["not a time", "5x", "now", "15 minutes", "-5s", "12"])
+def test_an_unreadable_bound_is_a_usage_error_naming_the_forms(text: str) -> None:
+    with pytest.raises(UsageError) as err:
+        parse_bound(text, option="--since")
+    assert err.value.message == f"--since: cannot read the time {text!r}"
+    assert err.value.hint == FORMS
+
+
+def test_unknown_zone_is_a_usage_error() -> None:
     with pytest.raises(UsageError):
-        parse_time("not a time")
-    with pytest.raises(UsageError):
-        parse_time("2025-03-01 13:00", tz="Mars/Olympus")
+        parse_bound("2025-03-01 13:00", tz="Mars/Olympus")
+
+
+def test_a_duration_counts_back_from_the_end_of_the_evidence(tl) -> None:  # type: ignore[no-untyped-def]
+    end = evidence_end(tl)
+    assert end is not None
+    span = end - (T0 + pd.Timedelta(seconds=4))
+    late = select(tl, since=TimeBound(back=span))
+    assert [b.trace for b in late.traces] == ["T2"]
+    assert [b.trace for b in select(tl, since=TimeBound(back=pd.Timedelta(days=1))).traces]
+
+
+def test_in_scope_narrows_the_timeline_by_tool_and_call(tl) -> None:  # type: ignore[no-untyped-def]
+    only = in_scope(tl, Scope(tool_call_id="c1"))
+    assert set(only.events["trace"].dropna()) == {"T1"}
+    assert {c.trace for c in only.calls} == {"T1"}
+    assert list(only.events.index) == list(range(len(only.events)))
+    assert in_scope(tl, Scope()) is tl
+    with pytest.raises(UsageError) as err:
+        in_scope(tl, Scope(tool="no_such_tool"))
+    assert err.value.message == "no trace matches --tool no_such_tool"

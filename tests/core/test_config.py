@@ -56,3 +56,40 @@ def test_bad_config_is_usage_error(tmp_path: Path, text: str, match: str) -> Non
     p.write_text(text)
     with pytest.raises(UsageError, match=match):
         load_config(p)
+
+
+@pytest.mark.parametrize(
+    ("text", "message", "hint"),
+    [
+        ("[sla]\nservce_ms = 1\n", "unknown key 'servce_ms' in [sla]", "did you mean service_ms?"),
+        ("[floding]\nmax_calls = 3\n", "unknown section [floding]", "did you mean flooding?"),
+        ("tols = ['t.json']\n", "unknown key tols", "did you mean tools?"),
+        ("[[formats]]\nname = 'x'\nregexp = 'a'\n", "unknown key 'regexp' in [formats]",
+         "did you mean regex?"),
+        ("tz = 5\n", "tz must be a string, got 5", None),
+    ],
+)  # fmt: skip
+def test_unknown_sections_keys_and_wrong_types_are_usage_errors(
+    tmp_path: Path, text: str, message: str, hint: str | None
+) -> None:
+    p = tmp_path / "toolcall.toml"
+    p.write_text(text)
+    with pytest.raises(UsageError) as err:
+        load_config(p)
+    assert err.value.message == f"{p}: {message}"
+    if hint is None:
+        assert err.value.hint is None
+    else:
+        assert (err.value.hint or "").startswith(hint)
+
+
+def test_every_known_key_loads_and_defaults_are_the_dataclasses(tmp_path: Path) -> None:
+    from toolcall_cli.core.config import SECTIONS
+
+    assert set(SECTIONS["sla"]) == set(DEFAULT.sla.__slots__)  # type: ignore[attr-defined]
+    p = tmp_path / "toolcall.toml"
+    p.write_text("[sla]\n[flooding]\n[tolerance]\n[messages]\n[budgets]\n[limits]\n")
+    cfg = load_config(p)
+    d = DEFAULT
+    assert (cfg.sla, cfg.flooding, cfg.tolerance) == (d.sla, d.flooding, d.tolerance)
+    assert (cfg.message_window, cfg.max_decompressed) == (d.message_window, d.max_decompressed)

@@ -136,7 +136,7 @@ def test_unrecognised_provider_error_is_a_warning(make_ctx: Callable[..., Diagno
         }
     ]
     (f,) = list(CLASSIFIERS.get("PR008")(make_ctx(rows)))
-    assert f.severity is Severity.warning and dict(f.extra)["cause"] is None
+    assert f.severity is Severity.warning and dict(f.extra)["cause"] == "unknown"
 
 
 def test_user_text_mentioning_a_tool_is_not_an_error(

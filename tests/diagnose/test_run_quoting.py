@@ -18,9 +18,9 @@ LOG = FIXTURES / "rules" / "IN001" / "positive.middleware.log"
 
 def _evidence(store: Path) -> list[tuple[str, str]]:
     # the same gather step the command uses: the store, and the files its manifest records
-    events, inputs, quotable = evidence_for(None, store=store, source=None, opts=ParseOptions())
+    got = evidence_for(None, store=store, source=None, opts=ParseOptions())
     req = DiagnoseRequest(select=("IN001",))
-    rep = diagnose(events, req, inputs=inputs, quotable=quotable)
+    rep = diagnose(got.events, req, inputs=got.inputs, quotable=got.quotable)
     return [(e.origin, e.text) for f in rep.findings for e in f.evidence]
 
 

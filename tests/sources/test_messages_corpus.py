@@ -49,8 +49,12 @@ def test_tau_bench_airline_counts(corpus: Path) -> None:
     c = calls(df)
     assert len(c) == 1164
     assert (c["args"].str.startswith("{")).all()
-    assert df["session_id"].iloc[0] == "historical_trajectories__gpt-4o-airline:1"
+    assert df["session_id"].iloc[0] == "historical_trajectories__gpt-4o-airline:0"
     assert c["origin"].iloc[0].split("#")[1].startswith("/0/traj/")
+    # every label names the array index its pointers start with (`:109` ↔ `#/109/...`)
+    place = df["session_id"].str.rsplit(":", n=1).str[1]
+    pointer = df["origin"].str.split("#/").str[1].str.split("/").str[0]
+    assert (place == pointer).all()
     by_session = df.groupby("session_id", sort=False)["seq"]
     assert by_session.apply(lambda s: s.is_monotonic_increasing).all()
     res = df[df["kind"] == "tool_result"]

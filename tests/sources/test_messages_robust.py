@@ -106,4 +106,5 @@ def test_jsonl_mixed_with_garbage(tmp_path: Path) -> None:
     )
     df = ADAPTER.parse(p, ParseOptions())
     assert list(df["kind"]) == ["user", "unparsed", "user"]
-    assert list(df["session_id"].fillna("-")) == ["m:1", "-", "m:2"]
+    # a label names the line its conversation is on, as the origins do
+    assert list(df["session_id"].fillna("-")) == ["m:1", "-", "m:4"]

@@ -7,12 +7,14 @@ clock offset of each source and the traces of each session.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute
 
-from toolcall_cli.align import arrays, keys, phases, place, skew
+from toolcall_cli.align import arrays, keys, phases, place, scope, skew
 from toolcall_cli.align.model import OUTCOMES, PHASES, CallView, Timeline
 from toolcall_cli.core.config import DEFAULT, Config
 from toolcall_cli.core.events import STR
@@ -50,11 +52,14 @@ _RANK = {
 def align(events: pd.DataFrame, *, cfg: Config = DEFAULT, skew_correction: bool = True) -> Timeline:
     """Correlate *events* into traces, estimate (and unless told not to, correct) clock skew,
     and derive each call's outcome and phase latencies against `cfg.sla`."""
-    a = arrays.event_arrays(events)
-    fields = arrays.attr_fields(a.attrs, keys.LINK_ATTRS)
-    pairs = keys.pcap_pairs(a, fields["stream"])
-    groups = keys.components(a, keys.link_codes(a, fields, pairs))
-    trace = keys.trace_keys(a, groups)
+    raw = arrays.event_arrays(events)
+    fields = arrays.attr_fields(raw.attrs, keys.LINK_ATTRS)
+    pairs = keys.pcap_pairs(raw, fields["stream"])
+    scoped = scope.scope_ids(raw)
+    # from here on a call id is one (id, scope cluster): a reused id is several calls
+    a = dataclasses.replace(raw, tool_call_id=scoped.codes)
+    groups = keys.components(a, keys.link_codes(raw, fields, pairs, scoped))
+    trace = scope.readable(keys.trace_keys(a, groups))
     calls = keys.call_codes(a, pairs)
     moments = skew.moment_rows(a, calls, a.tool_call_id.values)
     est = skew.estimate(a, moments)
@@ -79,7 +84,7 @@ def align(events: pd.DataFrame, *, cfg: Config = DEFAULT, skew_correction: bool 
     views = phases.call_views(events, a, calls, trace, ts, pairs, cfg.sla)
     ev = events.take(idx).reset_index(drop=True)
     ev["trace"] = pd.Series(pd.array(trace.text().take(pa.array(idx)), dtype=STR))
-    ev["call"] = pd.Series(pd.array(a.tool_call_id.text(calls[idx]), dtype=STR))
+    ev["call"] = pd.Series(pd.array(scope.unscoped(a.tool_call_id.text(calls[idx])), dtype=STR))
     ev["ts_corrected"] = arrays.to_datetime(ts[idx])
     return Timeline(
         events=ev,
@@ -89,6 +94,7 @@ def align(events: pd.DataFrame, *, cfg: Config = DEFAULT, skew_correction: bool 
         anchors=est.anchors,
         reference=est.reference,
         corrected=skew_correction,
+        ambiguous=scope.relabel(scoped.ambiguous, idx),
     )
 
 

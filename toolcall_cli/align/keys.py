@@ -26,6 +26,7 @@ from toolcall_cli.align.arrays import (
     nonempty,
     true_mask,
 )
+from toolcall_cli.align.scope import ScopedIds, original_codes
 from toolcall_cli.core.events import WIRE_SOURCES
 
 _TRACEPARENT = re.compile(r"^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$", re.IGNORECASE)
@@ -94,16 +95,21 @@ def _joint(base: Coded, extra: pa.Array) -> list[np.ndarray]:
     return [base.codes, codes]
 
 
-def link_codes(a: EventArrays, fields: dict[str, pa.Array], pairs: Coded) -> list[np.ndarray]:
+def link_codes(
+    a: EventArrays, fields: dict[str, pa.Array], pairs: Coded, scoped: ScopedIds | None = None
+) -> list[np.ndarray]:
     """The linking keys of every event as integer codes, one array per key kind (-1 = none):
     tool_call_id, X-Original-ID (the call a retry stands for), trace_id, traceparent,
     request_id, pcap pairing. Codes of different key kinds never collide, except that a
     tool_call_id and an X-Original-ID (or a trace_id and a traceparent id) with equal text
-    are one key."""
+    are one key. With *scoped* (align/scope.py), call ids are its scoped codes."""
     orig = nonempty(fields["x_original_id"])
     tp = nonempty(traceparent_ids(fields["traceparent"]))
+    calls = _joint(a.tool_call_id, orig)
+    if scoped is not None:
+        calls = [scoped.codes.codes, original_codes(scoped, calls[1])]
     spaces = [
-        _joint(a.tool_call_id, orig),
+        calls,
         _joint(a.trace_id, tp),
         [a.request_id.codes],
         [pairs.codes],
@@ -206,6 +212,16 @@ def _clashes(labels: np.ndarray, keys: list[np.ndarray], attrs: list[np.ndarray]
     pairs = np.unique(np.concatenate(named_k) * width + np.concatenate(named_a))
     keys_, counts = np.unique(pairs // width, return_counts=True)
     return keys_[counts > 1].astype(np.int64)
+
+
+def label_rows(cols: list[np.ndarray]) -> np.ndarray:
+    """Rows sharing a code in any of *cols* (integer codes, -1 none; each column its own code
+    space) share a label; -1 for a row with no code."""
+    shifted, shift = [], 0
+    for c in cols:
+        shifted.append(np.where(c >= 0, c + shift, -1))
+        shift += int(c.max()) + 1 if len(c) and c.max() >= 0 else 0
+    return _label(shifted)
 
 
 def _label(cols: list[np.ndarray]) -> np.ndarray:

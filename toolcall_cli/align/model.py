@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Any, Final
 
 import pandas as pd
 
@@ -59,6 +59,8 @@ class Timeline:
     anchors: dict[str, int] = field(default_factory=dict)
     reference: str | None = None
     corrected: bool = True
+    #: ids seen in several conversations (`align.scope.AmbiguousId`, rows of `events`)
+    ambiguous: tuple[Any, ...] = ()
 
     def trace_events(self, trace: str) -> pd.DataFrame:
         """The events of one trace, in timeline order."""

@@ -3,42 +3,20 @@ with the most trouble first."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
+from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 from toolcall_cli.align.model import CallView, Timeline, TimelineReport, TraceBlock
+from toolcall_cli.align.window import TimeBound
 from toolcall_cli.core.events import UNPARSED
 from toolcall_cli.errors import UsageError
 
 #: How many known ids an "unknown id" hint lists.
 HINT_IDS = 5
-
-
-def parse_time(
-    text: str | None, *, tz: str = "UTC", option: str = "--since"
-) -> pd.Timestamp | None:
-    """An ISO 8601 time as UTC; a naive one is read in *tz*."""
-    if text is None:
-        return None
-    try:
-        ts = pd.Timestamp(text)
-    except (ValueError, TypeError):
-        raise UsageError(
-            f"{option}: cannot read the time {text!r}",
-            hint="use ISO 8601, e.g. 2024-05-01T12:00:00Z",
-        ) from None
-    if pd.isna(ts):
-        raise UsageError(
-            f"{option}: cannot read the time {text!r}",
-            hint="use ISO 8601, e.g. 2024-05-01T12:00:00Z",
-        )
-    try:
-        return ts.tz_localize(tz).tz_convert("UTC") if ts.tzinfo is None else ts.tz_convert("UTC")
-    except Exception as e:  # unknown zone names raise several different types
-        raise UsageError(
-            f"unknown time zone {tz!r}: {e}", hint="use an IANA name such as Europe/Paris"
-        ) from None
 
 
 def trouble(calls: Iterable[CallView], unparsed: int = 0) -> int:
@@ -69,43 +47,100 @@ def _match(
     return found
 
 
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """The scope flags every analysis command takes (DESIGN §1); None = not restricted."""
+
+    trace_id: str | None = None
+    session_id: str | None = None
+    tool_call_id: str | None = None
+    tool: str | None = None
+    since: TimeBound | None = None
+    until: TimeBound | None = None
+
+    @property
+    def ids(self) -> dict[str, str | None]:
+        """The id selectors, as `load_selected` takes them (the store's id index)."""
+        return {
+            "trace_id": self.trace_id,
+            "session_id": self.session_id,
+            "tool_call_id": self.tool_call_id,
+        }
+
+    @property
+    def restricted(self) -> bool:
+        """Some flag narrows the evidence."""
+        return any(v is not None for v in (*self.ids.values(), self.tool, self.since, self.until))
+
+
+def evidence_end(tl: Timeline) -> pd.Timestamp | None:
+    """The latest event time of the evidence (durations in --since/--until count from it)."""
+    col = tl.events["ts_corrected"] if "ts_corrected" in tl.events else tl.events["ts"]
+    end = col.max() if len(col) else None
+    return None if end is None or pd.isna(end) else pd.Timestamp(end)
+
+
+def _instant(
+    bound: TimeBound | pd.Timestamp | None, end: pd.Timestamp | None
+) -> pd.Timestamp | None:
+    return bound.resolve(end) if isinstance(bound, TimeBound) else bound
+
+
+def traces_in_scope(tl: Timeline, scope: Scope) -> set[str]:
+    """The traces the scope flags select. An id or tool that matches nothing is a UsageError
+    listing the known ones; a time window is kept as given (it may select nothing)."""
+    ev = tl.events
+    chosen = {str(t) for t in ev["trace"].dropna().unique()}
+    if scope.trace_id is not None:
+        tid = scope.trace_id
+        mask = (ev["trace"] == tid) | (ev["trace_id"] == tid)
+        chosen &= _match(ev, mask, "--trace-id", tid, "trace ids", ev["trace"].unique())
+    if scope.session_id is not None:
+        sid = scope.session_id
+        mask = (ev["session_id"] == sid) | (ev["trace"] == sid)
+        found = _match(ev, mask, "--session-id", sid, "session ids", ev["session_id"].unique())
+        chosen &= found | set(tl.sessions.get(sid, ()))
+    if scope.tool_call_id is not None:
+        cid = scope.tool_call_id
+        mask = (ev["tool_call_id"] == cid) | (ev["call"] == cid)
+        chosen &= _match(ev, mask, "--tool-call-id", cid, "tool call ids", ev["call"].unique())
+    if scope.tool is not None:
+        mask = ev["tool"] == scope.tool
+        chosen &= _match(ev, mask, "--tool", scope.tool, "tools", ev["tool"].unique())
+    if scope.since is not None or scope.until is not None:
+        end = evidence_end(tl)
+        since, until = _instant(scope.since, end), _instant(scope.until, end)
+        sub = ev[ev["trace"].astype(object).isin(chosen)]
+        span = sub.groupby("trace", observed=True)["ts_corrected"].agg(["min", "max"])
+        if since is not None:
+            span = span[span["max"] >= since]
+        if until is not None:
+            span = span[span["min"] <= until]
+        chosen &= {str(t) for t in span.index}
+    return chosen
+
+
 def select(
     tl: Timeline,
     *,
     trace_id: str | None = None,
     session_id: str | None = None,
     tool_call_id: str | None = None,
-    since: pd.Timestamp | None = None,
-    until: pd.Timestamp | None = None,
+    tool: str | None = None,
+    since: TimeBound | pd.Timestamp | None = None,
+    until: TimeBound | pd.Timestamp | None = None,
     limit: int = 10,
 ) -> TimelineReport:
     """The traces to show. An id that matches nothing is a UsageError listing known ids.
     Without an id selector the traces with the most trouble come first."""
     ev = tl.events
-    chosen = {str(t) for t in ev["trace"].dropna().unique()}
-    if trace_id is not None:
-        mask = (ev["trace"] == trace_id) | (ev["trace_id"] == trace_id)
-        chosen &= _match(ev, mask, "--trace-id", trace_id, "trace ids", ev["trace"].unique())
-    if session_id is not None:
-        mask = (ev["session_id"] == session_id) | (ev["trace"] == session_id)
-        found = _match(
-            ev, mask, "--session-id", session_id, "session ids", ev["session_id"].unique()
-        )
-        chosen &= found | set(tl.sessions.get(session_id, ()))
-    if tool_call_id is not None:
-        mask = (ev["tool_call_id"] == tool_call_id) | (ev["call"] == tool_call_id)
-        chosen &= _match(
-            ev, mask, "--tool-call-id", tool_call_id, "tool call ids", ev["call"].unique()
-        )
-    traces = ev["trace"].astype(object)
-    sub = ev[traces.isin(chosen)]
+    bounds = [
+        b if isinstance(b, TimeBound) or b is None else TimeBound(at=b) for b in (since, until)
+    ]
+    scope = Scope(trace_id, session_id, tool_call_id, tool, bounds[0], bounds[1])
+    chosen = traces_in_scope(tl, scope)
+    sub = ev[ev["trace"].astype(object).isin(chosen)]
     span = sub.groupby("trace", observed=True)["ts_corrected"].agg(["min", "max"])
-    if since is not None:
-        span = span[span["max"] >= since]
-    if until is not None:
-        span = span[span["min"] <= until]
-    if since is not None or until is not None:
-        chosen &= {str(t) for t in span.index}
     calls_by: dict[str, list[CallView]] = {}
     for c in tl.calls:
         if c.trace in chosen:
@@ -114,7 +149,7 @@ def select(
     far = pd.Timestamp.max.tz_localize("UTC")
     starts = {str(t): (far if pd.isna(v) else v) for t, v in span["min"].items()}
     score = {t: trouble(calls_by.get(t, ()), int(unparsed.get(t, 0))) for t in chosen}
-    by_id = trace_id is not None or session_id is not None or tool_call_id is not None
+    by_id = any(v is not None for v in scope.ids.values()) or tool is not None
     order = sorted(
         chosen,
         key=lambda t: (starts.get(t, far), t) if by_id else (-score[t], starts.get(t, far), t),
@@ -143,3 +178,21 @@ def select(
         corrected=tl.corrected,
         total=len(chosen),
     )
+
+
+def restrict(tl: Timeline, rows: np.ndarray) -> Timeline:
+    """The timeline of the event rows *rows* (a boolean mask): their events (re-indexed
+    0..n-1), the calls and sessions of their traces; skew estimates stay those of the whole."""
+    events = tl.events[rows].reset_index(drop=True)
+    traces = set(events["trace"].dropna().tolist())
+    sessions = {s: t for s, t in tl.sessions.items() if set(t) & traces}
+    calls = tuple(c for c in tl.calls if c.trace in traces)
+    return dataclasses.replace(tl, events=events, calls=calls, sessions=sessions)
+
+
+def in_scope(tl: Timeline, scope: Scope) -> Timeline:
+    """*tl* narrowed to the traces *scope* selects (itself when nothing narrows it)."""
+    if not scope.restricted:
+        return tl
+    chosen = traces_in_scope(tl, scope)
+    return restrict(tl, tl.events["trace"].astype(object).isin(chosen).to_numpy(dtype=bool))

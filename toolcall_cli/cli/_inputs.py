@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Generator
+from collections.abc import Generator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -18,6 +18,7 @@ from toolcall_cli.core.summary import Digest, FileSummary
 from toolcall_cli.errors import UsageError
 from toolcall_cli.sources import FileResult, IngestResult, ingest_paths, iter_ingest
 from toolcall_cli.sources.base import ParseOptions
+from toolcall_cli.sources.evidence import require_evidence
 
 #: Environment override of `[limits] max_decompressed` (bytes; K/M/G suffixes allowed).
 MAX_DECOMPRESSED_ENV = "TOOLCALL_MAX_DECOMPRESSED"
@@ -52,10 +53,27 @@ def parse_options(*, tz: str | None, nginx_format: str | None, no_redact: bool) 
     )
 
 
+#: Skipped files listed one per line on stderr before "… and N more".
+SKIPPED_LISTED = 20
+
+
+def say_skipped(skipped: Sequence[tuple[object, str]]) -> None:
+    """One stderr line per file a directory walk skipped, with the reason (unless --quiet)."""
+    if _settings.current().quiet:
+        return
+    for path, why in skipped[:SKIPPED_LISTED]:
+        say(f"toolcall: skipped {path}: {why}")
+    if len(skipped) > SKIPPED_LISTED:
+        say(f"toolcall: … and {len(skipped) - SKIPPED_LISTED} more skipped files")
+
+
 def ingest(paths: list[Path], *, source: str | None, opts: ParseOptions) -> IngestResult:
     """Parse PATHs with a progress bar on a terminal."""
     with progress_bar("ingesting", enabled=not _settings.current().quiet) as prog:
-        return ingest_paths(paths, source=source, opts=replace(opts, progress=prog))
+        result = ingest_paths(paths, source=source, opts=replace(opts, progress=prog))
+    require_evidence(result, paths, source=source)
+    say_skipped(result.skipped)
+    return result
 
 
 @dataclass
@@ -90,22 +108,43 @@ class IngestStream:
                 del item  # not alive while the next file is parsed
 
 
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """What an analysis command reads: the event table, where it came from, the files
+    evidence may be quoted from, and the files a directory walk skipped (path, reason)."""
+
+    events: pd.DataFrame
+    inputs: tuple[str, ...]
+    quotable: tuple[str, ...]
+    skipped: tuple[tuple[Path, str], ...] = ()
+
+
 def evidence_for(
-    paths: list[Path] | None, *, store: Path, source: str | None, opts: ParseOptions
-) -> tuple[pd.DataFrame, tuple[str, ...], tuple[str, ...]]:
-    """The event table, where it came from, and the files evidence may be quoted from: PATHs
-    ingested on the fly (the files read, both times), or the store when no PATH is given (the
-    store, and the files its manifest records — never a path only an event's origin names)."""
+    paths: list[Path] | None,
+    *,
+    store: Path,
+    source: str | None,
+    opts: ParseOptions,
+    ids: Mapping[str, str | None] | None = None,
+) -> Evidence:
+    """PATHs ingested on the fly (the files read are also the quotable ones; no evidence at
+    all is an input error), or the store when no PATH is given: only the traces of *ids*
+    (through its id index) when one is set, and the files its manifest records as quotable —
+    never a path only an event's origin names."""
     if paths:
         result = ingest(paths, source=source, opts=opts)
         files = tuple(str(f.path) for f in result.files)
-        return result.events, files, files
+        return Evidence(result.events, files, files, result.skipped)
     recorded = tuple(str(e["path"]) for e in read_manifest(store)["files"].values())
-    return load_events(store), (str(store),), recorded
+    if ids and any(v is not None for v in ids.values()):
+        from toolcall_cli.align.load import load_selected
+
+        return Evidence(load_selected(store, **ids), (str(store),), recorded)
+    return Evidence(load_events(store), (str(store),), recorded)
 
 
 def events_for(
     paths: list[Path] | None, *, store: Path, source: str | None, opts: ParseOptions
 ) -> pd.DataFrame:
     """The event table: PATHs ingested on the fly, or the store when no PATH is given."""
-    return evidence_for(paths, store=store, source=source, opts=opts)[0]
+    return evidence_for(paths, store=store, source=source, opts=opts).events

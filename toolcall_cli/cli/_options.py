@@ -16,6 +16,9 @@ from toolcall_cli.core.findings import FailOn
 from toolcall_cli.errors import UsageError
 from toolcall_cli.render import render
 
+if TYPE_CHECKING:
+    from toolcall_cli.align.select import Scope
+
 
 class Format(str, Enum):
     """Output formats (the RENDERERS registry; a meta-test keeps them equal)."""
@@ -97,6 +100,55 @@ NoRedactOpt = Annotated[
 NoSkewOpt = Annotated[
     bool, typer.Option("--no-skew-correction", help="Keep each source's own clock.")
 ]
+
+
+TraceIdOpt = Annotated[str | None, typer.Option("--trace-id", help="Only this trace.")]
+SessionIdOpt = Annotated[
+    str | None, typer.Option("--session-id", help="Only the traces of this session.")
+]
+ToolCallIdOpt = Annotated[
+    str | None, typer.Option("--tool-call-id", help="Only the trace of this call.")
+]
+ToolNameOpt = Annotated[str | None, typer.Option("--tool", help="Only traces calling this tool.")]
+SinceOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--since",
+        help="Only traces active at or after this time: ISO 8601, epoch seconds, or a duration "
+        "back from the end of the evidence (15m, 2h).",
+    ),
+]
+UntilOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--until",
+        help="Only traces active at or before this time (same forms as --since).",
+    ),
+]
+
+
+def scope_of(
+    *,
+    trace_id: str | None,
+    session_id: str | None,
+    tool_call_id: str | None,
+    tool: str | None,
+    since: str | None,
+    until: str | None,
+    tz: str,
+) -> Scope:
+    """The scope flags as one `Scope`; a time that does not parse is a usage error (2)."""
+    from toolcall_cli.align.select import Scope
+    from toolcall_cli.align.window import parse_bound
+
+    return Scope(
+        trace_id=trace_id,
+        session_id=session_id,
+        tool_call_id=tool_call_id,
+        tool=tool,
+        since=parse_bound(since, tz=tz, option="--since"),
+        until=parse_bound(until, tz=tz, option="--until"),
+    )
 
 
 def split_codes(values: list[str] | None) -> tuple[str, ...]:

@@ -35,9 +35,10 @@ Example `toolcall.toml`::
 
 from __future__ import annotations
 
+import difflib
 import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -127,6 +128,57 @@ class Config:
 
 DEFAULT = Config()
 
+#: Every section of toolcall.toml and the keys it may hold, in one place (ruff's
+#: `deny_unknown_fields`): an unknown section or key is a usage error with did-you-mean.
+#: Sections mirror the dataclasses above; `messages` and `limits` are single keys of Config.
+SECTIONS: dict[str, frozenset[str]] = {
+    "flooding": frozenset(f.name for f in fields(Flooding)),
+    "tolerance": frozenset(f.name for f in fields(Tolerance)),
+    "sla": frozenset(f.name for f in fields(Sla)),
+    "messages": frozenset({"window"}),
+    "budgets": frozenset(f.name for f in fields(Budgets)),
+    "limits": frozenset({"max_decompressed"}),
+    "redact": frozenset(f.name for f in fields(Redact)),
+    "formats": frozenset(f.name for f in fields(LogFormat)),
+    # read by `toolcall lint` (lint/engine.py checks their types)
+    "lint": frozenset({"profile", "token_budget", "select", "ignore", "lock", "baseline"}),
+}
+#: Top-level keys that are values, not tables.
+TOP_KEYS = frozenset({"tools", "tz"})
+
+
+def check_known(data: dict[str, Any], where: str) -> None:
+    """Refuse unknown sections and keys (a typo would silently keep the default)."""
+    for key, val in data.items():
+        if key in TOP_KEYS:
+            continue
+        if key not in SECTIONS:
+            table = isinstance(val, dict) or (
+                isinstance(val, list) and val and isinstance(val[0], dict)
+            )
+            kind = "section" if table else "key"
+            shown = f"[{key}]" if kind == "section" else key
+            raise UsageError(
+                f"{where}: unknown {kind} {shown}",
+                hint=_close(key, [*SECTIONS, *TOP_KEYS], "sections and keys"),
+            )
+        tables = val if isinstance(val, list) else [val]
+        for table in tables:
+            if not isinstance(table, dict):
+                continue  # a wrong type is reported by the section's own check
+            for k in table:
+                if k not in SECTIONS[key]:
+                    raise UsageError(
+                        f"{where}: unknown key {k!r} in [{key}]",
+                        hint=_close(k, sorted(SECTIONS[key]), f"keys of [{key}]"),
+                    )
+
+
+def _close(given: str, known: list[str], what: str) -> str:
+    close = difflib.get_close_matches(given, known, n=1, cutoff=0.6)
+    listed = ", ".join(sorted(known))
+    return f"did you mean {close[0]}? ({what}: {listed})" if close else f"{what}: {listed}"
+
 
 def find_config(start: Path) -> Path | None:
     """`toolcall.toml`, else a `pyproject.toml` with `[tool.toolcall]`, in *start* or a parent."""
@@ -168,6 +220,7 @@ def config_from_dict(data: dict[str, Any], *, path: Path | None = None) -> Confi
     """Build a Config from parsed TOML, validating types and user formats."""
     where = str(path) if path else "config"
     base = path.parent if path else Path.cwd()
+    check_known(data, where)
 
     def section(name: str) -> dict[str, Any]:
         val = data.get(name, {})
@@ -191,6 +244,7 @@ def config_from_dict(data: dict[str, Any], *, path: Path | None = None) -> Confi
             )
         return {str(k): int(v) for k, v in val.items()}
 
+    d = DEFAULT  # every default is written once: in the dataclasses above
     fl, tol, sla, msg, bud, red = (
         section(n) for n in ("flooding", "tolerance", "sla", "messages", "budgets", "redact")
     )
@@ -209,37 +263,44 @@ def config_from_dict(data: dict[str, Any], *, path: Path | None = None) -> Confi
     return Config(
         path=path,
         tools=tuple((base / t) for t in tools),
-        tz=str(data.get("tz", "UTC")),
-        message_window=int(num(msg, "window", 42, "messages")),
+        tz=_text(data, "tz", d.tz, where),
+        message_window=int(num(msg, "window", d.message_window, "messages")),
         flooding=Flooding(
-            window_s=num(fl, "window_s", 60, "flooding"),
-            max_calls=int(num(fl, "max_calls", 5, "flooding")),
+            window_s=num(fl, "window_s", d.flooding.window_s, "flooding"),
+            max_calls=int(num(fl, "max_calls", d.flooding.max_calls, "flooding")),
             per_tool=int_map(fl, "flooding"),
-            dedupe=_bool(fl, "dedupe", True, where, "flooding"),
+            dedupe=_bool(fl, "dedupe", d.flooding.dedupe, where, "flooding"),
         ),
         tolerance=Tolerance(
-            timestamp_ms=num(tol, "timestamp_ms", 500, "tolerance"),
-            skew_ms=num(tol, "skew_ms", 500, "tolerance"),
+            timestamp_ms=num(tol, "timestamp_ms", d.tolerance.timestamp_ms, "tolerance"),
+            skew_ms=num(tol, "skew_ms", d.tolerance.skew_ms, "tolerance"),
         ),
         sla=Sla(
-            initiation_ms=num(sla, "initiation_ms", 100, "sla"),
-            service_ms=num(sla, "service_ms", 800, "sla"),
-            injection_ms=num(sla, "injection_ms", 50, "sla"),
-            end_to_end_ms=num(sla, "end_to_end_ms", 3000, "sla"),
+            initiation_ms=num(sla, "initiation_ms", d.sla.initiation_ms, "sla"),
+            service_ms=num(sla, "service_ms", d.sla.service_ms, "sla"),
+            injection_ms=num(sla, "injection_ms", d.sla.injection_ms, "sla"),
+            end_to_end_ms=num(sla, "end_to_end_ms", d.sla.end_to_end_ms, "sla"),
         ),
         budgets=Budgets(
-            result_chars=int(num(bud, "result_chars", 1000, "budgets")),
+            result_chars=int(num(bud, "result_chars", d.budgets.result_chars, "budgets")),
             per_tool=int_map(bud, "budgets"),
         ),
         redact=Redact(
-            enabled=bool(red.get("enabled", True)),
+            enabled=bool(red.get("enabled", d.redact.enabled)),
             patterns=patterns,
             json_paths=tuple(red.get("json_paths", ())),
         ),
         formats=_formats(data.get("formats", []), where),
-        max_decompressed=int(num(limits, "max_decompressed", MAX_DECOMPRESSED, "limits")),
+        max_decompressed=int(num(limits, "max_decompressed", d.max_decompressed, "limits")),
         raw=data,
     )
+
+
+def _text(data: dict[str, Any], key: str, default: str, where: str) -> str:
+    val = data.get(key, default)
+    if not isinstance(val, str):
+        raise UsageError(f"{where}: {key} must be a string, got {val!r}")
+    return val
 
 
 def _bool(sec: dict[str, Any], key: str, default: bool, where: str, name: str) -> bool:

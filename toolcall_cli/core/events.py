@@ -69,6 +69,8 @@ class SourceTraits:
     #: Order in which sources are trusted for a call's fields (lower first).
     call_authority: int = 9
     colour: str = "#57606a"  # lane colour in the HTML report
+    #: What the source reads, for the hint of a run that recognised nothing.
+    reads: str = ""
 
 
 SOURCE_TRAITS: Final[tuple[SourceTraits, ...]] = (
@@ -81,6 +83,7 @@ SOURCE_TRAITS: Final[tuple[SourceTraits, ...]] = (
         conversation=True,
         call_authority=0,
         colour="#6d4fc2",
+        reads="conversation JSON/JSONL (OpenAI, Anthropic, tau-bench…)",
     ),
     SourceTraits(
         "middleware",
@@ -102,6 +105,7 @@ SOURCE_TRAITS: Final[tuple[SourceTraits, ...]] = (
         clock_reference=2,
         call_authority=2,
         colour="#1f6feb",
+        reads="tool-call middleware logs",
     ),
     SourceTraits(
         "nginx",
@@ -112,6 +116,7 @@ SOURCE_TRAITS: Final[tuple[SourceTraits, ...]] = (
         conversation=False,
         call_authority=3,
         colour="#1a7f37",
+        reads="nginx access logs",
     ),
     SourceTraits(
         "pcap",
@@ -123,6 +128,7 @@ SOURCE_TRAITS: Final[tuple[SourceTraits, ...]] = (
         clock_reference=1,
         call_authority=1,
         colour="#b35900",
+        reads="pcap/pcapng captures",
     ),
     SourceTraits(
         "har",
@@ -133,6 +139,7 @@ SOURCE_TRAITS: Final[tuple[SourceTraits, ...]] = (
         conversation=False,
         call_authority=1,
         colour="#8a4b08",
+        reads="HAR files",
     ),
     SourceTraits(
         "mcp",
@@ -151,6 +158,7 @@ SOURCE_TRAITS: Final[tuple[SourceTraits, ...]] = (
         conversation=False,
         call_authority=2,
         colour="#0e7c86",
+        reads="MCP JSON-RPC transcripts",
     ),
     SourceTraits(
         "otel",  # spans and logs; GenAI message parts are the model's own record
@@ -169,6 +177,7 @@ SOURCE_TRAITS: Final[tuple[SourceTraits, ...]] = (
         conversation=True,
         call_authority=4,
         colour="#8250df",
+        reads="OpenTelemetry traces and logs (OTLP, Tempo, Jaeger)",
     ),
 )
 

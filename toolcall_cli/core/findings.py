@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import inspect
 import re
 from collections.abc import Iterable
@@ -10,7 +11,7 @@ from enum import Enum
 from typing import Any
 
 from toolcall_cli.core.registry import Registry
-from toolcall_cli.errors import ExitCode
+from toolcall_cli.errors import ExitCode, UsageError
 
 CODE_RE = re.compile(r"^[A-Z]{2}\d{3}$")
 DOC_HEADINGS = ("What it does", "Why it matters", "Example", "Fix")
@@ -154,9 +155,17 @@ def rank_findings(findings: Iterable[Finding]) -> list[Finding]:
 def select_codes(
     codes: Iterable[str], *, select: Iterable[str] = (), ignore: Iterable[str] = ()
 ) -> set[str]:
-    """ruff-style selection: codes or prefixes; an empty select means all."""
+    """ruff-style selection: codes or prefixes; an empty select means all. A code or prefix
+    that names none of *codes* is a UsageError with did-you-mean (ruff: unknown rule selector)."""
+    codes = list(codes)
     sel = tuple(select)
     ign = tuple(ignore)
+    for option, given in (("--select", sel), ("--ignore", ign)):
+        for s in given:
+            if not any(code.startswith(s) for code in codes):
+                raise UsageError(
+                    f"unknown code or prefix {s!r} in {option}", hint=_did_you_mean(s, codes)
+                )
     out = set()
     for code in codes:
         if sel and not any(code.startswith(s) for s in sel):
@@ -165,6 +174,15 @@ def select_codes(
             continue
         out.add(code)
     return out
+
+
+def _did_you_mean(given: str, codes: list[str]) -> str:
+    """A hint naming the closest codes (difflib), then the prefixes that exist."""
+    close = difflib.get_close_matches(given, codes, n=3, cutoff=0.5)
+    families = ", ".join(sorted({c[:2] for c in codes}))
+    if close:
+        return f"did you mean {' or '.join(close)}? (families: {families})"
+    return f"codes start with one of: {families}; `toolcall rules` lists them"
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,6 +24,7 @@ from toolcall_cli.diagnose.base import Classifier, DiagnoseContext, DiagnoseRepo
 from toolcall_cli.diagnose.evidence import stand_in
 
 if TYPE_CHECKING:
+    from toolcall_cli.align.select import Scope
     from toolcall_cli.tools.registry import ToolRegistry
 
 __all__ = [
@@ -51,10 +52,14 @@ def classify(
     ctx: DiagnoseContext, *, select: Iterable[str] = (), ignore: Iterable[str] = ()
 ) -> DiagnoseReport:
     """Run every selected classifier on *ctx*; findings ranked errors first, then by reach."""
+    from toolcall_cli.diagnose.batches import WHOLE_TIMELINE, split_context
+
     codes = select_codes(CLASSIFIERS.names(), select=select, ignore=ignore)
     found: list[Finding] = []
+    batches = split_context(ctx)  # independent evidence apart: a reused id joins nothing
     for code in sorted(codes):
-        found.extend(ctx.findings_of(code))
+        for part in [ctx] if code in WHOLE_TIMELINE else batches:
+            found.extend(part.findings_of(code))
     ranked = rank_findings(found)
     summary = summarize(ctx, ranked)
     return DiagnoseReport(command="diagnose", findings=tuple(ranked), summary=summary)
@@ -71,15 +76,25 @@ def summarize(ctx: DiagnoseContext, findings: list[Finding]) -> dict[str, Any]:
         by_code[f.code] = by_code.get(f.code, 0) + 1
     traces = good["trace"].dropna().nunique() if "trace" in good.columns else 0
     calls = good.loc[good["kind"] == "tool_call"]
-    n_calls = len(ctx.timeline.calls) or len(calls)
+    # one id carried by several tool_call events of one conversation is several calls (FL003)
+    keys = [c for c in ("trace", "call") if c in calls.columns]
+    repeats = len(calls) - len(calls.drop_duplicates(keys)) if len(calls) and keys else 0
+    n_calls = (len(ctx.timeline.calls) + repeats) or len(calls)
     return {
         "traces": int(traces),
         "sessions": int(good["session_id"].dropna().nunique()),
         "calls": int(n_calls),
         "events": len(good),
+        "by_source": _per_source(good),
         "findings": by_sev,
         "by_code": dict(sorted(by_code.items())),
     }
+
+
+def _per_source(events: pd.DataFrame) -> dict[str, int]:
+    """Events per source (what a verdict was drawn from)."""
+    counts = events["source"].value_counts().sort_index()
+    return {str(k): int(v) for k, v in counts.items()}
 
 
 def diagnose_events(
@@ -93,16 +108,20 @@ def diagnose_events(
     inputs: tuple[str, ...] = (),
     quotable: Iterable[str] | None = None,
     redactor: Redactor = DEFAULT_REDACTOR,
+    scope: Scope | None = None,
 ) -> DiagnoseReport:
     """Align *events*, build the context, classify, then quote the evidence: the whole
     `toolcall diagnose` core.
 
-    Quotes are read only from *quotable* (default: *inputs*), the files this run ingested or the
-    store recorded, and go through *redactor*; any other origin keeps the event's own text.
+    Quotes are read only from *quotable* (default: *inputs*), the files this run ingested or
+    the store recorded, and go through *redactor*; any other origin keeps the event's own
+    text. With *scope* only the traces it selects are classified (alignment sees everything).
     """
     from toolcall_cli.align import align
+    from toolcall_cli.align.select import in_scope
 
-    timeline: TimelineLike = align(events, cfg=cfg, skew_correction=skew_correction)
+    aligned = align(events, cfg=cfg, skew_correction=skew_correction)
+    timeline: TimelineLike = in_scope(aligned, scope) if scope is not None else aligned
     ctx = DiagnoseContext(timeline=timeline, cfg=cfg, registry=registry)
     rep = classify(ctx, select=select, ignore=ignore)
     files = inputs if quotable is None else quotable

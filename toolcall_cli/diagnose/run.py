@@ -6,11 +6,13 @@ and `replay`), so every command ingests the same way and shows the same progress
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from toolcall_cli.align.select import Scope
 from toolcall_cli.core.config import DEFAULT, Config
 from toolcall_cli.diagnose import diagnose_events
 from toolcall_cli.diagnose.base import DiagnoseReport
@@ -31,6 +33,7 @@ class DiagnoseRequest:
     skew_correction: bool = True
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
+    scope: Scope = field(default_factory=Scope)
 
 
 def load_registry(paths: Sequence[Path]) -> ToolRegistry | None:
@@ -48,16 +51,18 @@ def diagnose(
     *,
     inputs: tuple[str, ...] = (),
     quotable: tuple[str, ...] = (),
+    skipped: Sequence[tuple[Path, str]] = (),
     cfg: Config = DEFAULT,
 ) -> DiagnoseReport:
-    """Classify *events* (read from *inputs*: files, or the store) with the effective config.
+    """Classify *events* (read from *inputs*: files, or the store) with the effective config;
+    *skipped* (path, reason) files of a directory walk are listed in the summary.
 
     Evidence quotes re-read only the *quotable* files (the ingested files, or the files the
     store's manifest records — never a path only an event's origin names) and go through the
     request's redactor.
     """
     registry = load_registry(req.tools or cfg.tools)
-    return diagnose_events(
+    report = diagnose_events(
         events,
         cfg=cfg,
         registry=registry,
@@ -67,4 +72,9 @@ def diagnose(
         inputs=inputs,
         quotable=quotable,
         redactor=req.opts.redactor,
+        scope=req.scope,
     )
+    if not skipped:
+        return report
+    listed = [{"path": str(p), "reason": why} for p, why in skipped]
+    return dataclasses.replace(report, summary={**report.summary, "skipped": listed})

@@ -13,6 +13,7 @@ the middleware never logged (silent drops) show up beside the ones it did.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import pandas as pd
 
@@ -89,3 +90,27 @@ def _known(events: pd.DataFrame, col: str) -> str:
         return "the evidence has no trace or session ids"
     shown = ", ".join(vals[:5])
     return f"known {col.replace('_', ' ')}s: {shown}{' …' if len(vals) > 5 else ''}"
+
+
+def one_trace_or_session(
+    events: pd.DataFrame, scope: Any, *, cfg: Any = None
+) -> tuple[str | None, str | None]:
+    """(trace_id, session_id) to replay for the scope flags `--tool-call-id`, `--tool`,
+    `--since/--until` (an `align.select.Scope`): the one trace they select, else the one
+    session all selected traces belong to. More than that is a usage error."""
+    from toolcall_cli.align import align
+    from toolcall_cli.align.select import traces_in_scope
+    from toolcall_cli.core.config import DEFAULT
+
+    tl = align(events, cfg=cfg or DEFAULT)
+    chosen = sorted(traces_in_scope(tl, scope))
+    if len(chosen) == 1:
+        return chosen[0], None
+    ev = tl.events
+    sessions = _ids(ev.loc[ev["trace"].astype(object).isin(chosen), "session_id"])
+    if len(sessions) == 1:
+        return None, sessions.pop()
+    raise UsageError(
+        f"the scope selects {len(chosen)} traces in {len(sessions)} sessions; replay takes one",
+        hint="narrow it with --trace-id ID or --session-id ID",
+    )

@@ -66,6 +66,17 @@ def to_json(report: DiagnoseReport, out: TextIO, opts: RenderOptions) -> None:
     out.write(pretty(_document(report)) + "\n")
 
 
+def _what_was_read(report: DiagnoseReport) -> str:
+    """ " (read N files: 12 messages, 30 middleware events)": a verdict names its evidence."""
+    by_source = report.summary.get("by_source") or {}
+    if not by_source:
+        return ""
+    n = len(report.inputs)
+    files = f"{n} file{'s' if n != 1 else ''}: " if report.inputs else ""
+    counts = ", ".join(f"{v} {k}" for k, v in sorted(by_source.items()))
+    return f" (read {files}{counts} events)"
+
+
 @renders("table", DiagnoseReport)
 def to_table(report: DiagnoseReport, out: TextIO, opts: RenderOptions) -> None:
     """One table per trace; each finding's evidence lines and fix under it."""
@@ -74,7 +85,7 @@ def to_table(report: DiagnoseReport, out: TextIO, opts: RenderOptions) -> None:
         con.print(
             cell(
                 f"no findings · {report.summary.get('calls', 0)} calls in "
-                f"{report.summary.get('traces', 0)} traces look healthy"
+                f"{report.summary.get('traces', 0)} traces look healthy{_what_was_read(report)}"
             )
         )
         return

@@ -20,11 +20,18 @@ from toolcall_cli.cli._options import (
     OutputOpt,
     PathsArg,
     SelectOpt,
+    SessionIdOpt,
+    SinceOpt,
     SourceOpt,
     StoreOpt,
+    ToolCallIdOpt,
+    ToolNameOpt,
+    TraceIdOpt,
     TzOpt,
+    UntilOpt,
     check_format,
     emit,
+    scope_of,
     split_codes,
 )
 from toolcall_cli.core.config import DEFAULT_STORE
@@ -43,6 +50,12 @@ def run(
     select: SelectOpt = None,
     ignore: IgnoreOpt = None,
     tools: ToolsOpt = None,
+    trace_id: TraceIdOpt = None,
+    session_id: SessionIdOpt = None,
+    tool_call_id: ToolCallIdOpt = None,
+    tool: ToolNameOpt = None,
+    since: SinceOpt = None,
+    until: UntilOpt = None,
     source: SourceOpt = None,
     tz: TzOpt = None,
     nginx_format: NginxFormatOpt = None,
@@ -54,22 +67,42 @@ def run(
     check_format(fmt, ("table", "json", "markdown", "sarif", "html"), "diagnose")
     # the core and the views load here, not at import: see cli/app.py (start-up)
     from toolcall_cli.cli._inputs import evidence_for, parse_options
+    from toolcall_cli.core.findings import select_codes
+    from toolcall_cli.diagnose import CLASSIFIERS
     from toolcall_cli.diagnose.run import DiagnoseRequest, diagnose
     from toolcall_cli.render.diagnose_view import summary_line
 
+    codes = split_codes(select), split_codes(ignore)
+    select_codes(CLASSIFIERS.names(), select=codes[0], ignore=codes[1])  # before any reading
     cfg = _settings.config()
     opts = parse_options(tz=tz, nginx_format=nginx_format, no_redact=no_redact)
-    events, inputs, quotable = evidence_for(
-        paths, store=store, source=source.value if source else None, opts=opts
+    scope = scope_of(
+        trace_id=trace_id, session_id=session_id, tool_call_id=tool_call_id, tool=tool,
+        since=since, until=until, tz=opts.tz,
+    )  # fmt: skip
+    evidence = evidence_for(
+        paths,
+        store=store,
+        source=source.value if source else None,
+        opts=opts,
+        ids=scope.ids,
     )
     req = DiagnoseRequest(
         opts=opts,
         tools=tuple(tools or ()),
         skew_correction=not no_skew,
-        select=split_codes(select),
-        ignore=split_codes(ignore),
+        select=codes[0],
+        ignore=codes[1],
+        scope=scope,
     )
-    report = diagnose(events, req, inputs=inputs, quotable=quotable, cfg=cfg)
+    report = diagnose(
+        evidence.events,
+        req,
+        inputs=evidence.inputs,
+        quotable=evidence.quotable,
+        skipped=evidence.skipped,
+        cfg=cfg,
+    )
     emit(report, fmt, output)
     if not _settings.current().quiet:
         say(f"toolcall: {summary_line(report)}")

@@ -19,9 +19,14 @@ from toolcall_cli.cli._options import (
     NoRedactOpt,
     OutputOpt,
     PathsArg,
+    SinceOpt,
     StoreOpt,
+    ToolCallIdOpt,
+    ToolNameOpt,
+    UntilOpt,
     check_format,
     emit,
+    scope_of,
 )
 from toolcall_cli.core.config import DEFAULT_STORE, load_config
 from toolcall_cli.errors import UsageError
@@ -57,6 +62,10 @@ def run(
         bool,
         typer.Option("--fail-on-disagree", help="Exit 1 when a call disagrees with the evidence."),
     ] = False,
+    tool_call_id: ToolCallIdOpt = None,
+    tool: ToolNameOpt = None,
+    since: SinceOpt = None,
+    until: UntilOpt = None,
     fmt: FormatOpt = Format.table,
     output: OutputOpt = None,
     store: StoreOpt = DEFAULT_STORE,
@@ -67,10 +76,15 @@ def run(
     # the core and the views load here, not at import: see cli/app.py (start-up)
     from toolcall_cli.cli._inputs import events_for, parse_options
     from toolcall_cli.pipeline.live import check_target, live_replay
+    from toolcall_cli.pipeline.scope import one_trace_or_session
     from toolcall_cli.pipeline.whatif import replay_compare
     from toolcall_cli.render.replay_view import summary_line
 
-    if (trace_id is None) == (session_id is None):
+    scope = scope_of(
+        trace_id=trace_id, session_id=session_id, tool_call_id=tool_call_id, tool=tool,
+        since=since, until=until, tz="UTC",
+    )  # fmt: skip
+    if not scope.restricted or (trace_id is not None and session_id is not None):
         raise UsageError(
             "name exactly one trace or session", hint="pass --trace-id ID or --session-id ID"
         )
@@ -79,6 +93,8 @@ def run(
     cfg = _settings.config()
     opts = parse_options(tz=None, nginx_format=None, no_redact=no_redact)
     events = events_for(paths, store=store, source=None, opts=opts)
+    if trace_id is None and session_id is None:
+        trace_id, session_id = one_trace_or_session(events, scope, cfg=cfg)
     new_cfg = load_config(config) if config else None
     report = replay_compare(
         events,

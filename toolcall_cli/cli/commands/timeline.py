@@ -16,28 +16,21 @@ from toolcall_cli.cli._options import (
     NoRedactOpt,
     NoSkewOpt,
     OutputOpt,
+    SessionIdOpt,
+    SinceOpt,
     SourceOpt,
     StoreOpt,
+    ToolCallIdOpt,
+    ToolNameOpt,
+    TraceIdOpt,
     TzOpt,
+    UntilOpt,
     check_format,
     emit,
+    scope_of,
 )
 from toolcall_cli.core.config import DEFAULT_STORE
 
-TraceIdOpt = Annotated[str | None, typer.Option("--trace-id", help="Show this trace.")]
-SessionIdOpt = Annotated[
-    str | None, typer.Option("--session-id", help="Show the traces of this session.")
-]
-ToolCallIdOpt = Annotated[
-    str | None, typer.Option("--tool-call-id", help="Show the trace of this call.")
-]
-SinceOpt = Annotated[
-    str | None, typer.Option("--since", help="Only traces active at or after this time (ISO 8601).")
-]
-UntilOpt = Annotated[
-    str | None,
-    typer.Option("--until", help="Only traces active at or before this time (ISO 8601)."),
-]
 LimitOpt = Annotated[int, typer.Option("--limit", min=1, help="Show at most this many traces.")]
 PathsArg = Annotated[
     list[Path] | None, typer.Argument(help="Evidence files or directories (default: the store).")
@@ -49,6 +42,7 @@ def run(
     trace_id: TraceIdOpt = None,
     session_id: SessionIdOpt = None,
     tool_call_id: ToolCallIdOpt = None,
+    tool: ToolNameOpt = None,
     since: SinceOpt = None,
     until: UntilOpt = None,
     limit: LimitOpt = 10,
@@ -66,23 +60,24 @@ def run(
     # the core and the views load here, not at import: see cli/app.py (start-up)
     from toolcall_cli.align import align
     from toolcall_cli.align.load import load_selected
-    from toolcall_cli.align.select import parse_time, select
+    from toolcall_cli.align.select import select
     from toolcall_cli.cli._inputs import ingest, parse_options
 
     cfg = _settings.config()
     zone = tz or cfg.tz
-    start, end = (
-        parse_time(since, tz=zone, option="--since"),
-        parse_time(until, tz=zone, option="--until"),
-    )
-    ids = {"trace_id": trace_id, "session_id": session_id, "tool_call_id": tool_call_id}
+    scope = scope_of(
+        trace_id=trace_id, session_id=session_id, tool_call_id=tool_call_id, tool=tool,
+        since=since, until=until, tz=zone,
+    )  # fmt: skip
     if paths:
         opts = parse_options(tz=zone, nginx_format=nginx_format, no_redact=no_redact)
         events = ingest(paths, source=source.value if source else None, opts=opts).events
     else:
-        events = load_selected(store, **ids)
+        events = load_selected(store, **scope.ids)
     timeline = align(events, cfg=cfg, skew_correction=not no_skew)
-    report = select(timeline, **ids, since=start, until=end, limit=limit)
+    report = select(
+        timeline, **scope.ids, tool=tool, since=scope.since, until=scope.until, limit=limit
+    )
     emit(report, fmt, output)
     if not _settings.current().quiet:
         more = report.total - len(report.traces)

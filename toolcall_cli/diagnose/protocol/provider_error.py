@@ -251,6 +251,21 @@ def _quote(message: str, limit: int = 200) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
+#: The fix of an error no catalogue entry explains (its cause is "unknown").
+_UNKNOWN_FIX = (
+    "No catalogued cause matches this message: read the provider's words quoted above, and "
+    "the serving stack's own log for the request (model, HTTP status, backend error)."
+)
+
+
+def _http(status: Any) -> int | None:
+    """An http_status cell as an int (None when null or not a number)."""
+    try:
+        return int(float(str(status))) if text(status) is not None else None
+    except ValueError:
+        return None
+
+
 @CLASSIFIERS.register(RULE.code)
 def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     """PR008: one finding per (known message, trace): provider, cause and related code."""
@@ -276,7 +291,8 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
         msg = _text_of(detail, a)
         is_body = a.get("provider_error") is True
         known = match_error(msg, provider_body=is_body)
-        if known is None and is_body and status == 429:
+        # http_status is a nullable column: NA == 429 is NA, whose truth value raises
+        if known is None and is_body and _http(status) == 429:
             known = _RATE_LIMIT
         if known is None and not is_body:
             continue
@@ -298,7 +314,8 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
                 rows,
                 call_ids=ids,
                 severity=Severity.warning,
-                extra={"provider": g.provider, "cause": None, "related_code": None},
+                extra={"provider": g.provider, "cause": "unknown", "related_code": None},
+                fix=_UNKNOWN_FIX,
             )
             continue
         see = f" (see {g.known.related_code})" if g.known.related_code else ""

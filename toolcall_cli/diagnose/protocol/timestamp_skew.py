@@ -69,25 +69,32 @@ def parse_instant(value: Any) -> pd.Timestamp | None:
     return None
 
 
+def _capture(origin: Any) -> str:
+    """The capture file of a `path#frame=N` origin."""
+    return str(origin).partition("#")[0]
+
+
 class _Requests:
     """Index of requests: by capture stream (in order) and by tool_call_id (first one)."""
 
     def __init__(self, ev: pd.DataFrame) -> None:
         reqs = ev.loc[
             ev["kind"].isin(REQUEST_KINDS),
-            ["seq", "tool_call_id", "attrs", "_attrs"],
+            ["seq", "origin", "tool_call_id", "attrs", "_attrs"],
         ]
         self.by_stream: dict[Any, tuple[list[int], list[int], bool]] = {}
         streams: dict[Any, tuple[list[int], list[int]]] = {}
         streamed = reqs[has_key(reqs, "stream")]
-        for label, seq, stream in zip(
+        for label, seq, origin, stream in zip(
             streamed.index.tolist(),
             streamed["seq"].tolist(),
+            objects(streamed, "origin"),
             attr_list(streamed, "stream"),
             strict=True,
         ):
             if stream is not None:
-                seqs, labels = streams.setdefault(stream, ([], []))
+                # stream numbers and seq restart in every capture: key by file and stream
+                seqs, labels = streams.setdefault((_capture(origin), stream), ([], []))
                 seqs.append(int(seq))
                 labels.append(label)
         for stream, (seqs, labels) in streams.items():
@@ -99,10 +106,10 @@ class _Requests:
             zip(named["tool_call_id"].tolist(), named.index.tolist(), strict=True)
         )
 
-    def find(self, kind: str, seq: int, cid: str | None, stream: Any) -> Any | None:
+    def find(self, kind: str, seq: int, cid: str | None, stream: tuple[str, Any]) -> Any | None:
         """The label of the request a response answers: the last request of its capture
         stream at or before it (in event order), else the first with its tool_call_id."""
-        if stream is not None and kind == "http_response" and stream in self.by_stream:
+        if stream[1] is not None and kind == "http_response" and stream in self.by_stream:
             seqs, labels, ordered = self.by_stream[stream]
             if ordered:
                 k = bisect_right(seqs, seq)
@@ -124,10 +131,11 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     requests: _Requests | None = None
     stamped = resp[has_key(resp, "timestamp")]
     req_attrs = ev["_attrs"].to_numpy()
-    for idx, kind, seq, cid_raw, tool, a in zip(
+    for idx, kind, seq, origin, cid_raw, tool, a in zip(
         stamped.index.tolist(),
         objects(stamped, "kind"),
         stamped["seq"].tolist(),
+        objects(stamped, "origin"),
         objects(stamped, "tool_call_id"),
         objects(stamped, "tool"),
         stamped["_attrs"].tolist(),
@@ -138,7 +146,7 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
             continue
         requests = requests or _Requests(ev)
         cid = text(cid_raw)
-        label = requests.find(str(kind), int(seq), cid, a.get("stream"))
+        label = requests.find(str(kind), int(seq), cid, (_capture(origin), a.get("stream")))
         stamp = a.get("x_request_timestamp")
         if label is not None:
             stamp = req_attrs[label].get("x_request_timestamp", stamp)

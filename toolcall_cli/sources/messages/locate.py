@@ -15,6 +15,7 @@ from typing import Any
 
 from toolcall_cli.sources.messages import anthropic, items, openai, text_protocols
 from toolcall_cli.sources.messages.rows import Conv, Sink, ptr
+from toolcall_cli.sources.provider_bodies import is_error_body
 
 #: Keys holding a conversation's messages, in preference order.
 MESSAGE_KEYS = ("messages", "traj", "input", "contents", "conversation", "history")
@@ -98,7 +99,7 @@ def emit_response_body(
     """A response body of any provider; returns the messages emitted (None if not a response)."""
     if not isinstance(body, dict):
         return None
-    if "error" in body and body.get("error") and not body.get("choices"):
+    if is_error_body(body):
         openai.emit_error(
             sink,
             conv,
@@ -156,6 +157,8 @@ def emit_container(sink: Sink, d: dict[str, Any], base: str, *, depth: int = 0) 
         emit_request_meta(sink, conv, d, base)
         emit_messages(sink, conv, msgs, ptr(base, key), 0, gemini=key == "contents")
         n = len(msgs) if isinstance(msgs, list) else 0
+        if d.get("error"):  # a session line that ended in a provider error
+            openai.emit_error(sink, conv, d, ptr(base, "error"), ts=None)
         for rk in ("response", "completion"):
             if isinstance(d.get(rk), dict):
                 _emit_tail(sink, conv, d[rk], ptr(base, rk), n)

@@ -25,6 +25,7 @@ from toolcall_cli.sources.messages.rows import (
     safe_dump,
     to_ts,
 )
+from toolcall_cli.sources.provider_bodies import error_parts
 
 SYSTEM_ROLES = frozenset({"system", "developer"})
 TOOL_ROLES = frozenset({"tool", "function", "ipython"})
@@ -307,19 +308,12 @@ def emit_error(
     ts: datetime | None = None,
 ) -> None:
     """A provider error body (HTTP 4xx/5xx or a bare `{"error": ...}`) → a `system` event."""
-    err = body.get("error") if isinstance(body, dict) else body
-    message: str | None
+    message, facts = error_parts(body)
     attrs: dict[str, Any] = {"provider_error": True, "provider": provider}
-    if isinstance(err, dict):
-        m = err.get("message")
-        message = m if isinstance(m, str) else safe_dump(m) if m is not None else safe_dump(err)
-        attrs["error_type"] = err.get("type") if isinstance(err.get("type"), str) else None
-        attrs["error_code"] = as_id(err.get("code"))
-        meta = err.get("metadata")
-        if isinstance(meta, dict):
-            attrs["error_metadata"] = meta
-    else:
-        message = err if isinstance(err, str) else safe_dump(err)
+    attrs["error_type"] = facts.get("error_type")
+    attrs["error_code"] = facts.get("error_code")
+    if "error_metadata" in facts:
+        attrs["error_metadata"] = facts["error_metadata"]
     rid = body.get("request_id") if isinstance(body, dict) else None
     sink.add(
         conv,

@@ -8,6 +8,7 @@ when the frame is built.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
@@ -118,13 +119,14 @@ class Sink:
         """The validated event table of everything collected (rows tagged with *source*)."""
         stem = self.path.stem or "messages"
         single = len(self.convs) == 1
+        places = _conversation_places(self.rows, self.label)
         names = ("seq", "source", "origin", "kind", "session_id", "trace_id", "attrs", *_COLUMNS)
         cols: dict[str, list[Any]] = {c: [] for c in names}
         for seq, row in enumerate(self.rows):
             conv: Conv | None = row["conv"]
             sid = None
             if conv is not None:
-                sid = conv.session_id or (stem if single else f"{stem}:{conv.index + 1}")
+                sid = conv.session_id or (stem if single else f"{stem}:{places[conv.index]}")
             cols["seq"].append(seq)
             cols["source"].append(source)
             cols["origin"].append(row["origin"])
@@ -140,6 +142,27 @@ class Sink:
             if row["ts"] is not None and row["ts"].tzinfo is None:
                 cols["ts"][-1] = _localise(row["ts"], self.tz)
         return validate_frame(build_frame(cols, n=len(self.rows)))
+
+
+_PLACE = re.compile(r"^(?::(\d+))?#?/?(\d+)?")
+
+
+def _conversation_places(rows: list[dict[str, Any]], label: str) -> dict[int, str]:
+    """Per conversation index, where it sits in the file, as its origins say: the line of a
+    JSONL file, else the index in the top-level array (`#/109/...` → `109`). A label that
+    two conversations would share falls back to their order (`<place>.<n>`)."""
+    first: dict[int, str] = {}
+    for row in rows:
+        conv = row["conv"]
+        if conv is None or conv.index in first:
+            continue
+        m = _PLACE.match(str(row["origin"]).removeprefix(label))
+        line, index = (m.group(1), m.group(2)) if m else (None, None)
+        first[conv.index] = line or index or str(conv.index)
+    seen: dict[str, int] = {}
+    for place in first.values():
+        seen[place] = seen.get(place, 0) + 1
+    return {k: (p if seen[p] == 1 else f"{p}.{k}") for k, p in first.items()}
 
 
 def _localise(ts: datetime, tz: str) -> datetime:

@@ -53,6 +53,13 @@ _SNIFF_PHRASES = re.compile(
     re.IGNORECASE,
 )
 _TEXT_KEYS = MARKER_KEYS | {"session", "call", "trace"}
+_SECTION = re.compile(r"^\s*\[\[?[A-Za-z_][\w.-]*\]\]?\s*$")
+#: A log record's head: a timestamp (date and time, or a time of day) or an upper-case level
+#: within its first 48 characters (after a host, instance or bracket prefix).
+_LOG_SHAPE = re.compile(
+    r"^.{0,48}?(?:\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|\b\d{2}:\d{2}:\d{2}\b|"
+    r"\b(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|ERR|CRITICAL|CRIT|FATAL|SEVERE)\b)"
+)
 _CONVERSATION_KEYS = frozenset({"messages", "role", "choices", "tool_calls", "content"})
 
 
@@ -82,8 +89,9 @@ def _line_hit(line: str) -> bool:
     m = _TEXT.match(s)
     if m and (_TEXT_KEYS & pairs(m.group("msg")).keys()):
         return True
-    # a phrase on an otherwise unknown line (a custom format); not inside JSON fragments
-    return not s.startswith(('"', "}", "]")) and bool(_SNIFF_PHRASES.search(s))
+    # a phrase on an otherwise unknown line (a custom format) counts only on a line shaped
+    # like a log record: prose, markdown, source code and build files quote these phrases too
+    return bool(_LOG_SHAPE.match(s)) and bool(_SNIFF_PHRASES.search(s))
 
 
 def _all_json(
@@ -115,6 +123,8 @@ class MiddlewareAdapter:
         lines = head_lines(head, full=HEAD_BYTES)
         # a JSON document (array, or an object pretty-printed over lines) is not a line log
         if not lines or lines[0].lstrip().startswith("[") or lines[0].strip() == "{":
+            return 0
+        if any(_SECTION.match(line) for line in lines):  # TOML/INI config quoting sample lines
             return 0
         hits = sum(1 for line in lines if _line_hit(line))
         return round(30 + 60 * hits / len(lines)) if hits else 0

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from toolcall_cli.core.jsonio import dumps, try_loads
+from toolcall_cli.sources.provider_bodies import error_parts, is_error_body
 
 Event = dict[str, Any]
 
@@ -102,15 +103,14 @@ def llm_request_events(obj: Mapping[str, Any]) -> list[Event]:
 
 def llm_response_events(obj: Mapping[str, Any], http_status: int | None) -> list[Event]:
     """tool_call events of a completion response; a provider error body → one system event."""
-    err = obj.get("error")
-    if err is not None and (http_status is None or http_status >= 400):
-        text = err.get("message") if isinstance(err, Mapping) else err
+    if is_error_body(obj) and (http_status is None or http_status >= 400):
+        text, facts = error_parts(obj)
         return [
             {
                 "kind": "system",
                 "status": "error",
-                "detail": str(text),
-                "attrs": {"provider_error": True, "provider": "openai"},
+                "detail": text,
+                "attrs": {"provider_error": True, "provider": "openai", **facts},
             }
         ]
     out: list[Event] = []
