@@ -55,7 +55,7 @@ def run(
         typer.Option("--ignore", help="Response fields not compared (default: timestamp)."),
     ] = None,
     timeout: Annotated[
-        float, typer.Option("--timeout", help="Live request timeout (s).", min=0.1)
+        float, typer.Option("--timeout", help="Total time allowed per live call (s).", min=0.1)
     ] = 5.0,
     fail_on_disagree: Annotated[
         bool,
