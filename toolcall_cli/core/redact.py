@@ -31,7 +31,12 @@ from toolcall_cli.core.events import STR
 
 MARK = "[REDACTED]"
 
-#: (name, RE2 pattern, replacement). Group 1 is kept where the replacement uses it.
+#: What may precede a key shape: the start, a character that is not part of a word, or a
+#: JSON/C escape (`\n`, `\t`, `\u0022`, ...). Not `\b`: in escaped text `\nsk-...` puts the
+#: letter `n` before the key, and `\b` sees no boundary there. Kept by the replacement (`\1`).
+_START = r"(^|[^A-Za-z0-9_]|\\[nrtfbv0/]|\\u[0-9A-Fa-f]{4}|\\x[0-9A-Fa-f]{2})"
+
+#: (name, RE2 pattern, replacement). Groups are kept where the replacement uses them.
 BUILTIN: tuple[tuple[str, str, str], ...] = (
     (
         "credential-header",
@@ -41,14 +46,18 @@ BUILTIN: tuple[tuple[str, str, str], ...] = (
     ),
     (
         "cookie-header",
-        r"(?i)\b(set-cookie|cookie)(\\?[\"']?\s*:\s*\\?[\"']?)[^\"'\r\n}\\]+",
-        r"\1\2" + MARK,
+        r"(?i)" + _START + r"(set-cookie|cookie)(\\?[\"']?\s*:\s*\\?[\"']?)[^\"'\r\n}\\]+",
+        r"\1\2\3" + MARK,
     ),
     ("bearer", r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]{8,}", r"\1" + MARK),
-    ("openai-anthropic-key", r"\bsk-(?:proj-|ant-|svcacct-)?[A-Za-z0-9_-]{16,}", MARK),
-    ("aws-access-key", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b", MARK),
-    ("github-token", r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{20,})", MARK),
-    ("slack-token", r"\bxox[abposr]-[A-Za-z0-9-]{10,}", MARK),
+    ("openai-anthropic-key", _START + r"sk-(?:proj-|ant-|svcacct-)?[A-Za-z0-9_-]{16,}", r"\1" + MARK),
+    ("aws-access-key", _START + r"(?:AKIA|ASIA)[0-9A-Z]{16}\b", r"\1" + MARK),
+    (
+        "github-token",
+        _START + r"(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{20,})",
+        r"\1" + MARK,
+    ),
+    ("slack-token", _START + r"xox[abposr]-[A-Za-z0-9-]{10,}", r"\1" + MARK),
 )
 
 #: One cheap match that every built-in rule implies (a row without it needs no rewriting).
