@@ -50,7 +50,11 @@ BUILTIN: tuple[tuple[str, str, str], ...] = (
         r"\1\2\3" + MARK,
     ),
     ("bearer", r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]{8,}", r"\1" + MARK),
-    ("openai-anthropic-key", _START + r"sk-(?:proj-|ant-|svcacct-)?[A-Za-z0-9_-]{16,}", r"\1" + MARK),
+    (
+        "openai-anthropic-key",
+        _START + r"sk-(?:proj-|ant-|svcacct-)?[A-Za-z0-9_-]{16,}",
+        r"\1" + MARK,
+    ),
     ("aws-access-key", _START + r"(?:AKIA|ASIA)[0-9A-Z]{16}\b", r"\1" + MARK),
     (
         "github-token",
