@@ -51,6 +51,11 @@ def parse_options(*, tz: str | None, nginx_format: str | None, no_redact: bool) 
     cfg = _settings.config()
     if no_redact:
         say("toolcall: warning: --no-redact: secrets in the inputs will appear in the output")
+    elif not cfg.redact.enabled:  # only an explicit --config can get here (see load_config)
+        say(
+            f"toolcall: warning: redaction is off ([redact] enabled = false in {cfg.path}): "
+            "secrets in the inputs will appear in the output"
+        )
     return ParseOptions(
         tz=tz or cfg.tz,
         nginx_format=nginx_format,

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -121,6 +121,8 @@ class Config:
     formats: tuple[LogFormat, ...] = ()
     max_decompressed: int = MAX_DECOMPRESSED
     raw: dict[str, Any] = field(default_factory=dict)
+    discovered: bool = False  # found from the working directory, not named with --config
+    notes: tuple[str, ...] = ()  # warnings for the user: what a discovered config was denied
 
 
 DEFAULT = Config()
@@ -144,11 +146,31 @@ def find_config(start: Path) -> Path | None:
 
 
 def load_config(path: Path | None = None, *, search_from: Path | None = None) -> Config:
-    """Load *path* (or the discovered file); any mistake is a UsageError naming the key."""
+    """Load *path* (or the discovered file); any mistake is a UsageError naming the key.
+
+    A discovered file may sit inside the evidence (an incident bundle), so it is trusted less
+    than one named with ``--config``: it may add redaction, never turn it off.
+    """
     if path is None and search_from is not None:
-        path = find_config(search_from)
+        found = find_config(search_from)
+        return DEFAULT if found is None else _discovered(_load(found))
     if path is None:
         return DEFAULT
+    return _load(path)
+
+
+def _discovered(cfg: Config) -> Config:
+    """*cfg* as a discovered config may apply it: redaction stays on, and the user is told."""
+    notes: tuple[str, ...] = ()
+    if not cfg.redact.enabled:
+        notes = (
+            f"ignoring [redact] enabled = false in {cfg.path}: a config found by discovery may "
+            "add redaction, not remove it (pass --no-redact or --config to turn it off)",
+        )
+    return replace(cfg, redact=replace(cfg.redact, enabled=True), discovered=True, notes=notes)
+
+
+def _load(path: Path) -> Config:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -198,12 +220,17 @@ def config_from_dict(data: dict[str, Any], *, path: Path | None = None) -> Confi
         tools = [tools]
     if not isinstance(tools, list) or not all(isinstance(t, str) for t in tools):
         raise UsageError(f"{where}: tools must be a list of paths")
-    patterns = tuple(red.get("patterns", ()))
+    patterns = _strings(red, "patterns", where, "redact")
     for p in patterns:
         try:
-            re.compile(p)
+            rx = re.compile(p)
         except re.error as e:
             raise UsageError(f"{where}: redact pattern {p!r} is not a valid regex: {e}") from None
+        if rx.search("") is not None:
+            raise UsageError(
+                f"{where}: redact pattern {p!r} matches the empty string",
+                hint="a pattern must match the secret itself, e.g. 'ACME-[0-9]{8}'",
+            )
     return Config(
         path=path,
         tools=tuple((base / t) for t in tools),
@@ -230,9 +257,9 @@ def config_from_dict(data: dict[str, Any], *, path: Path | None = None) -> Confi
             per_tool=int_map(bud, "budgets"),
         ),
         redact=Redact(
-            enabled=bool(red.get("enabled", True)),
+            enabled=_bool(red, "enabled", True, where, "redact"),
             patterns=patterns,
-            json_paths=tuple(red.get("json_paths", ())),
+            json_paths=_strings(red, "json_paths", where, "redact"),
         ),
         formats=_formats(data.get("formats", []), where),
         max_decompressed=int(num(limits, "max_decompressed", MAX_DECOMPRESSED, "limits")),
@@ -247,6 +274,23 @@ def _bool(sec: dict[str, Any], key: str, default: bool, where: str, name: str) -
     return val
 
 
+def _strings(sec: dict[str, Any], key: str, where: str, name: str) -> tuple[str, ...]:
+    """A list of strings (a bare string is a mistake, not a list of its characters)."""
+    val = sec.get(key, [])
+    if not isinstance(val, list) or not all(isinstance(v, str) for v in val):
+        raise UsageError(f"{where}: {name}.{key} must be a list of strings, got {val!r}")
+    return tuple(val)
+
+
+#: Unrelated short lines: a format regex that matches all of them (or an empty line) claims
+#: every line of every log and so hides the built-in formats and their findings.
+_CATCH_ALL_PROBES = ("x", "{}", "-", "0", '{"event": "tool_call.received"}')
+
+
+def _catch_all(rx: re.Pattern[str]) -> bool:
+    return rx.search("") is not None or all(rx.search(p) for p in _CATCH_ALL_PROBES)
+
+
 def _formats(items: Any, where: str) -> tuple[LogFormat, ...]:
     if not isinstance(items, list):
         raise UsageError(f"{where}: [[formats]] must be an array of tables")
@@ -255,11 +299,19 @@ def _formats(items: Any, where: str) -> tuple[LogFormat, ...]:
         if not isinstance(item, dict) or "regex" not in item:
             raise UsageError(f"{where}: formats[{i}] needs a 'regex'")
         name = str(item.get("name", f"format{i}"))
+        if not isinstance(item["regex"], str):
+            raise UsageError(f"{where}: format {name!r}: regex must be a string")
         try:
             rx = re.compile(item["regex"])
         except re.error as e:
             raise UsageError(f"{where}: format {name!r}: invalid regex: {e}") from None
-        samples = tuple(item.get("samples", ()))
+        if _catch_all(rx):
+            raise UsageError(
+                f"{where}: format {name!r}: regex {item['regex']!r} matches any line",
+                hint="anchor it on what only this format's lines hold, e.g. '^<(?P<instance>"
+                "[^>]+)> '",
+            )
+        samples = _strings(item, "samples", where, f"formats[{i}]")
         if not samples:
             raise UsageError(
                 f"{where}: format {name!r} needs sample lines", hint='add samples = ["..."]'
