@@ -41,6 +41,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from toolcall_cli.core import re2
 from toolcall_cli.errors import UsageError
 
 #: Default cap on what a gzip input or HTTP body may inflate to (decompression bombs).
@@ -223,10 +224,11 @@ def config_from_dict(data: dict[str, Any], *, path: Path | None = None) -> Confi
     patterns = _strings(red, "patterns", where, "redact")
     for p in patterns:
         try:
-            rx = re.compile(p)
+            re.compile(p)
         except re.error as e:
             raise UsageError(f"{where}: redact pattern {p!r} is not a valid regex: {e}") from None
-        if rx.search("") is not None:
+        _check_re2(p, where, "redact pattern")
+        if re2.search(p, ""):
             raise UsageError(
                 f"{where}: redact pattern {p!r} matches the empty string",
                 hint="a pattern must match the secret itself, e.g. 'ACME-[0-9]{8}'",
@@ -287,8 +289,18 @@ def _strings(sec: dict[str, Any], key: str, where: str, name: str) -> tuple[str,
 _CATCH_ALL_PROBES = ("x", "{}", "-", "0", '{"event": "tool_call.received"}')
 
 
-def _catch_all(rx: re.Pattern[str]) -> bool:
-    return rx.search("") is not None or all(rx.search(p) for p in _CATCH_ALL_PROBES)
+def _catch_all(pattern: str) -> bool:
+    return re2.search(pattern, "") or all(re2.search_many(pattern, _CATCH_ALL_PROBES))
+
+
+def _check_re2(pattern: str, where: str, what: str) -> None:
+    """User regexes run in RE2 (linear time): one RE2 cannot run is a usage error."""
+    reason = re2.re2_error(pattern)
+    if reason is not None:
+        raise UsageError(
+            f"{where}: {what} {pattern!r} is not supported: {reason}",
+            hint="toolcall runs config regexes with RE2: no look-around, back-references or \\Z",
+        )
 
 
 def _formats(items: Any, where: str) -> tuple[LogFormat, ...]:
@@ -302,10 +314,11 @@ def _formats(items: Any, where: str) -> tuple[LogFormat, ...]:
         if not isinstance(item["regex"], str):
             raise UsageError(f"{where}: format {name!r}: regex must be a string")
         try:
-            rx = re.compile(item["regex"])
+            rx = re.compile(item["regex"])  # for its group names; lines are matched in RE2
         except re.error as e:
             raise UsageError(f"{where}: format {name!r}: invalid regex: {e}") from None
-        if _catch_all(rx):
+        _check_re2(rx.pattern, where, f"format {name!r}: regex")
+        if _catch_all(rx.pattern):
             raise UsageError(
                 f"{where}: format {name!r}: regex {item['regex']!r} matches any line",
                 hint="anchor it on what only this format's lines hold, e.g. '^<(?P<instance>"
@@ -317,7 +330,7 @@ def _formats(items: Any, where: str) -> tuple[LogFormat, ...]:
                 f"{where}: format {name!r} needs sample lines", hint='add samples = ["..."]'
             )
         for s in samples:
-            if not rx.search(s):
+            if not re2.search(rx.pattern, s):
                 raise UsageError(
                     f"{where}: format {name!r}: sample does not match its regex: {s!r}"
                 )
