@@ -26,13 +26,15 @@ import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
 from toolcall_cli.align.select import HINT_IDS, hint_of
-from toolcall_cli.core.events import COLUMNS, concat_frames, empty_frame
+from toolcall_cli.core.events import concat_frames, empty_frame
 from toolcall_cli.core.store import (
+    check_schema,
     input_order,
     load_events,
     read_file,
     read_manifest,
     row_groups_of,
+    to_events,
 )
 from toolcall_cli.core.store_index import IdIndex
 from toolcall_cli.errors import InputError, UsageError
@@ -65,6 +67,7 @@ class _Part:
         self.pf = pf
         try:
             self.file = pq.ParquetFile(pf)
+            check_schema(self.file.schema_arrow, pf)  # a rewritten file: exit 3, not a crash
             self.index = IdIndex.open(pf, self.file)
         except (OSError, pa.ArrowException) as e:
             raise _unreadable(pf, e) from None
@@ -234,8 +237,8 @@ def _frame(tables: list[pa.Table]) -> pd.DataFrame:
     try:
         one = pa.concat_tables(tables, promote_options="permissive") if tables else None
     except (pa.ArrowInvalid, pa.ArrowTypeError):  # files written with differing column types
-        return concat_frames([t.to_pandas().astype(COLUMNS) for t in tables])
-    return empty_frame() if one is None else one.to_pandas().astype(COLUMNS)
+        return concat_frames([to_events(t, "the selected store files") for t in tables])
+    return empty_frame() if one is None else to_events(one, "the selected store files")
 
 
 def _no_match(

@@ -21,6 +21,7 @@ from __future__ import annotations
 import bisect
 import secrets
 from collections.abc import Iterable
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -118,6 +119,22 @@ def build(table: pa.Table, group_rows: list[int], *, token: str, data_size: int)
     return bytes(sink.getvalue().to_pybytes())
 
 
+def _fences_ok(fences: Any) -> bool:
+    """Fences are the sorted first keys of the chunks; anything else cannot be searched."""
+    return (
+        isinstance(fences, list)
+        and all(isinstance(f, str) for f in fences)
+        and all(a <= b for a, b in pairwise(fences))
+    )
+
+
+def _captures_ok(captures: Any) -> bool:
+    return isinstance(captures, dict) and all(
+        isinstance(groups, list) and all(isinstance(g, int) for g in groups)
+        for groups in captures.values()
+    )
+
+
 class IdIndex:
     """An opened, validated index of one event file; lookups give row group numbers."""
 
@@ -146,8 +163,8 @@ class IdIndex:
                 and meta.get("data_size") == data.stat().st_size
                 and meta.get("rows") == md.num_rows
                 and meta.get("row_groups") == md.num_row_groups
-                and isinstance(meta.get("fences"), list)
-                and isinstance(meta.get("captures"), dict)
+                and _fences_ok(meta.get("fences"))
+                and _captures_ok(meta.get("captures"))
             )
         except (OSError, KeyError, ValueError, pa.ArrowException):
             return None
