@@ -65,13 +65,15 @@ class _Part:
 
     def __init__(self, pf: Path) -> None:
         self.pf = pf
+        # Opened, read and closed: a store of thousands of files must not hold a descriptor
+        # per file (or two, with its index) while the selection runs.
         try:
-            self.file = pq.ParquetFile(pf)
-            check_schema(self.file.schema_arrow, pf)  # a rewritten file: exit 3, not a crash
-            self.index = IdIndex.open(pf, self.file)
+            with pq.ParquetFile(pf) as file:
+                check_schema(file.schema_arrow, pf)  # a rewritten file: exit 3, not a crash
+                self.index = IdIndex.open(pf, file)
+                self.groups = int(file.metadata.num_row_groups)
         except (OSError, pa.ArrowException) as e:
             raise _unreadable(pf, e) from None
-        self.groups = int(self.file.metadata.num_row_groups)
         self.read: set[int] = set()  # row groups read whole
         self._tables: list[pa.Table] = []
         self._keys: pa.Table | None = None
@@ -106,7 +108,8 @@ class _Part:
         if not new:
             return
         try:
-            self._tables.append(self.file.read_row_groups(new, use_threads=False))
+            with pq.ParquetFile(self.pf) as file:
+                self._tables.append(file.read_row_groups(new, use_threads=False))
         except (OSError, pa.ArrowException) as e:
             raise _unreadable(self.pf, e) from None
         self.read |= set(new)

@@ -355,7 +355,8 @@ def read_file(
     """
     try:
         if row_groups is not None:
-            table = pq.ParquetFile(pf).read_row_groups(row_groups, columns=columns)
+            with pq.ParquetFile(pf) as file:  # closed at once: stores hold thousands of files
+                table = file.read_row_groups(row_groups, columns=columns)
             if filters is not None:
                 table = table.filter(filters)
         else:
@@ -380,7 +381,7 @@ def input_order(table: pa.Table) -> pa.Table:
 
 def row_groups_of(pf: Path, positions: np.ndarray) -> list[int]:
     """The row groups of store file *pf* that hold the rows at storage *positions*."""
-    md = pq.ParquetFile(pf).metadata
+    md = pq.read_metadata(pf)
     starts = np.cumsum([0] + [md.row_group(g).num_rows for g in range(md.num_row_groups)])
     return sorted({int(g) for g in np.searchsorted(starts, positions, side="right") - 1})
 

@@ -138,11 +138,10 @@ def _captures_ok(captures: Any) -> bool:
 class IdIndex:
     """An opened, validated index of one event file; lookups give row group numbers."""
 
-    def __init__(self, path: Path, index: pq.ParquetFile, meta: dict[str, Any]) -> None:
+    def __init__(self, path: Path, meta: dict[str, Any]) -> None:
         self.path = path
         self._fences: list[str] = list(meta["fences"])
         self._captures: dict[str, list[int]] = dict(meta["captures"])
-        self._pf = index
         self._chunks: dict[int, pa.Table] = {}
 
     @classmethod
@@ -153,8 +152,7 @@ class IdIndex:
             token = (data_file.schema_arrow.metadata or {}).get(META)
             if token is None or not path.exists():
                 return None
-            index = pq.ParquetFile(path)
-            meta = orjson.loads((index.schema_arrow.metadata or {})[META])
+            meta = orjson.loads((pq.read_schema(path).metadata or {})[META])
             md = data_file.metadata
             ok = (
                 isinstance(meta, dict)
@@ -168,12 +166,13 @@ class IdIndex:
             )
         except (OSError, KeyError, ValueError, pa.ArrowException):
             return None
-        return cls(path, index, meta) if ok else None
+        return cls(path, meta) if ok else None
 
     def _chunk(self, i: int) -> pa.Table:
         if i not in self._chunks:
             try:
-                self._chunks[i] = self._pf.read_row_group(i, use_threads=False)
+                with pq.ParquetFile(self.path) as index:  # not held open between lookups
+                    self._chunks[i] = index.read_row_group(i, use_threads=False)
             except (OSError, pa.ArrowException) as e:
                 raise InputError(
                     f"store index {self.path} is unreadable: {e}", hint="re-ingest its input"
