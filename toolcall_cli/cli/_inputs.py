@@ -46,7 +46,15 @@ def max_decompressed(default: int) -> int:
     return int(m[1]) << {"": 0, "k": 10, "m": 20, "g": 30}[m[2].lower()]
 
 
-def parse_options(*, tz: str | None, nginx_format: str | None, no_redact: bool) -> ParseOptions:
+FollowSymlinksOpt = Annotated[
+    bool,
+    typer.Option("--follow-symlinks", help="Read symlinks in a directory that lead outside it."),
+]
+
+
+def parse_options(
+    *, tz: str | None, nginx_format: str | None, no_redact: bool, follow_symlinks: bool = False
+) -> ParseOptions:
     """ParseOptions from the config and flags; warns on stderr when redaction is off."""
     cfg = _settings.config()
     if no_redact:
@@ -62,6 +70,7 @@ def parse_options(*, tz: str | None, nginx_format: str | None, no_redact: bool) 
         formats=cfg.formats,
         max_decompressed=max_decompressed(cfg.max_decompressed),
         redactor=Redactor.from_config(cfg.redact, enabled=False if no_redact else None),
+        follow_symlinks=follow_symlinks,
     )
 
 

@@ -143,8 +143,20 @@ def _check_entries(mf: Path, data: dict[str, Any]) -> None:
         raise InputError(f"store manifest {mf} is malformed", hint="delete the store and re-ingest")
 
 
+def _no_symlinks(store: Path) -> None:
+    """Refuse to write through a symlink inside the store: a symlinked `events/` (say, one
+    that came with an incident bundle) would make an ingest sweep and rename files elsewhere."""
+    for part in (store / "events", store / MANIFEST, store / _LOCK):
+        if part.is_symlink():
+            raise InputError(
+                f"the store {store} holds a symlink ({part.name}); refusing to write through it",
+                hint="ingest into a fresh --store",
+            )
+
+
 def _roll_forward(store: Path, manifest: dict[str, Any]) -> dict[str, Any]:
     """Finish a committed ingest: move its staged event files into place."""
+    _no_symlinks(store)
     try:
         for key in manifest["pending"]:
             for name in (f"{key}.parquet", f"{key}{store_index.SUFFIX}"):
@@ -219,7 +231,8 @@ def _writer_lock(store: Path) -> Iterator[None]:
     staged, and a second writer would sweep them (and overwrite the manifest) meanwhile."""
     try:
         store.mkdir(parents=True, exist_ok=True)
-        fd = os.open(store / _LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+        _no_symlinks(store)
+        fd = os.open(store / _LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
     except OSError as e:
         raise InputError(f"cannot write the store {store}: {e.strerror or e}") from None
     try:

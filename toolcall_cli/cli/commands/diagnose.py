@@ -9,7 +9,7 @@ import typer
 
 from toolcall_cli.cli import _settings
 from toolcall_cli.cli._console import say
-from toolcall_cli.cli._inputs import NoRedactOpt, parse_options
+from toolcall_cli.cli._inputs import FollowSymlinksOpt, NoRedactOpt, parse_options
 from toolcall_cli.cli._options import (
     FailOnOpt,
     Format,
@@ -51,11 +51,14 @@ def run(
     store: StoreOpt = DEFAULT_STORE,
     no_skew: NoSkewOpt = False,
     no_redact: NoRedactOpt = False,
+    follow_symlinks: FollowSymlinksOpt = False,
 ) -> None:
     """Diagnose root causes; exit 1 if any finding is at or above --fail-on."""
     check_format(fmt, ("table", "json", "markdown", "sarif", "html"), "diagnose")
     cfg = _settings.config()
-    opts = parse_options(tz=tz, nginx_format=nginx_format, no_redact=no_redact)
+    opts = parse_options(
+        tz=tz, nginx_format=nginx_format, no_redact=no_redact, follow_symlinks=follow_symlinks
+    )
     req = DiagnoseRequest(
         paths=tuple(paths or ()),
         source=source.value if source else None,

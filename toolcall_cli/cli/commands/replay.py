@@ -13,7 +13,7 @@ import typer
 
 from toolcall_cli.cli import _settings
 from toolcall_cli.cli._console import say
-from toolcall_cli.cli._inputs import NoRedactOpt, events_for, parse_options
+from toolcall_cli.cli._inputs import FollowSymlinksOpt, NoRedactOpt, events_for, parse_options
 from toolcall_cli.cli._options import (
     Format,
     FormatOpt,
@@ -65,6 +65,7 @@ def run(
     output: OutputOpt = None,
     store: StoreOpt = DEFAULT_STORE,
     no_redact: NoRedactOpt = False,
+    follow_symlinks: FollowSymlinksOpt = False,
 ) -> None:
     """Replay a trace through the validation pipeline and compare with what was observed."""
     check_format(fmt, ("table", "json", "markdown"), "replay")
@@ -75,7 +76,9 @@ def run(
     if target:
         check_target(target, allow_remote=allow_remote)  # refuse before reading any evidence
     cfg = _settings.config()
-    opts = parse_options(tz=None, nginx_format=None, no_redact=no_redact)
+    opts = parse_options(
+        tz=None, nginx_format=None, no_redact=no_redact, follow_symlinks=follow_symlinks
+    )
     events = events_for(paths, store=store, source=None, opts=opts)
     new_cfg = load_config(config) if config else None
     report = replay_compare(

@@ -12,7 +12,7 @@ from toolcall_cli.align.load import load_selected
 from toolcall_cli.align.select import parse_time, select
 from toolcall_cli.cli import _settings
 from toolcall_cli.cli._console import say
-from toolcall_cli.cli._inputs import NoRedactOpt, ingest, parse_options
+from toolcall_cli.cli._inputs import FollowSymlinksOpt, NoRedactOpt, ingest, parse_options
 from toolcall_cli.cli._options import (
     Format,
     FormatOpt,
@@ -63,6 +63,7 @@ def run(
     fmt: FormatOpt = Format.table,
     output: OutputOpt = None,
     no_redact: NoRedactOpt = False,
+    follow_symlinks: FollowSymlinksOpt = False,
 ) -> None:
     """Show the aligned timeline of traces, with per-phase latencies against the SLA."""
     check_format(fmt, ("table", "json", "markdown", "html"), "timeline")
@@ -74,7 +75,9 @@ def run(
     )
     ids = {"trace_id": trace_id, "session_id": session_id, "tool_call_id": tool_call_id}
     if paths:
-        opts = parse_options(tz=zone, nginx_format=nginx_format, no_redact=no_redact)
+        opts = parse_options(
+            tz=zone, nginx_format=nginx_format, no_redact=no_redact, follow_symlinks=follow_symlinks
+        )
         events = ingest(paths, source=source.value if source else None, opts=opts).events
     else:
         events = load_selected(store, **ids)
