@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import io
+import os
 import sys
+import tempfile
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
@@ -121,6 +123,27 @@ def emit(report: object, fmt: Format, output: Path | None) -> None:
         sys.stdout.flush()
         return
     try:
-        output.write_text(text, encoding="utf-8")
+        _write_atomically(output, text.encode("utf-8"))
     except OSError as e:
         raise UsageError(f"cannot write {output}: {e.strerror or e}") from None
+
+
+def _write_atomically(output: Path, data: bytes) -> None:
+    """*data* into *output* via a temporary file and a rename: a full disk leaves the old file
+    (or none), never a truncated one. A FIFO or device (`-o /dev/stderr`) is written directly."""
+    if output.exists() and not output.is_file():
+        output.write_bytes(data)
+        return
+    fd, tmp = tempfile.mkstemp(dir=output.parent, prefix=f".{output.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # what open() would have given, not mkstemp's 0600
+        os.replace(tmp, output)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

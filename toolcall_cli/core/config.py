@@ -35,6 +35,7 @@ Example `toolcall.toml`::
 
 from __future__ import annotations
 
+import math
 import re
 import tomllib
 from dataclasses import dataclass, field, replace
@@ -198,8 +199,15 @@ def config_from_dict(data: dict[str, Any], *, path: Path | None = None) -> Confi
 
     def num(sec: dict[str, Any], key: str, default: float, name: str) -> float:
         val = sec.get(key, default)
-        if isinstance(val, bool) or not isinstance(val, int | float) or val < 0:
-            raise UsageError(f"{where}: {name}.{key} must be a non-negative number, got {val!r}")
+        if (
+            isinstance(val, bool)
+            or not isinstance(val, int | float)
+            or not math.isfinite(val)  # TOML has inf and nan; no window or limit is either
+            or val < 0
+        ):
+            raise UsageError(
+                f"{where}: {name}.{key} must be a finite non-negative number, got {val!r}"
+            )
         return float(val)
 
     def int_map(sec: dict[str, Any], name: str) -> dict[str, int]:
