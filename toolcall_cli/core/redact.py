@@ -84,7 +84,7 @@ BUILTIN: tuple[tuple[str, str, str], ...] = (
 PREFILTER = (
     r"(?i)authorization|cookie|api[-_]?key|apikey|bearer|sk-|akia|asia|gh[pousr]_|github_pat_"
     r"|xox[abposr]-|passw|passphrase|pass[\\\"' ]*[:=]|pwd|secret|private[-_]?key|jwt|credential"
-    r"|token[\\\"' ]*[:=]|eyj|://[^/\s@]+@"
+    r"|token[\\\"' ]*[:=]|token\\*[\"']|eyj|://[^/\s@]+@"
     # an escaped ASCII character (`api\u005fkey`): rare in real text, a way around key names
     r"|\\u00[2-7]"
 )
