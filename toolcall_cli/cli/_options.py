@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import io
-import os
 import sys
-import tempfile
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
@@ -13,6 +11,7 @@ from typing import Annotated
 import typer
 
 from toolcall_cli.cli import _settings
+from toolcall_cli.core.atomic import atomic_write
 from toolcall_cli.core.findings import FailOn
 from toolcall_cli.errors import UsageError
 from toolcall_cli.render import render
@@ -129,21 +128,9 @@ def emit(report: object, fmt: Format, output: Path | None) -> None:
 
 
 def _write_atomically(output: Path, data: bytes) -> None:
-    """*data* into *output* via a temporary file and a rename: a full disk leaves the old file
-    (or none), never a truncated one. A FIFO or device (`-o /dev/stderr`) is written directly."""
+    """*data* into *output* atomically (a full disk leaves the old file, never a truncated
+    one); a FIFO or device (`-o /dev/stderr`) is written directly."""
     if output.exists() and not output.is_file():
         output.write_bytes(data)
         return
-    fd, tmp = tempfile.mkstemp(dir=output.parent, prefix=f".{output.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # what open() would have given, not mkstemp's 0600
-        os.replace(tmp, output)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write(output, data, ordinary_mode=True)

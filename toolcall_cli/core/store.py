@@ -32,7 +32,6 @@ import fcntl
 import hashlib
 import os
 import re
-import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
@@ -48,6 +47,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from toolcall_cli.core import store_index
+from toolcall_cli.core.atomic import atomic_write
 from toolcall_cli.core.events import COLUMNS, EVENTS_SCHEMA_VERSION, concat_frames, empty_frame
 from toolcall_cli.errors import InputError
 
@@ -81,16 +81,7 @@ def file_key(path: Path) -> str:
 
 def _atomic_write(target: Path, data: bytes) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write(target, data)
 
 
 def read_manifest(store: Path) -> dict[str, Any]:
