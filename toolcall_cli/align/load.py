@@ -26,13 +26,15 @@ import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
 from toolcall_cli.align.select import HINT_IDS, hint_of
-from toolcall_cli.core.events import COLUMNS, WIRE_SOURCES, concat_frames, empty_frame
+from toolcall_cli.core.events import WIRE_SOURCES, concat_frames, empty_frame
 from toolcall_cli.core.store import (
+    check_schema,
     input_order,
     load_events,
     read_file,
     read_manifest,
     row_groups_of,
+    to_events,
 )
 from toolcall_cli.core.store_index import IdIndex
 from toolcall_cli.errors import InputError, UsageError
@@ -63,12 +65,15 @@ class _Part:
 
     def __init__(self, pf: Path) -> None:
         self.pf = pf
+        # Opened, read and closed: a store of thousands of files must not hold a descriptor
+        # per file (or two, with its index) while the selection runs.
         try:
-            self.file = pq.ParquetFile(pf)
-            self.index = IdIndex.open(pf, self.file)
+            with pq.ParquetFile(pf) as file:
+                check_schema(file.schema_arrow, pf)  # a rewritten file: exit 3, not a crash
+                self.index = IdIndex.open(pf, file)
+                self.groups = int(file.metadata.num_row_groups)
         except (OSError, pa.ArrowException) as e:
             raise _unreadable(pf, e) from None
-        self.groups = int(self.file.metadata.num_row_groups)
         self.read: set[int] = set()  # row groups read whole
         self._tables: list[pa.Table] = []
         self._keys: pa.Table | None = None
@@ -103,7 +108,8 @@ class _Part:
         if not new:
             return
         try:
-            self._tables.append(self.file.read_row_groups(new, use_threads=False))
+            with pq.ParquetFile(self.pf) as file:
+                self._tables.append(file.read_row_groups(new, use_threads=False))
         except (OSError, pa.ArrowException) as e:
             raise _unreadable(self.pf, e) from None
         self.read |= set(new)
@@ -234,8 +240,8 @@ def _frame(tables: list[pa.Table]) -> pd.DataFrame:
     try:
         one = pa.concat_tables(tables, promote_options="permissive") if tables else None
     except (pa.ArrowInvalid, pa.ArrowTypeError):  # files written with differing column types
-        return concat_frames([t.to_pandas().astype(COLUMNS) for t in tables])
-    return empty_frame() if one is None else one.to_pandas().astype(COLUMNS)
+        return concat_frames([to_events(t, "the selected store files") for t in tables])
+    return empty_frame() if one is None else to_events(one, "the selected store files")
 
 
 def _no_match(

@@ -39,17 +39,25 @@ def max_decompressed(default: int) -> int:
     return int(m[1]) << {"": 0, "k": 10, "m": 20, "g": 30}[m[2].lower()]
 
 
-def parse_options(*, tz: str | None, nginx_format: str | None, no_redact: bool) -> ParseOptions:
+def parse_options(
+    *, tz: str | None, nginx_format: str | None, no_redact: bool, follow_symlinks: bool = False
+) -> ParseOptions:
     """ParseOptions from the config and flags; warns on stderr when redaction is off."""
     cfg = _settings.config()
     if no_redact:
         say("toolcall: warning: --no-redact: secrets in the inputs will appear in the output")
+    elif not cfg.redact.enabled:  # only an explicit --config can get here (see load_config)
+        say(
+            f"toolcall: warning: redaction is off ([redact] enabled = false in {cfg.path}): "
+            "secrets in the inputs will appear in the output"
+        )
     return ParseOptions(
         tz=tz or cfg.tz,
         nginx_format=nginx_format,
         formats=cfg.formats,
         max_decompressed=max_decompressed(cfg.max_decompressed),
         redactor=Redactor.from_config(cfg.redact, enabled=False if no_redact else None),
+        follow_symlinks=follow_symlinks,
     )
 
 

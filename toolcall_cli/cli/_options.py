@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from toolcall_cli.cli import _settings
+from toolcall_cli.core.atomic import atomic_write
 from toolcall_cli.core.events import SOURCES
 from toolcall_cli.core.findings import FailOn
 from toolcall_cli.errors import UsageError
@@ -92,6 +93,10 @@ ConfigOpt = Annotated[
 PathsArg = Annotated[
     list[Path] | None,
     typer.Argument(help="Evidence files or directories (default: the store).", show_default=False),
+]
+FollowSymlinksOpt = Annotated[
+    bool,
+    typer.Option("--follow-symlinks", help="Read symlinks in a directory that lead outside it."),
 ]
 NoRedactOpt = Annotated[
     bool,
@@ -180,6 +185,15 @@ def emit(report: object, fmt: Format, output: Path | None) -> None:
         sys.stdout.flush()
         return
     try:
-        output.write_text(text, encoding="utf-8")
+        _write_atomically(output, text.encode("utf-8"))
     except OSError as e:
         raise UsageError(f"cannot write {output}: {e.strerror or e}") from None
+
+
+def _write_atomically(output: Path, data: bytes) -> None:
+    """*data* into *output* atomically (a full disk leaves the old file, never a truncated
+    one); a FIFO or device (`-o /dev/stderr`) is written directly."""
+    if output.exists() and not output.is_file():
+        output.write_bytes(data)
+        return
+    atomic_write(output, data, ordinary_mode=True)

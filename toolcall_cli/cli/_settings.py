@@ -39,7 +39,15 @@ def current() -> Settings:
 
 @lru_cache(maxsize=4)
 def _config(path: Path | None, cwd: str) -> Config:
-    return load_config(path, search_from=Path(cwd))
+    cfg = load_config(path, search_from=Path(cwd))
+    if cfg.discovered:  # said once per load: a config in the evidence must not act unseen
+        from toolcall_cli.cli._console import say  # rich: only when there is something to say
+
+        if not _current.quiet:
+            say(f"toolcall: using config {cfg.path} (found from the working directory)")
+        for note in cfg.notes:
+            say(f"toolcall: warning: {note}")
+    return cfg
 
 
 def config(override: Path | None = None) -> Config:

@@ -36,12 +36,14 @@ Example `toolcall.toml`::
 from __future__ import annotations
 
 import difflib
+import math
 import re
 import tomllib
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from toolcall_cli.core import re2
 from toolcall_cli.errors import UsageError
 
 #: Default cap on what a gzip input or HTTP body may inflate to (decompression bombs).
@@ -124,6 +126,8 @@ class Config:
     formats: tuple[LogFormat, ...] = ()
     max_decompressed: int = MAX_DECOMPRESSED
     raw: dict[str, Any] = field(default_factory=dict)
+    discovered: bool = False  # found from the working directory, not named with --config
+    notes: tuple[str, ...] = ()  # warnings for the user: what a discovered config was denied
 
 
 DEFAULT = Config()
@@ -198,11 +202,31 @@ def find_config(start: Path) -> Path | None:
 
 
 def load_config(path: Path | None = None, *, search_from: Path | None = None) -> Config:
-    """Load *path* (or the discovered file); any mistake is a UsageError naming the key."""
+    """Load *path* (or the discovered file); any mistake is a UsageError naming the key.
+
+    A discovered file may sit inside the evidence (an incident bundle), so it is trusted less
+    than one named with ``--config``: it may add redaction, never turn it off.
+    """
     if path is None and search_from is not None:
-        path = find_config(search_from)
+        found = find_config(search_from)
+        return DEFAULT if found is None else _discovered(_load(found))
     if path is None:
         return DEFAULT
+    return _load(path)
+
+
+def _discovered(cfg: Config) -> Config:
+    """*cfg* as a discovered config may apply it: redaction stays on, and the user is told."""
+    notes: tuple[str, ...] = ()
+    if not cfg.redact.enabled:
+        notes = (
+            f"ignoring [redact] enabled = false in {cfg.path}: a config found by discovery may "
+            "add redaction, not remove it (pass --no-redact or --config to turn it off)",
+        )
+    return replace(cfg, redact=replace(cfg.redact, enabled=True), discovered=True, notes=notes)
+
+
+def _load(path: Path) -> Config:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -230,8 +254,15 @@ def config_from_dict(data: dict[str, Any], *, path: Path | None = None) -> Confi
 
     def num(sec: dict[str, Any], key: str, default: float, name: str) -> float:
         val = sec.get(key, default)
-        if isinstance(val, bool) or not isinstance(val, int | float) or val < 0:
-            raise UsageError(f"{where}: {name}.{key} must be a non-negative number, got {val!r}")
+        if (
+            isinstance(val, bool)
+            or not isinstance(val, int | float)
+            or not math.isfinite(val)  # TOML has inf and nan; no window or limit is either
+            or val < 0
+        ):
+            raise UsageError(
+                f"{where}: {name}.{key} must be a finite non-negative number, got {val!r}"
+            )
         return float(val)
 
     def int_map(sec: dict[str, Any], name: str) -> dict[str, int]:
@@ -254,12 +285,18 @@ def config_from_dict(data: dict[str, Any], *, path: Path | None = None) -> Confi
         tools = [tools]
     if not isinstance(tools, list) or not all(isinstance(t, str) for t in tools):
         raise UsageError(f"{where}: tools must be a list of paths")
-    patterns = tuple(red.get("patterns", ()))
+    patterns = _strings(red, "patterns", where, "redact")
     for p in patterns:
         try:
             re.compile(p)
         except re.error as e:
             raise UsageError(f"{where}: redact pattern {p!r} is not a valid regex: {e}") from None
+        _check_re2(p, where, "redact pattern")
+        if re2.search(p, ""):
+            raise UsageError(
+                f"{where}: redact pattern {p!r} matches the empty string",
+                hint="a pattern must match the secret itself, e.g. 'ACME-[0-9]{8}'",
+            )
     return Config(
         path=path,
         tools=tuple((base / t) for t in tools),
@@ -286,9 +323,9 @@ def config_from_dict(data: dict[str, Any], *, path: Path | None = None) -> Confi
             per_tool=int_map(bud, "budgets"),
         ),
         redact=Redact(
-            enabled=bool(red.get("enabled", d.redact.enabled)),
+            enabled=_bool(red, "enabled", d.redact.enabled, where, "redact"),
             patterns=patterns,
-            json_paths=tuple(red.get("json_paths", ())),
+            json_paths=_strings(red, "json_paths", where, "redact"),
         ),
         formats=_formats(data.get("formats", []), where),
         max_decompressed=int(num(limits, "max_decompressed", d.max_decompressed, "limits")),
@@ -310,6 +347,33 @@ def _bool(sec: dict[str, Any], key: str, default: bool, where: str, name: str) -
     return val
 
 
+def _strings(sec: dict[str, Any], key: str, where: str, name: str) -> tuple[str, ...]:
+    """A list of strings (a bare string is a mistake, not a list of its characters)."""
+    val = sec.get(key, [])
+    if not isinstance(val, list) or not all(isinstance(v, str) for v in val):
+        raise UsageError(f"{where}: {name}.{key} must be a list of strings, got {val!r}")
+    return tuple(val)
+
+
+#: Unrelated short lines: a format regex that matches all of them (or an empty line) claims
+#: every line of every log and so hides the built-in formats and their findings.
+_CATCH_ALL_PROBES = ("x", "{}", "-", "0", '{"event": "tool_call.received"}')
+
+
+def _catch_all(pattern: str) -> bool:
+    return re2.search(pattern, "") or all(re2.search_many(pattern, _CATCH_ALL_PROBES))
+
+
+def _check_re2(pattern: str, where: str, what: str) -> None:
+    """User regexes run in RE2 (linear time): one RE2 cannot run is a usage error."""
+    reason = re2.re2_error(pattern)
+    if reason is not None:
+        raise UsageError(
+            f"{where}: {what} {pattern!r} is not supported: {reason}",
+            hint="toolcall runs config regexes with RE2: no look-around, back-references or \\Z",
+        )
+
+
 def _formats(items: Any, where: str) -> tuple[LogFormat, ...]:
     if not isinstance(items, list):
         raise UsageError(f"{where}: [[formats]] must be an array of tables")
@@ -318,17 +382,26 @@ def _formats(items: Any, where: str) -> tuple[LogFormat, ...]:
         if not isinstance(item, dict) or "regex" not in item:
             raise UsageError(f"{where}: formats[{i}] needs a 'regex'")
         name = str(item.get("name", f"format{i}"))
+        if not isinstance(item["regex"], str):
+            raise UsageError(f"{where}: format {name!r}: regex must be a string")
         try:
-            rx = re.compile(item["regex"])
+            rx = re.compile(item["regex"])  # for its group names; lines are matched in RE2
         except re.error as e:
             raise UsageError(f"{where}: format {name!r}: invalid regex: {e}") from None
-        samples = tuple(item.get("samples", ()))
+        _check_re2(rx.pattern, where, f"format {name!r}: regex")
+        if _catch_all(rx.pattern):
+            raise UsageError(
+                f"{where}: format {name!r}: regex {item['regex']!r} matches any line",
+                hint="anchor it on what only this format's lines hold, e.g. '^<(?P<instance>"
+                "[^>]+)> '",
+            )
+        samples = _strings(item, "samples", where, f"formats[{i}]")
         if not samples:
             raise UsageError(
                 f"{where}: format {name!r} needs sample lines", hint='add samples = ["..."]'
             )
         for s in samples:
-            if not rx.search(s):
+            if not re2.search(rx.pattern, s):
                 raise UsageError(
                     f"{where}: format {name!r}: sample does not match its regex: {s!r}"
                 )

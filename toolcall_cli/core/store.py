@@ -31,10 +31,11 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
-import tempfile
+import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +47,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from toolcall_cli.core import store_index
+from toolcall_cli.core.atomic import atomic_write
 from toolcall_cli.core.events import COLUMNS, EVENTS_SCHEMA_VERSION, concat_frames, empty_frame
 from toolcall_cli.errors import InputError
 
@@ -57,6 +59,7 @@ LAYOUT = 3  # sorted, row-grouped event files with a `_row` column and an id ind
 ROW_GROUP = 8_192
 ROW = "_row"  # hidden column: the event's position in the adapter's table
 _SORT_KEYS = ("trace_id", "tool_call_id", "session_id")
+_KEY = re.compile(r"[0-9a-f]{20}")  # what file_key() makes, and all a manifest may name
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,16 +80,7 @@ def file_key(path: Path) -> str:
 
 def _atomic_write(target: Path, data: bytes) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write(target, data)
 
 
 def read_manifest(store: Path) -> dict[str, Any]:
@@ -114,9 +108,21 @@ def read_manifest(store: Path) -> dict[str, Any]:
 
 
 def _check_entries(mf: Path, data: dict[str, Any]) -> None:
-    """A manifest of the right version but the wrong shape is refused, not half-read."""
+    """A manifest of the right version but the wrong shape is refused, not half-read.
+
+    Keys become file names under `events/`, so only the store's own (`file_key`) are taken:
+    a key such as `../../x` would make a reader rename or read files outside the store.
+    """
     files = data.get("files")
-    ok = isinstance(files, dict) and isinstance(data.get("pending", []), list)
+    pending = data.get("pending", [])
+    ok = isinstance(files, dict) and isinstance(pending, list)
+    keys = [*(files if isinstance(files, dict) else ()), *(pending if ok else ())]
+    for key in keys:
+        if not (isinstance(key, str) and _KEY.fullmatch(key)):
+            raise InputError(
+                f"store manifest {mf} names {str(key)[:80]!r}, which is not a store key",
+                hint="delete the store and re-ingest",
+            )
     for entry in files.values() if isinstance(files, dict) else ():
         ok = (
             ok
@@ -127,8 +133,20 @@ def _check_entries(mf: Path, data: dict[str, Any]) -> None:
         raise InputError(f"store manifest {mf} is malformed", hint="delete the store and re-ingest")
 
 
+def _no_symlinks(store: Path) -> None:
+    """Refuse to write through a symlink inside the store: a symlinked `events/` (say, one
+    that came with an incident bundle) would make an ingest sweep and rename files elsewhere."""
+    for part in (store / "events", store / MANIFEST, store / _LOCK):
+        if part.is_symlink():
+            raise InputError(
+                f"the store {store} holds a symlink ({part.name}); refusing to write through it",
+                hint="ingest into a fresh --store",
+            )
+
+
 def _roll_forward(store: Path, manifest: dict[str, Any]) -> dict[str, Any]:
     """Finish a committed ingest: move its staged event files into place."""
+    _no_symlinks(store)
     try:
         for key in manifest["pending"]:
             for name in (f"{key}.parquet", f"{key}{store_index.SUFFIX}"):
@@ -203,7 +221,8 @@ def _writer_lock(store: Path) -> Iterator[None]:
     staged, and a second writer would sweep them (and overwrite the manifest) meanwhile."""
     try:
         store.mkdir(parents=True, exist_ok=True)
-        fd = os.open(store / _LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+        _no_symlinks(store)
+        fd = os.open(store / _LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
     except OSError as e:
         raise InputError(f"cannot write the store {store}: {e.strerror or e}") from None
     try:
@@ -266,8 +285,52 @@ def load_events(store: Path, *, filters: list[tuple[str, str, Any]] | None = Non
     frames = []
     for key in sorted(manifest["files"]):
         pf = store / "events" / f"{key}.parquet"
-        frames.append(read_file(pf, filters=filters).to_pandas().astype(COLUMNS))
+        frames.append(to_events(read_file(pf, filters=filters), pf))
     return concat_frames(frames)
+
+
+def check_schema(schema: pa.Schema, pf: Path | str) -> None:
+    """An event file must hold every event column with a type of the right family; a file
+    rewritten with other columns is damaged input (exit 3), not a bug."""
+    have = {f.name: f.type for f in schema}
+    for field in _expected_schema():
+        got = have.get(field.name)
+        if got is None:
+            raise _damaged(pf, f"it has no column {field.name!r}")
+        if _family(got) != _family(field.type):
+            raise _damaged(pf, f"column {field.name!r} is {got}, not {field.type}")
+
+
+def to_events(table: pa.Table, pf: Path | str) -> pd.DataFrame:
+    """Rows of store file *pf* as the event table (its schema checked first)."""
+    check_schema(table.schema, pf)
+    try:
+        return table.to_pandas().astype(COLUMNS)
+    except (ValueError, TypeError, KeyError, pa.ArrowException) as e:
+        raise _damaged(pf, str(e).splitlines()[0][:200]) from None
+
+
+def _damaged(pf: Path | str, why: str) -> InputError:
+    return InputError(f"store file {pf} is damaged: {why}", hint="re-ingest its input")
+
+
+def _family(t: pa.DataType) -> str:
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        return "text"
+    if pa.types.is_timestamp(t):
+        return "time"
+    if pa.types.is_integer(t):
+        return "int"
+    if pa.types.is_floating(t):
+        return "float"
+    if pa.types.is_null(t):
+        return "null"
+    return str(t)
+
+
+@lru_cache(maxsize=1)
+def _expected_schema() -> pa.Schema:
+    return pa.Schema.from_pandas(empty_frame(), preserve_index=False)
 
 
 def _sorted_table(df: pd.DataFrame, schema: pa.Schema) -> pa.Table:
@@ -295,12 +358,13 @@ def read_file(
     """
     try:
         if row_groups is not None:
-            table = pq.ParquetFile(pf).read_row_groups(row_groups, columns=columns)
+            with pq.ParquetFile(pf) as file:  # closed at once: stores hold thousands of files
+                table = file.read_row_groups(row_groups, columns=columns)
             if filters is not None:
                 table = table.filter(filters)
         else:
             table = pq.read_table(pf, columns=columns, filters=filters)
-    except (OSError, pa.ArrowInvalid) as e:
+    except (OSError, pa.ArrowException) as e:
         raise InputError(
             f"store file {pf} is unreadable: {e}", hint="re-ingest its input"
         ) from None
@@ -320,7 +384,7 @@ def input_order(table: pa.Table) -> pa.Table:
 
 def row_groups_of(pf: Path, positions: np.ndarray) -> list[int]:
     """The row groups of store file *pf* that hold the rows at storage *positions*."""
-    md = pq.ParquetFile(pf).metadata
+    md = pq.read_metadata(pf)
     starts = np.cumsum([0] + [md.row_group(g).num_rows for g in range(md.num_row_groups)])
     return sorted({int(g) for g in np.searchsorted(starts, positions, side="right") - 1})
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import bisect
 import secrets
 from collections.abc import Iterable
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -122,14 +123,29 @@ def build(table: pa.Table, group_rows: list[int], *, token: str, data_size: int)
     return bytes(sink.getvalue().to_pybytes())
 
 
+def _fences_ok(fences: Any) -> bool:
+    """Fences are the sorted first keys of the chunks; anything else cannot be searched."""
+    return (
+        isinstance(fences, list)
+        and all(isinstance(f, str) for f in fences)
+        and all(a <= b for a, b in pairwise(fences))
+    )
+
+
+def _captures_ok(captures: Any) -> bool:
+    return isinstance(captures, dict) and all(
+        isinstance(groups, list) and all(isinstance(g, int) for g in groups)
+        for groups in captures.values()
+    )
+
+
 class IdIndex:
     """An opened, validated index of one event file; lookups give row group numbers."""
 
-    def __init__(self, path: Path, index: pq.ParquetFile, meta: dict[str, Any]) -> None:
+    def __init__(self, path: Path, meta: dict[str, Any]) -> None:
         self.path = path
         self._fences: list[str] = list(meta["fences"])
         self._captures: dict[str, list[int]] = dict(meta["captures"])
-        self._pf = index
         self._chunks: dict[int, pa.Table] = {}
 
     @classmethod
@@ -140,8 +156,7 @@ class IdIndex:
             token = (data_file.schema_arrow.metadata or {}).get(META)
             if token is None or not path.exists():
                 return None
-            index = pq.ParquetFile(path)
-            meta = orjson.loads((index.schema_arrow.metadata or {})[META])
+            meta = orjson.loads((pq.read_schema(path).metadata or {})[META])
             md = data_file.metadata
             ok = (
                 isinstance(meta, dict)
@@ -150,17 +165,18 @@ class IdIndex:
                 and meta.get("data_size") == data.stat().st_size
                 and meta.get("rows") == md.num_rows
                 and meta.get("row_groups") == md.num_row_groups
-                and isinstance(meta.get("fences"), list)
-                and isinstance(meta.get("captures"), dict)
+                and _fences_ok(meta.get("fences"))
+                and _captures_ok(meta.get("captures"))
             )
         except (OSError, KeyError, ValueError, pa.ArrowException):
             return None
-        return cls(path, index, meta) if ok else None
+        return cls(path, meta) if ok else None
 
     def _chunk(self, i: int) -> pa.Table:
         if i not in self._chunks:
             try:
-                self._chunks[i] = self._pf.read_row_group(i, use_threads=False)
+                with pq.ParquetFile(self.path) as index:  # not held open between lookups
+                    self._chunks[i] = index.read_row_group(i, use_threads=False)
             except (OSError, pa.ArrowException) as e:
                 raise InputError(
                     f"store index {self.path} is unreadable: {e}", hint="re-ingest its input"

@@ -99,11 +99,17 @@ MAX_ERRORS = 5
 @lru_cache(maxsize=16384)
 def _meta_errors(text: str, cls: Any) -> tuple[tuple[str, str], ...]:
     """(relative pointer, message) errors of one canonical schema text (cached)."""
+    from toolcall_cli.core.schema_re2 import unsafe_pattern  # jsonschema loads when used
+
     schema = orjson.loads(text)
     errors = sorted(
         meta_validator(cls).iter_errors(schema), key=lambda e: [str(p) for p in e.absolute_path]
     )
-    return tuple((join("", *e.absolute_path), e.message[:300]) for e in errors[:MAX_ERRORS])
+    out = [(join("", *e.absolute_path), e.message[:300]) for e in errors[:MAX_ERRORS]]
+    unsafe = unsafe_pattern(schema)  # toolcall never runs such a regex; say so
+    if unsafe is not None and not unsafe.invalid:  # an invalid regex: the metaschema said so
+        out.append(("", str(unsafe)[:300]))
+    return tuple(out)
 
 
 def _schema_errors(schema: dict[str, Any], cls: Any) -> list[tuple[str, str]]:
@@ -224,10 +230,14 @@ def _value_errors(schema_text: str, values_text: str) -> tuple[tuple[int, str], 
     from jsonschema.exceptions import SchemaError
     from referencing.exceptions import Unresolvable
 
+    from toolcall_cli.core.schema_re2 import re2_class, unsafe_pattern
+
     sub = orjson.loads(schema_text)
     out = []
     try:
-        validator = schema_class(sub)(sub)
+        if unsafe_pattern(sub) is not None:
+            return ()  # a regex RE2 cannot run is reported by SC001 (_meta_errors), never run
+        validator = re2_class(schema_class(sub))(sub)
         for i, v in enumerate(orjson.loads(values_text)):
             if not validator.is_valid(v):
                 err = jsonschema.exceptions.best_match(validator.iter_errors(v))

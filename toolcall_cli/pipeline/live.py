@@ -8,17 +8,17 @@ compared field by field with the recorded response, ignoring volatile fields (``
 default ``timestamp``).
 
 Only loopback targets (127.0.0.0/8, ::1, localhost) are allowed unless the user says
-``--allow-remote``: replay carries recorded, possibly sensitive arguments. Uses urllib only.
+``--allow-remote``: replay carries recorded, possibly sensitive arguments. The transport
+(`live_http`) resolves the host once and connects to the checked address, follows no redirect
+(a 3xx is the answer), reads no proxy from the environment, and holds each call to one total
+deadline (``--timeout``).
 """
 
 from __future__ import annotations
 
-import ipaddress
-import socket
+import http.client
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
@@ -28,7 +28,6 @@ import orjson
 from toolcall_cli.core.config import DEFAULT, Config
 from toolcall_cli.core.events import WIRE_SOURCES
 from toolcall_cli.core.jsonio import dumps, try_loads
-from toolcall_cli.errors import UsageError
 from toolcall_cli.pipeline import ReplayReport, response
 from toolcall_cli.pipeline.base import (
     ReplayContext,
@@ -39,9 +38,16 @@ from toolcall_cli.pipeline.base import (
     failed,
     passed,
 )
+from toolcall_cli.pipeline.live_http import (
+    DeadlineExceeded,
+    Target,
+    parse_target,
+    post,
+    resolve,
+)
 from toolcall_cli.pipeline.observe import was_dispatched
 
-MAX_BODY: Final = 8 << 20  # bytes read from a live answer
+REDIRECTS: Final = range(300, 400)  # answers reported as they are, never followed
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,33 +73,12 @@ class LiveResult:
 
 
 def check_target(url: str, *, allow_remote: bool = False) -> str:
-    """The target base URL; a non-loopback host without *allow_remote* is a UsageError."""
-    parts = urllib.parse.urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise UsageError(
-            f"--target must be an http(s) URL, got {url!r}", hint="e.g. http://127.0.0.1:8080"
-        )
-    if not allow_remote and not _is_loopback(parts.hostname, parts.port):
-        raise UsageError(
-            f"refusing to replay against {parts.hostname!r}: not a loopback address",
-            hint="replay sends recorded arguments; pass --allow-remote if you mean it",
-        )
-    return url.rstrip("/")
-
-
-def _is_loopback(host: str, port: int | None) -> bool:
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]").split("%")[0]).is_loopback
-    except ValueError:
-        pass
-    try:
-        infos = socket.getaddrinfo(host, port or 80, proto=socket.IPPROTO_TCP)
-    except (socket.gaierror, UnicodeError) as e:
-        raise UsageError(f"cannot resolve --target host {host!r}: {e}") from None
-    addrs = {ipaddress.ip_address(str(i[4][0]).split("%")[0]) for i in infos}
-    return bool(addrs) and all(a.is_loopback for a in addrs)
+    """The target base URL as shown (userinfo redacted); a bad URL or a non-loopback host
+    without *allow_remote* is a UsageError."""
+    target = parse_target(url)
+    if not allow_remote:
+        resolve(target, allow_remote=False)
+    return target.shown
 
 
 def live_replay(
@@ -106,10 +91,12 @@ def live_replay(
     allow_remote: bool = False,
 ) -> ReplayReport:
     """*report* with a live result for every call the pipeline would dispatch."""
-    base = check_target(target, allow_remote=allow_remote)
+    parsed = parse_target(target)
+    # Resolved once, here: every call connects to this checked address, never to the name.
+    addr = resolve(parsed, allow_remote=allow_remote)[0]
     ctx = ReplayContext(cfg=cfg)
     results = [
-        _one(c.call, base, report.trace_id, ctx, timeout=timeout, ignore=set(ignore))
+        _one(c.call, parsed, addr, report.trace_id, ctx, timeout=timeout, ignore=set(ignore))
         for c in sorted(report.calls, key=lambda c: (c.session_id or "", c.clock, c.origin))
         if c.call is not None and was_dispatched(c.replayed) and c.call.args_recorded
     ]
@@ -118,7 +105,8 @@ def live_replay(
 
 def _one(
     call: ToolCall,
-    base: str,
+    target: Target,
+    addr: str,
     trace: str | None,
     ctx: ReplayContext,
     *,
@@ -126,7 +114,8 @@ def _one(
     ignore: set[str],
 ) -> LiveResult:
     tool = call.tool or ""
-    url = f"{base}/tools/{urllib.parse.quote(tool, safe='')}"
+    path = f"/tools/{urllib.parse.quote(tool, safe='')}"
+    url = target.shown + path
     sent_ms = time.time() * 1000.0
     body = orjson.dumps({"function": tool, "arguments": call.arguments()})
     headers = {
@@ -135,22 +124,18 @@ def _one(
         "X-Trace-ID": _header(call.trace_id or trace or ""),
         "X-Request-Timestamp": str(int(sent_ms)),
     }
-    req = urllib.request.Request(url, data=body, headers=headers, method="POST")
     start = time.monotonic()
     try:
-        with urllib.request.urlopen(req, timeout=timeout) as resp:
-            status, raw = int(resp.status), resp.read(MAX_BODY)
-    except urllib.error.HTTPError as e:  # 4xx/5xx still carry an answer to judge
-        status, raw = int(e.code), e.read(MAX_BODY)
-    except TimeoutError:
-        return _failure(call, url, "timeout", f"no answer within {timeout:g} s")
-    except urllib.error.URLError as e:
-        if isinstance(e.reason, TimeoutError):
-            return _failure(call, url, "timeout", f"no answer within {timeout:g} s")
-        return _failure(call, url, "unreachable", f"cannot reach {url}: {e.reason}")
-    except (ConnectionError, OSError) as e:
+        status, answer_headers, raw = post(target, addr, path, body, headers, timeout=timeout)
+    except DeadlineExceeded:
+        return _failure(call, url, "timeout", f"no complete answer within {timeout:g} s")
+    except (OSError, http.client.HTTPException) as e:
         return _failure(call, url, "unreachable", f"connection to {url} failed: {e}")
-    elapsed = (time.monotonic() - start) * 1000.0
+    elapsed = round((time.monotonic() - start) * 1000.0, 1)
+    if status in REDIRECTS:
+        where = _header(answer_headers.get("location", ""))[:200] or "no Location"
+        verdict = failed("response", "redirect", f"answered {status} ({where}); not followed")
+        return LiveResult(call.tool_call_id, call.tool, url, status, elapsed, verdict)
     live = _evidence(raw, status)
     probe = replace(call, request=RequestEvidence("live", sent_ms, sent_ms))
     problems = response.violations(probe, live, ctx)
@@ -165,7 +150,7 @@ def _one(
         else passed("response", "ok (live answer)")
     )
     diffs = tuple(_diff(_recorded(call.response), _fields(live), ignore))
-    return LiveResult(call.tool_call_id, call.tool, url, status, round(elapsed, 1), verdict, diffs)
+    return LiveResult(call.tool_call_id, call.tool, url, status, elapsed, verdict, diffs)
 
 
 def _header(value: str) -> str:

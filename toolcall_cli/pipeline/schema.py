@@ -7,7 +7,11 @@ is on; ``date`` is strict: ``^\\d{4}-\\d{2}-\\d{2}$`` *and* a real calendar date
 replay of an old incident gives the verdict the middleware gave then. When a call has no event
 time (messages alone) the rules relative to now are not evaluated, and the reason says so.
 
-Codes: ``schema-violation``, ``business-rule``; skips ``no-registry``, ``invalid-schema``.
+Regex keywords run in RE2 (`core.schema_re2`): a schema's own ``pattern`` cannot hang replay;
+one RE2 cannot run is the skip ``unchecked-pattern``, naming it.
+
+Codes: ``schema-violation``, ``business-rule``; skips ``no-registry``, ``invalid-schema``,
+``unchecked-pattern``.
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ from jsonschema import Draft7Validator, Draft202012Validator, FormatChecker
 from jsonschema.protocols import Validator
 
 from toolcall_cli.core.jsonio import canonical, loads
+from toolcall_cli.core.re2 import PatternError
+from toolcall_cli.core.schema_re2 import re2_class, unsafe_pattern
 from toolcall_cli.pipeline.base import (
     ReplayContext,
     ToolCall,
@@ -61,7 +67,10 @@ def _validator(schema_text: str) -> Validator:
     schema = loads(schema_text)
     draft = str(schema.get("$schema", "")) if isinstance(schema, dict) else ""
     cls = Draft7Validator if re.search(r"draft-0[467]", draft) else Draft202012Validator
-    return cls(schema, format_checker=format_checker())
+    unsafe = unsafe_pattern(schema)
+    if unsafe is not None:  # refused before any call is validated: RE2 cannot run it
+        raise unsafe
+    return re2_class(cls)(schema, format_checker=format_checker())
 
 
 def check(call: ToolCall, ctx: ReplayContext) -> Verdict:
@@ -76,6 +85,9 @@ def check(call: ToolCall, ctx: ReplayContext) -> Verdict:
     args = call.arguments()
     try:
         errors = sorted(_validator(canonical(tool.schema)).iter_errors(args), key=_error_key)
+    except PatternError as e:
+        code = "invalid-schema" if e.invalid else "unchecked-pattern"
+        return skipped(name, code, f"the registered schema of {tool.name!r}: {e}"[:300])
     except (
         jsonschema.exceptions.SchemaError,
         jsonschema.exceptions.UnknownType,

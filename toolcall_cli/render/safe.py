@@ -9,14 +9,21 @@ from __future__ import annotations
 
 import re
 
-# C0 controls except TAB/LF, DEL, C1 controls, and Unicode bidi overrides / line separators,
-# which can reorder or hide text on a terminal.
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+# C0 controls except TAB/LF, DEL, C1 controls, Unicode bidi marks, embeddings, overrides and
+# isolates, line/paragraph separators, zero-width and invisible characters (ZWSP, ZWNJ, ZWJ,
+# word joiner, invisible operators, BOM, soft hyphen, Mongolian vowel separator, Hangul
+# fillers, interlinear annotation, tag characters), which can reorder, hide or fake text.
+_CONTROL = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\xad\u061c\u115f\u1160\u180e\u200b-\u200f"
+    "\u2028-\u202e\u2060-\u206f\u3164\ufeff\ufff9-\ufffb\uffa0\U000e0000-\U000e007f]"
+)
 
 
 def _escape(m: re.Match[str]) -> str:
     cp = ord(m.group())
-    return f"\\x{cp:02x}" if cp < 0x100 else f"\\u{cp:04x}"
+    if cp < 0x100:
+        return f"\\x{cp:02x}"
+    return f"\\u{cp:04x}" if cp < 0x10000 else f"\\U{cp:08x}"
 
 
 def clean(text: object, *, keep_newlines: bool = True, limit: int | None = None) -> str:

@@ -87,20 +87,43 @@ def detect(path: Path) -> str:
     return winners[0]
 
 
-def walk(paths: Iterable[Path]) -> Iterator[Path]:
+def walk(paths: Iterable[Path], *, follow_symlinks: bool = False) -> Iterator[Path]:
     """Files named, and files under directories named (sorted, hidden entries skipped)."""
+    for path, _ in walk_tree(paths, follow_symlinks=follow_symlinks):
+        yield path
+
+
+def walk_tree(
+    paths: Iterable[Path], *, follow_symlinks: bool = False
+) -> Iterator[tuple[Path, Path | None]]:
+    """(file, the directory named that holds it; None for a file named itself).
+
+    Symlinked directories are not descended unless *follow_symlinks*: an incident bundle
+    must not pull the reader out of itself (`escapes_tree` checks file symlinks).
+    """
     for p in paths:
         if not p.exists():
             problem = "dangling symlink" if p.is_symlink() else "no such file or directory"
             raise InputError(f"{problem}: '{p}'")
         if p.is_dir():
             found: list[Path] = []
-            for root, dirs, files in os.walk(p, onerror=None):
+            for root, dirs, files in os.walk(p, onerror=None, followlinks=follow_symlinks):
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
                 found.extend(Path(root) / f for f in files if not f.startswith("."))
-            yield from sorted(found)
+            yield from ((f, p) for f in sorted(found))
         else:
-            yield p
+            yield p, None
+
+
+def escapes_tree(path: Path, top: Path) -> bool:
+    """True when *path* (found under directory *top*) is a symlink leading out of *top*."""
+    if not path.is_symlink():
+        return False
+    try:
+        path.resolve().relative_to(top.resolve())
+    except (ValueError, OSError, RuntimeError):  # outside, or a loop
+        return True
+    return False
 
 
 def parse_file(
@@ -133,9 +156,12 @@ def iter_ingest(
     each file before parsing the next hold one file's events at a time (`toolcall ingest`)."""
     paths = list(paths)
     explicit = {p for p in paths if not p.is_dir()}
-    for path in walk(paths):
+    follow = opts.follow_symlinks if opts is not None else False
+    for path, top in walk_tree(paths, follow_symlinks=follow):
         inside_dir = path not in explicit
         problem = regular_file_problem(path) if inside_dir else None
+        if problem is None and top is not None and not follow and escapes_tree(path, top):
+            problem = f"symlink to a file outside {top} (pass --follow-symlinks to read it)"
         if problem:  # FIFOs, sockets, dangling symlinks inside a directory: never opened
             yield (path, problem)
             continue

@@ -28,6 +28,7 @@ class ParseOptions:
     progress: ProgressFn | None = field(default=None, compare=False)
     max_decompressed: int = MAX_DECOMPRESSED  # cap for gzip inputs and bodies (decompression bombs)
     redactor: Redactor = field(default=DEFAULT_REDACTOR, compare=False)  # applied after parsing
+    follow_symlinks: bool = False  # read symlinks inside a walked directory that lead out of it
 
 
 class Adapter(Protocol):

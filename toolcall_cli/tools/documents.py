@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 import yaml
 
+from toolcall_cli.core.yaml_safe import YAMLBombError
 from toolcall_cli.errors import InputError
 from toolcall_cli.tools.linemap import LineMap, json_lines, yaml_load_all
 
@@ -70,12 +71,12 @@ def read_documents(path: Path, text: str | None = None) -> Parsed | None:
         text = read_text(path)
     ext = path.suffix.lower()
     if ext in YAML_EXTS:
-        return _yaml(text)
+        return _yaml(text, path)
     parsed = _json(text)
     if parsed is None:
         parsed = _jsonl(text)
     if parsed is None and ext not in JSON_EXTS:
-        parsed = _yaml(text)
+        parsed = _yaml(text, path)
     return parsed
 
 
@@ -110,10 +111,12 @@ def _jsonl(text: str) -> Parsed | None:
     return Parsed(tuple(docs), tuple(bad))
 
 
-def _yaml(text: str) -> Parsed | None:
+def _yaml(text: str, path: Path) -> Parsed | None:
     """Every mapping/sequence document of a YAML stream (``---`` separated)."""
     try:
         docs = yaml_load_all(text)
+    except YAMLBombError as e:  # YAML, but refused: say why rather than "not YAML"
+        raise InputError(f"{path}: refusing YAML: {e}") from None
     except (yaml.YAMLError, RecursionError, ValueError):
         return None
     kept = tuple(

@@ -15,6 +15,8 @@ from typing import Any
 import orjson
 import yaml
 
+from toolcall_cli.core.yaml_safe import compose_all, safe_load_all
+
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\],:]|[^\s{}\[\],:"]+')
 
 
@@ -103,8 +105,8 @@ def yaml_load(text: str) -> tuple[Any, dict[str, int]]:
 
 def yaml_load_all(text: str) -> list[tuple[Any, dict[str, int]]]:
     """Every document of a YAML stream with its pointer → line map (lines of the whole file)."""
-    values = list(yaml.safe_load_all(text))
-    nodes = list(yaml.compose_all(text, Loader=yaml.SafeLoader))
+    values = safe_load_all(text)  # aliases bounded: a billion-laughs file is refused
+    nodes = compose_all(text)
     out = []
     for value, node in zip(values, nodes, strict=True):
         lines: dict[str, int] = {}

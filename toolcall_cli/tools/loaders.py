@@ -134,6 +134,8 @@ def _expand(paths: Sequence[Path]) -> Iterator[tuple[Path, bool]]:
             items = [(f, True) for f in hits if f.is_file()]
             for d in (h for h in hits if h.is_dir()):
                 items.extend((f, False) for f in _walk(d))
+        elif p.exists():  # /dev/null, a FIFO, a socket: exists, but holds no definitions
+            raise InputError(f"{p}: not a regular file", hint="lint takes tool definition files")
         else:
             raise InputError(f"no such file or directory: {p}")
         for f, explicit in items:

@@ -11,6 +11,7 @@ from toolcall_cli.cli import _settings
 from toolcall_cli.cli._console import say
 from toolcall_cli.cli._options import (
     FailOnOpt,
+    FollowSymlinksOpt,
     Format,
     FormatOpt,
     IgnoreOpt,
@@ -62,6 +63,7 @@ def run(
     store: StoreOpt = DEFAULT_STORE,
     no_skew: NoSkewOpt = False,
     no_redact: NoRedactOpt = False,
+    follow_symlinks: FollowSymlinksOpt = False,
 ) -> None:
     """Diagnose root causes; exit 1 if any finding is at or above --fail-on."""
     check_format(fmt, ("table", "json", "markdown", "sarif", "html"), "diagnose")
@@ -75,7 +77,9 @@ def run(
     codes = split_codes(select), split_codes(ignore)
     select_codes(CLASSIFIERS.names(), select=codes[0], ignore=codes[1])  # before any reading
     cfg = _settings.config()
-    opts = parse_options(tz=tz, nginx_format=nginx_format, no_redact=no_redact)
+    opts = parse_options(
+        tz=tz, nginx_format=nginx_format, no_redact=no_redact, follow_symlinks=follow_symlinks
+    )
     scope = scope_of(
         trace_id=trace_id, session_id=session_id, tool_call_id=tool_call_id, tool=tool,
         since=since, until=until, tz=opts.tz,

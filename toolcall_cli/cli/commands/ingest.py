@@ -11,6 +11,7 @@ import typer
 from toolcall_cli.cli import _settings
 from toolcall_cli.cli._console import say
 from toolcall_cli.cli._options import (
+    FollowSymlinksOpt,
     Format,
     FormatOpt,
     NginxFormatOpt,
@@ -37,6 +38,7 @@ def run(
     store: StoreOpt = DEFAULT_STORE,
     no_store: Annotated[bool, typer.Option("--no-store", help="Parse and summarise only.")] = False,
     no_redact: NoRedactOpt = False,
+    follow_symlinks: FollowSymlinksOpt = False,
 ) -> None:
     """Detect each input's format, parse it into events and write them to the store."""
     check_format(fmt, ("table", "json", "jsonl", "markdown"), "ingest")
@@ -46,7 +48,9 @@ def run(
     from toolcall_cli.core.store import write_files
     from toolcall_cli.core.summary import IngestReport
 
-    opts = parse_options(tz=tz, nginx_format=nginx_format, no_redact=no_redact)
+    opts = parse_options(
+        tz=tz, nginx_format=nginx_format, no_redact=no_redact, follow_symlinks=follow_symlinks
+    )
     stream = IngestStream(
         list(paths),
         source=source.value if source else None,

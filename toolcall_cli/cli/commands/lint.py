@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
@@ -95,6 +96,10 @@ def run(
         root=Path.cwd(),
     )
     report = lint_paths(paths, options=options)
+    from toolcall_cli.core.redact import Redactor, redact_findings  # pyarrow: not at start-up
+
+    redactor = Redactor.from_config(_settings.config().redact)
+    report = replace(report, findings=redact_findings(report.findings, redactor))
     emit(report, fmt, output)
     if not _settings.current().quiet:
         say(f"toolcall: {summary_line(report)}")

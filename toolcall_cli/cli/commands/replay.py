@@ -14,6 +14,7 @@ import typer
 from toolcall_cli.cli import _settings
 from toolcall_cli.cli._console import say
 from toolcall_cli.cli._options import (
+    FollowSymlinksOpt,
     Format,
     FormatOpt,
     NoRedactOpt,
@@ -56,7 +57,7 @@ def run(
         typer.Option("--ignore", help="Response fields not compared (default: timestamp)."),
     ] = None,
     timeout: Annotated[
-        float, typer.Option("--timeout", help="Live request timeout (s).", min=0.1)
+        float, typer.Option("--timeout", help="Total time allowed per live call (s).", min=0.1)
     ] = 5.0,
     fail_on_disagree: Annotated[
         bool,
@@ -70,6 +71,7 @@ def run(
     output: OutputOpt = None,
     store: StoreOpt = DEFAULT_STORE,
     no_redact: NoRedactOpt = False,
+    follow_symlinks: FollowSymlinksOpt = False,
 ) -> None:
     """Replay a trace through the validation pipeline and compare with what was observed."""
     check_format(fmt, ("table", "json", "markdown"), "replay")
@@ -91,7 +93,9 @@ def run(
     if target:
         check_target(target, allow_remote=allow_remote)  # refuse before reading any evidence
     cfg = _settings.config()
-    opts = parse_options(tz=None, nginx_format=None, no_redact=no_redact)
+    opts = parse_options(
+        tz=None, nginx_format=None, no_redact=no_redact, follow_symlinks=follow_symlinks
+    )
     events = events_for(paths, store=store, source=None, opts=opts)
     if trace_id is None and session_id is None:
         trace_id, session_id = one_trace_or_session(events, scope, cfg=cfg)

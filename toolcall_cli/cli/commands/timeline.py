@@ -10,6 +10,7 @@ import typer
 from toolcall_cli.cli import _settings
 from toolcall_cli.cli._console import say
 from toolcall_cli.cli._options import (
+    FollowSymlinksOpt,
     Format,
     FormatOpt,
     NginxFormatOpt,
@@ -54,6 +55,7 @@ def run(
     fmt: FormatOpt = Format.table,
     output: OutputOpt = None,
     no_redact: NoRedactOpt = False,
+    follow_symlinks: FollowSymlinksOpt = False,
 ) -> None:
     """Show the aligned timeline of traces, with per-phase latencies against the SLA."""
     check_format(fmt, ("table", "json", "markdown", "html"), "timeline")
@@ -70,7 +72,9 @@ def run(
         since=since, until=until, tz=zone,
     )  # fmt: skip
     if paths:
-        opts = parse_options(tz=zone, nginx_format=nginx_format, no_redact=no_redact)
+        opts = parse_options(
+            tz=zone, nginx_format=nginx_format, no_redact=no_redact, follow_symlinks=follow_symlinks
+        )
         events = ingest(paths, source=source.value if source else None, opts=opts).events
     else:
         events = load_selected(store, **scope.ids)

@@ -136,9 +136,9 @@ def document(path: str) -> Any:
     doc = try_loads(text)
     if doc is None and path.endswith((".yaml", ".yml")):
         try:
-            import yaml
+            from toolcall_cli.core.yaml_safe import safe_load
 
-            doc = yaml.safe_load(text)
+            doc = safe_load(text)
         except Exception:  # any YAML problem just means "cannot quote"
             return None
     return doc

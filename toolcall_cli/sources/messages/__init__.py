@@ -15,6 +15,7 @@ import pandas as pd
 import yaml
 
 from toolcall_cli.core.jsonio import JSONError, loads, try_loads
+from toolcall_cli.core.yaml_safe import safe_load
 from toolcall_cli.errors import InputError
 from toolcall_cli.sources._shared.files import decode_text, read_bytes
 from toolcall_cli.sources.base import ParseOptions
@@ -22,8 +23,6 @@ from toolcall_cli.sources.messages import cassette, locate, openai, sse
 from toolcall_cli.sources.messages.rows import Sink
 from toolcall_cli.sources.messages.sniff import sniff as _sniff
 from toolcall_cli.sources.messages.sniff import stream_score
-
-_Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 SAMPLES: tuple[str, ...] = tuple(
     f"fixtures/messages/{name}"
@@ -92,7 +91,7 @@ def parse_body(body: Any, origin: str, *, path: Path, source: str = "messages") 
 
 def _parse_yaml(sink: Sink, text: str, label: str) -> None:
     try:
-        doc = yaml.load(text, Loader=_Loader)
+        doc = safe_load(text)  # aliases bounded (core.yaml_safe)
     except (yaml.YAMLError, RecursionError, ValueError) as e:
         raise InputError(f"{label}: not valid YAML: {str(e).splitlines()[0][:200]}") from None
     if isinstance(doc, dict) and "interactions" in doc:

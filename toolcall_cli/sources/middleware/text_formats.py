@@ -2,7 +2,7 @@
 
 Plain text looks like `2025-03-01 12:00:00,123 WARN [mw-2] <message> session=s1 call=call_9`:
 the header is extracted column-wise, `key=value` pairs inside the message become keys like in
-logfmt. User formats (regexes with named groups, lnav style) are tried first, per line.
+logfmt. User formats (regexes with named groups, lnav style) are tried first, in RE2.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from toolcall_cli.core.config import LogFormat
+from toolcall_cli.core.re2 import name_groups
 
 _KV = re.compile(r'(?:^|\s)([A-Za-z_@][\w.@-]*)=("(?:[^"\\]|\\.)*"|[^\s"]*)')
 _LOGFMT_START = re.compile(r'^\s*[A-Za-z_@][\w.@-]*=(?:"|[^\s"=]*(?:\s|$))')
@@ -93,15 +94,32 @@ def text_columns(lines: pa.Array) -> tuple[dict[str, pa.Array], pa.Array]:
 
 
 def user_format_rows(lines: list[str], formats: Sequence[LogFormat]) -> list[dict[str, str] | None]:
-    """Per line, the named groups of the first user format that matches (None when none does)."""
-    out: list[dict[str, str] | None] = []
-    for line in lines:
-        row: dict[str, str] | None = None
-        for fmt in formats:
-            m = fmt.regex.search(line)
-            if m:
-                row = {_USER_GROUPS.get(k, k): v for k, v in m.groupdict().items() if v is not None}
-                row["format"] = fmt.name
-                break
-        out.append(row)
+    """Per line, the named groups of the first user format that matches (None when none does).
+
+    User regexes run in RE2 (pyarrow's `extract_regex`), column-wise: a config regex that
+    backtracks catastrophically in `re` costs linear time here.
+    """
+    out: list[dict[str, str] | None] = [None] * len(lines)
+    todo = list(range(len(lines)))
+    for fmt in formats:
+        if not todo:
+            break
+        arr = pa.array([lines[i] for i in todo], type=pa.large_string())
+        names = list(fmt.regex.groupindex)
+        if names:
+            found = pc.extract_regex(arr, pattern=name_groups(fmt.regex.pattern))
+            valid = found.is_valid().to_pylist()
+            cols = {n: found.field(n).to_pylist() for n in names}
+        else:
+            valid = pc.match_substring_regex(arr, pattern=fmt.regex.pattern).to_pylist()
+            cols = {}
+        left = []
+        for j, i in enumerate(todo):
+            if not valid[j]:
+                left.append(i)
+                continue
+            row = {_USER_GROUPS.get(k, k): v[j] for k, v in cols.items() if v[j]}
+            row["format"] = fmt.name
+            out[i] = row
+        todo = left
     return out
