@@ -120,6 +120,16 @@ SOURCE_TRAITS: Final[tuple[SourceTraits, ...]] = (
         call_authority=1,
         colour="#b35900",
     ),
+    SourceTraits(
+        "transcripts",
+        ("user", "system", "assistant_text", "tool_call", "tool_result"),
+        clocked=True,  # agent session logs stamp each line; eval results have only order
+        wire=False,
+        exchange=False,
+        conversation=True,
+        call_authority=0,
+        colour="#8250df",
+    ),
 )
 
 TRAITS: Final[dict[str, SourceTraits]] = {t.name: t for t in SOURCE_TRAITS}

@@ -20,13 +20,14 @@ from toolcall_cli.sources.base import HEAD_BYTES, Adapter, ParseOptions
 
 SOURCES: Registry[Adapter] = Registry("source")
 
-from toolcall_cli.sources import messages, middleware, nginx, pcap  # noqa: E402
+from toolcall_cli.sources import messages, middleware, nginx, pcap, transcripts  # noqa: E402
 
 # Registration is explicit: one line per source.
 SOURCES.add(messages.ADAPTER.name, messages.ADAPTER)
 SOURCES.add(middleware.ADAPTER.name, middleware.ADAPTER)
 SOURCES.add(nginx.ADAPTER.name, nginx.ADAPTER)
 SOURCES.add(pcap.ADAPTER.name, pcap.ADAPTER)
+SOURCES.add(transcripts.ADAPTER.name, transcripts.ADAPTER)
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,6 +28,8 @@ class ParseOptions:
     progress: ProgressFn | None = field(default=None, compare=False)
     max_decompressed: int = MAX_DECOMPRESSED  # cap for gzip inputs and bodies (decompression bombs)
     redactor: Redactor = field(default=DEFAULT_REDACTOR, compare=False)  # applied after parsing
+    #: Tool-definition files named with --tools: formats that join them by id read them (BFCL).
+    tools: tuple[Path, ...] = ()
 
 
 class Adapter(Protocol):
