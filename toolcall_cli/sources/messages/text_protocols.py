@@ -1,6 +1,8 @@
 """Text protocols inside assistant content: ReAct and tagged tool-call blocks; transcripts.
 
-Tagged blocks: `<tool_call>{...}</tool_call>`, `<function_call>...</function_call>`,
+Open-weight formats (`<function=…>`, Harmony, Mistral `[ARGS]`, `<|python_tag|>`, bare JSON)
+are in :mod:`.open_model_calls`. Tagged blocks: `<tool_call>{...}</tool_call>`,
+`<function_call>...</function_call>`,
 `<|tool_call|>...<|/tool_call|>` and `[TOOL_CALLS][...]`, each holding one JSON call or a list.
 The arguments are cut out of the original text verbatim (a JSON string value is decoded,
 as for OpenAI `arguments`). ReAct: `Action:` / `Action Input:` / `Observation:` lines.
@@ -50,16 +52,21 @@ class TextCall:
 
 def extract_calls(text: str) -> list[TextCall]:
     """Every tagged or ReAct call in *text*, in textual order."""
-    if "<" not in text and "Action" not in text and "[TOOL_CALLS]" not in text:
+    plain = "<" not in text and "Action" not in text and "[TOOL_CALLS]" not in text
+    if plain and not text.lstrip().startswith(("{", "[")):
         return []
-    found: list[TextCall] = []
+    from toolcall_cli.sources.messages.open_model_calls import extract_open_calls
+
+    found: list[TextCall] = extract_open_calls(text)
     for m in _TAG_RE.finditer(text):
-        found.extend(_calls_in_block(m.group(2), m.start(), m.end(), tag=m.group(1)))
+        if "<function=" in m.group(2):  # Qwen3-Coder wraps its <function=…> blocks: read there
+            continue
+        found.extend(calls_in_block(m.group(2), m.start(), m.end(), tag=m.group(1)))
     for m in _PIPE_RE.finditer(text):
-        found.extend(_calls_in_block(m.group(1), m.start(), m.end(), tag="|tool_call|"))
-    mm = _MISTRAL_RE.search(text)
+        found.extend(calls_in_block(m.group(1), m.start(), m.end(), tag="|tool_call|"))
+    mm = _MISTRAL_RE.search(text) if "[ARGS]" not in text else None
     if mm:
-        found.extend(_calls_in_block(mm.group(1), mm.start(), mm.end(), tag="TOOL_CALLS"))
+        found.extend(calls_in_block(mm.group(1), mm.start(), mm.end(), tag="TOOL_CALLS"))
     for m in _REACT_RE.finditer(text):
         tool = m.group("tool").strip().strip("`").strip() or None
         obs = _OBS_RE.match(text, m.end())
@@ -76,7 +83,7 @@ def extract_calls(text: str) -> list[TextCall]:
     return sorted(found, key=lambda c: c.span)
 
 
-def _calls_in_block(body: str, start: int, end: int, *, tag: str) -> list[TextCall]:
+def calls_in_block(body: str, start: int, end: int, *, tag: str) -> list[TextCall]:
     try:
         parsed = orjson.loads(body.strip())
     except orjson.JSONDecodeError:

@@ -124,8 +124,8 @@ def _emit_oh(
             conv.open_block([cid], [name])
     elif "observation" in ev:
         obs = as_str(ev.get("observation"))
-        cid = as_id(meta.get("tool_call_id")) or by_event.get(str(ev.get("cause")))
-        if cid is None:
+        rid = as_id(meta.get("tool_call_id")) or by_event.get(str(ev.get("cause")))
+        if rid is None:
             sink.add(
                 conv,
                 "system",
@@ -142,7 +142,7 @@ def _emit_oh(
             "tool_result",
             ptr(origin, "content"),
             ts=ts,
-            tool_call_id=cid,
+            tool_call_id=rid,
             tool=as_str(meta.get("function_name")),
             detail=body,
             size=len(body) if body else None,
@@ -150,7 +150,7 @@ def _emit_oh(
             attrs={
                 **base,
                 "observation": obs,
-                "follows_call": conv.follows(cid, None),
+                "follows_call": conv.follows(rid, None),
                 "exit_code": code if isinstance(code, int) else None,
             },
         )

@@ -25,6 +25,7 @@ from typing import Any
 import pandas as pd
 
 from toolcall_cli.core.jsonio import try_loads
+from toolcall_cli.sources._shared.pycalls import parse_python_calls
 from toolcall_cli.sources.base import ParseOptions
 from toolcall_cli.sources.messages import openai
 from toolcall_cli.sources.messages.rows import Conv, Sink, as_id, safe_dump
@@ -38,7 +39,6 @@ from toolcall_cli.sources.transcripts.base import (
     tag_rows,
 )
 from toolcall_cli.sources.transcripts.bfcl_questions import Question, load_questions
-from toolcall_cli.sources.transcripts.pycalls import parse_python_calls
 
 EVAL = {"eval": True}
 

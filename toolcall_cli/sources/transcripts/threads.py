@@ -32,5 +32,5 @@ def mark_results_before_calls(frame: pd.DataFrame) -> pd.DataFrame:
         a = a if isinstance(a, dict) else {}
         a["result_before_call"] = True
         attrs[i] = dumps(a)
-    out["attrs"] = pd.array(attrs, dtype=out["attrs"].dtype)
+    out["attrs"] = pd.Series(attrs, index=out.index).astype(frame["attrs"].dtype)
     return out
