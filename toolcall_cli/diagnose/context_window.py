@@ -14,6 +14,7 @@ from typing import Any
 
 import pandas as pd
 
+from toolcall_cli.core.events import CONVERSATION_SOURCES
 from toolcall_cli.core.findings import Severity, rule
 from toolcall_cli.core.jsonio import try_loads
 from toolcall_cli.diagnose._byid import objects
@@ -141,7 +142,7 @@ def rolled_history(ev: pd.DataFrame, *, window: int) -> Iterator[Rolled]:
     """TR004 hits over an event table that carries the parsed `_attrs` column."""
     if window <= 0:
         return
-    frame = ev[(ev["source"] == "messages") & ev["session_id"].notna()]
+    frame = ev[ev["source"].isin(CONVERSATION_SOURCES) & ev["session_id"].notna()]
     if not len(frame):
         return
     for sid, msgs in _sessions(frame, window).items():

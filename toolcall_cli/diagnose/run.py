@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -37,6 +37,9 @@ class DiagnoseRequest:
 
 def load_registry(paths: Sequence[Path]) -> ToolRegistry | None:
     """A tool registry from tool-definition files (None when no files are named)."""
+    from toolcall_cli.sources.transcripts.bfcl_questions import is_question_file
+
+    paths = [p for p in paths if not is_question_file(p)]  # per-entry tools: joined by id
     if not paths:
         return None
     from toolcall_cli.pipeline.registry import registry_from_paths
@@ -47,7 +50,8 @@ def load_registry(paths: Sequence[Path]) -> ToolRegistry | None:
 def gather(req: DiagnoseRequest) -> tuple[pd.DataFrame, tuple[str, ...]]:
     """The event table: ingested on the fly from PATHs, else read from the store."""
     if req.paths:
-        result = ingest_paths(req.paths, source=req.source, opts=req.opts)
+        opts = replace(req.opts, tools=req.tools)  # BFCL results join their questions by id
+        result = ingest_paths(req.paths, source=req.source, opts=opts)
         return result.events, tuple(str(f.path) for f in result.files)
     return load_events(req.store), (str(req.store),)
 

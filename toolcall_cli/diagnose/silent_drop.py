@@ -11,6 +11,7 @@ from typing import Any
 
 import pandas as pd
 
+from toolcall_cli.core.events import CONVERSATION_SOURCES
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose._byid import RowsByKey, isin_set, objects
@@ -66,7 +67,8 @@ def _ids_with(ev: pd.DataFrame, kinds: tuple[str, ...]) -> set[str]:
 def _infra_scopes(ev: pd.DataFrame) -> set[str]:
     """Traces and sessions that have infrastructure evidence (middleware, access log, capture)."""
     infra = ev[
-        (ev["source"] != "messages") & ~ev["kind"].isin(["tool_call", "tool_result", "unparsed"])
+        ~ev["source"].isin(CONVERSATION_SOURCES)
+        & ~ev["kind"].isin(["tool_call", "tool_result", "unparsed"])
     ]
     scopes = {f"s:{s}" for s in infra["session_id"].dropna().unique()}
     if "trace" in infra.columns:
@@ -139,7 +141,7 @@ def _failed_stage(call: Any) -> str | None:
 
 def _last_positions(ev: pd.DataFrame) -> dict[str, int]:
     """session_id → the highest message index seen in its conversation."""
-    msgs = ev[(ev["source"] == "messages") & ev["session_id"].notna()]
+    msgs = ev[ev["source"].isin(CONVERSATION_SOURCES) & ev["session_id"].notna()]
     out: dict[str, int] = {}
     for sid, a in zip(msgs["session_id"].astype(str), msgs["_attrs"], strict=True):
         pos = a.get("msg_index")
