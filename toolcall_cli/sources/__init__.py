@@ -72,9 +72,10 @@ def detect(path: Path) -> str:
     best = max(sc.values(), default=0)
     winners = [n for n, s in sc.items() if s == best]
     if best <= 0:
+        shape = transcripts.unknown_json_hint(read_head(path, HEAD_BYTES), path)
         raise UnknownSourceError(
             f"cannot detect the source format of '{path}'",
-            hint=f"pass --source {'|'.join(SOURCES.names())}",
+            hint=(f"{shape}; " if shape else "") + f"pass --source {'|'.join(SOURCES.names())}",
         )
     if len(winners) > 1:
         raise UnknownSourceError(

@@ -70,3 +70,10 @@ class TranscriptsAdapter:
 
 
 ADAPTER = TranscriptsAdapter()
+
+
+def unknown_json_hint(head: bytes, path: Path) -> str | None:
+    """The exit-3 hint for a JSON file no adapter claims (see :mod:`.shapes`)."""
+    from toolcall_cli.sources.transcripts.shapes import closest_shapes
+
+    return closest_shapes(head, path, [f for _, f in FORMATS.items()])

@@ -44,11 +44,15 @@ EVAL = {"eval": True}
 
 
 def sniff(head: Head) -> int:
-    """97 when most entries are `{id, result}` objects."""
+    """97 when most entries are `{id, result}` objects whose result is a list or text."""
     objs = head.objects
     if not objs and isinstance(head.document, list):
         objs = [x for x in head.document if isinstance(x, dict)]
-    return 97 if share(objs, lambda o: "id" in o and "result" in o) >= 0.5 else 0
+    return (
+        97
+        if share(objs, lambda o: "id" in o and isinstance(o.get("result"), list | str)) >= 0.5
+        else 0
+    )
 
 
 def _entries(path: Path, opts: ParseOptions) -> Any:
@@ -108,6 +112,10 @@ def _emit_entry(
         for s, step in enumerate(steps):
             where = f"{origin}/result/{t}/{s}" if multi else f"{origin}/result"
             _emit_step(sink, conv, step, where, q, turn=t, step=s)
+    unanswered = q.turns[len(turns) :] if q is not None else []
+    for t, msgs in enumerate(unanswered, start=len(turns)):  # turns the model never answered
+        for m, msg in enumerate(msgs):
+            openai.emit_message(sink, conv, msg, f"{q.origin if q else origin}/question/{t}/{m}", m)
 
 
 def _emit_step(
@@ -188,5 +196,5 @@ FORMAT = TranscriptFormat(
     sniff=sniff,
     parse=parse,
     keys=frozenset({"id", "result"}),
-    needs="`id` and `result` per entry; questions by id with --tools BFCL_v*_<category>.json",
+    needs="`id` and a list or text `result` per entry; questions by id with --tools",
 )
