@@ -10,24 +10,28 @@ from toolcall_cli.core.jsonio import dumps, try_loads
 
 def mark_results_before_calls(frame: pd.DataFrame) -> pd.DataFrame:
     """Results that come before their call (same session and id) get attrs
-    `result_before_call`; the call is still there, so this is an order defect, not an orphan."""
+    `result_before_call`; the call is still there, so this is an order defect, not an orphan.
+
+    Only the rows with an id are looked at (a big session is mostly text), and the keys stay
+    in their Arrow columns, so a 500 MB session does not grow a Python string per row."""
     if frame.empty:
         return frame
-    kind = frame["kind"].to_numpy(dtype=object)
-    has_id = frame["tool_call_id"].notna().to_numpy()
-    calls = frame[(kind == "tool_call") & has_id]
-    if calls.empty:
+    kind = frame["kind"]
+    has_id = frame["tool_call_id"].notna()
+    cols = ["session_id", "tool_call_id", "seq"]
+    calls = frame.loc[has_id & (kind == "tool_call"), cols]
+    results = frame.loc[has_id & (kind == "tool_result"), cols]
+    if calls.empty or results.empty:
         return frame
-    key = frame["session_id"].fillna("").astype(str) + "\x00" + frame["tool_call_id"].fillna("")
-    first_call = calls.assign(_k=key[calls.index]).groupby("_k")["seq"].min()
-    res = np.flatnonzero((kind == "tool_result") & has_id)
-    call_seq = key.iloc[res].map(first_call)
-    early = res[(call_seq.to_numpy(dtype=float) > frame["seq"].to_numpy()[res])]
+    first = calls.groupby(["session_id", "tool_call_id"], dropna=False)["seq"].min()
+    first = first.rename("call_seq").reset_index()
+    joined = results.reset_index().merge(first, on=["session_id", "tool_call_id"], how="inner")
+    early = joined.loc[joined["call_seq"] > joined["seq"], "index"].to_numpy()
     if not len(early):
         return frame
     out = frame.copy()
     attrs = out["attrs"].astype(object).to_numpy().copy()
-    for i in early.tolist():
+    for i in np.sort(early).tolist():
         a = try_loads(attrs[i]) if isinstance(attrs[i], str) else None
         a = a if isinstance(a, dict) else {}
         a["result_before_call"] = True
