@@ -59,6 +59,16 @@ CALLS: dict[str, list[tuple[str, str, dict[str, object]]]] = {
         ("execute_bash", '{"command": "ls -R /workspace"}', {"protocol": "bare-json"})
     ],
     "bare_json_cut": [("execute_bash", '{"command": "ls -R /work', {"truncated": True})],
+    # the OpenHands ↔ llama.cpp exchange of a gpt-oss deployment: the second call is cut by the
+    # request's stop word before </function>; the first one's result came back as a user turn
+    "openhands_llamacpp_exchange": [
+        ("execute_bash", '{"command":"ls /workspace/astropy"}', {"protocol": "function-tag"}),
+        (
+            "execute_bash",
+            '{"command":"ls -R /workspace"',
+            {"truncated": True, "cut_before": "</function>", "stop_word": "</function"},
+        ),
+    ],
     "function_tag_negative": [],
     "harmony_negative": [],
     "mistral_negative": [],
@@ -82,4 +92,9 @@ def test_calls_as_seen(name: str) -> None:
     assert [(t, a) for t, a, _ in got] == [(t, a) for t, a, _ in CALLS[name]]
     for (_, _, attrs), (_, _, want) in zip(got, CALLS[name], strict=True):
         assert {k: attrs.get(k) for k in want} == want
-    assert df["kind"].eq("assistant_text").sum() == 1  # the text is kept beside its calls
+    texts = 2 if name == "openhands_llamacpp_exchange" else 1
+    assert df["kind"].eq("assistant_text").sum() == texts  # the text is kept beside its calls
+    if name == "openhands_llamacpp_exchange":
+        res = df[df["kind"] == "tool_result"]
+        assert res["tool"].tolist() == ["execute_bash"]
+        assert str(res["detail"].iloc[0]).startswith("CHANGES.rst")

@@ -37,7 +37,7 @@ EXPECTED: dict[str, tuple[dict[str, int], int]] = {
         },
         1,
     ),
-    "codex_rollout.jsonl": ({"user": 1, "tool_call": 4, "tool_result": 3}, 1),
+    "codex_rollout.jsonl": ({"user": 1, "tool_call": 4, "tool_result": 3, "system": 1}, 1),
     "atif_trajectory.json": (
         {"system": 1, "user": 2, "assistant_text": 3, "tool_call": 3, "tool_result": 3},
         2,  # the trajectory and its embedded sub-agent

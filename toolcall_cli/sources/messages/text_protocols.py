@@ -33,6 +33,9 @@ _OBS_RE = re.compile(
 )
 _NAME_RE = re.compile(r'"(?:name|function|action|tool)"\s*:\s*"((?:[^"\\]|\\.)*)"')
 _TRANSCRIPT_RE = re.compile(r"(?m)^(user|assistant|tool|system|function|observation): ?")
+#: How prompt-based function calling (OpenHands, llama.cpp without a tool parser) hands a
+#: text-protocol call's result back: as a user message.
+_EXEC_RESULT_RE = re.compile(r"\A\s*EXECUTION RESULT of \[(?P<tool>[^\]\n]+)\]:\n?")
 _NAME_KEYS = ("name", "function", "action", "tool", "tool_name")
 _ARG_KEYS = ("arguments", "parameters", "action_input", "args", "input")
 
@@ -198,3 +201,35 @@ def parse_transcript(text: str) -> list[tuple[str, str, int]]:
         body = body[:-1] if body.endswith("\n") else body
         out.append((m.group(1), body, text.count("\n", 0, m.start())))
     return out
+
+
+def emit_text_result(
+    sink: Any, conv: Any, msg: dict[str, Any], origin: str, idx: int, ts: Any
+) -> bool:
+    """A user message `EXECUTION RESULT of [NAME]:` right after a text-protocol call of NAME is
+    that call's result (prompt-based function calling); True when it was emitted as one."""
+    from toolcall_cli.sources.messages.rows import content_text
+
+    text = content_text(msg.get("content")) or ""
+    m = _EXEC_RESULT_RE.match(text)
+    if not m or not conv.follows(None, m.group("tool")):
+        return False
+    body = text[m.end() :]
+    sink.add(
+        conv,
+        "tool_result",
+        origin,
+        ts=ts,
+        tool=m.group("tool"),
+        detail=body,
+        size=len(body),
+        attrs={"msg_index": idx, "follows_call": True, "role": "user", "protocol": "text-result"},
+    )
+    return True
+
+
+def stop_word(stops: tuple[str, ...], closing: Any) -> str:
+    """The stop sequence that cut a block: the one its missing closing tag starts with, else
+    the first (the server removes the stop text, so only the request says which)."""
+    tag = closing if isinstance(closing, str) else ""
+    return next((s for s in stops if tag and tag.startswith(s)), stops[0])

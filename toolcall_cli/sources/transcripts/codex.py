@@ -84,7 +84,17 @@ def parse(path: Path, opts: ParseOptions) -> pd.DataFrame:
         elif ltype == "response_item" and isinstance(payload, dict):
             _emit_item(sink, conv, payload, f"{origin}#/payload", n, ts)
         elif ltype == "event_msg" and isinstance(payload, dict):
-            if payload.get("type") in ("error", "stream_error"):
+            if payload.get("type") == "turn_aborted":  # the user stopped the turn
+                reason = as_str(payload.get("reason"))
+                sink.add(
+                    conv,
+                    "system",
+                    f"{origin}#/payload",
+                    ts=ts,
+                    detail=f"turn aborted: {reason or 'unknown reason'}",
+                    attrs={"turn_aborted": reason or True},
+                )
+            elif payload.get("type") in ("error", "stream_error"):
                 sink.add(
                     conv,
                     "system",

@@ -23,9 +23,9 @@ def mark_results_before_calls(frame: pd.DataFrame) -> pd.DataFrame:
     results = frame.loc[has_id & (kind == "tool_result"), cols]
     if calls.empty or results.empty:
         return frame
-    first = calls.groupby(["session_id", "tool_call_id"], dropna=False)["seq"].min()
-    first = first.rename("call_seq").reset_index()
-    joined = results.reset_index().merge(first, on=["session_id", "tool_call_id"], how="inner")
+    keys = ["session_id", "tool_call_id"]
+    first = calls.groupby(keys, dropna=False)["seq"].min().rename("call_seq").reset_index()
+    joined = results.reset_index().merge(first, on=keys, how="inner")
     early = joined.loc[joined["call_seq"] > joined["seq"], "index"].to_numpy()
     if not len(early):
         return frame
