@@ -36,8 +36,8 @@ from toolcall_cli.sources.transcripts.base import (
     ChunkSink,
     Head,
     TranscriptFormat,
-    json_lines,
-    load_document,
+    document_object,
+    records,
     share,
 )
 
@@ -64,18 +64,12 @@ def parse_openhands(path: Path, opts: ParseOptions) -> pd.DataFrame:
     conv = sink.conv(
         session_id=path.parent.name if path.stem in ("trajectory", "events") else path.stem
     )
-    doc = load_document(path, opts) if path.read_bytes()[:1].strip() in (b"[", b"") else None
-    events = (
-        ((f"{path}#/{k}", e, None) for k, e in enumerate(doc))
-        if isinstance(doc, list)
-        else ((f"{path}:{n}#", e, err) for n, e, err in json_lines(path))
-    )
     by_event: dict[str, str] = {}
-    for origin, ev, err in events:
+    for origin, ev, err in records(path, opts):
         if err is not None or not isinstance(ev, dict):
-            sink.unparsed(conv, origin.removesuffix("#"), ev, err or "event is not an object")
+            sink.unparsed(conv, origin, ev, err or "event is not an object")
             continue
-        _emit_oh(sink, conv, ev, origin, by_event)
+        _emit_oh(sink, conv, ev, origin if "#" in origin else f"{origin}#", by_event)
         out.flush_if_full()
     return out.frame()
 
@@ -169,10 +163,9 @@ def parse_swe_agent(path: Path, opts: ParseOptions) -> pd.DataFrame:
     """The `history` message list (else the `trajectory` steps) as one session."""
     out = ChunkSink(path, tz=opts.tz)
     sink = out.sink
-    doc = load_document(path, opts)
     conv = sink.conv(session_id=path.stem)
-    if not isinstance(doc, dict):
-        sink.unparsed(conv, str(path), "<not a JSON object>", "not a SWE-agent trajectory")
+    doc = document_object(out, path, opts, "a SWE-agent trajectory")
+    if doc is None:
         return out.frame()
     history = as_list(doc.get("history"))
     if any(isinstance(m, dict) and m.get("tool_calls") for m in history):

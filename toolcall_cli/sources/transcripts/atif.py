@@ -27,7 +27,7 @@ from toolcall_cli.sources.messages.rows import (
     ptr,
     to_ts,
 )
-from toolcall_cli.sources.transcripts.base import ChunkSink, Head, TranscriptFormat, load_document
+from toolcall_cli.sources.transcripts.base import ChunkSink, Head, TranscriptFormat, document_object
 
 _VERSION_RE = re.compile(r'"schema_version"\s*:\s*"ATIF')
 
@@ -45,11 +45,9 @@ def sniff(head: Head) -> int:
 def parse(path: Path, opts: ParseOptions) -> pd.DataFrame:
     """The trajectory and its sub-agent trajectories."""
     out = ChunkSink(path, tz=opts.tz)
-    doc = load_document(path, opts)
-    if not isinstance(doc, dict):
-        out.sink.unparsed(None, str(path), "<not a JSON object>", "not an ATIF trajectory")
-        return out.frame()
-    emit_trajectory(out.sink, doc, f"{path}#", as_id(doc.get("session_id")) or path.stem)
+    doc = document_object(out, path, opts, "an ATIF trajectory")
+    if doc is not None:
+        emit_trajectory(out.sink, doc, f"{path}#", as_id(doc.get("session_id")) or path.stem)
     return out.frame()
 
 

@@ -130,6 +130,32 @@ def load_document(path: Path, opts: ParseOptions) -> Any:
     return try_loads(read_bytes(path, limit=opts.max_decompressed))
 
 
+def document_object(
+    out: ChunkSink, path: Path, opts: ParseOptions, what: str
+) -> dict[str, Any] | None:
+    """The file as one JSON object; otherwise an `unparsed` row saying it is not *what*."""
+    doc = load_document(path, opts)
+    if isinstance(doc, dict):
+        return doc
+    out.sink.unparsed(None, str(path), "<not a JSON object>", f"not {what}")
+    return None
+
+
+def records(path: Path, opts: ParseOptions) -> Iterator[tuple[str, Any, str | None]]:
+    """(origin, value, error) per entry of a file that is one JSON list (`path#/k`) or JSON
+    lines (`path:n`), whichever it is."""
+    from toolcall_cli.sources._shared.files import read_head
+
+    if read_head(path, 256).lstrip().startswith(b"["):
+        doc = load_document(path, opts)
+        if isinstance(doc, list):
+            for k, obj in enumerate(doc):
+                yield f"{path}#/{k}", obj, None
+            return
+    for n, obj, err in json_lines(path):
+        yield f"{path}:{n}", obj, err
+
+
 def share(objs: list[dict[str, Any]], test: Callable[[dict[str, Any]], bool]) -> float:
     """The share of *objs* that pass *test* (0 for none)."""
     return sum(1 for o in objs if test(o)) / len(objs) if objs else 0.0

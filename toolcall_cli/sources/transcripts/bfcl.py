@@ -33,8 +33,7 @@ from toolcall_cli.sources.transcripts.base import (
     ChunkSink,
     Head,
     TranscriptFormat,
-    json_lines,
-    load_document,
+    records,
     share,
     tag_rows,
 )
@@ -55,25 +54,12 @@ def sniff(head: Head) -> int:
     )
 
 
-def _entries(path: Path, opts: ParseOptions) -> Any:
-    with path.open("rb") as fh:
-        first = fh.read(256).lstrip()
-    if first.startswith(b"["):
-        doc = load_document(path, opts)
-        if isinstance(doc, list):
-            for k, obj in enumerate(doc):
-                yield f"{path}#/{k}", obj, None
-            return
-    for n, obj, err in json_lines(path):
-        yield f"{path}:{n}", obj, err
-
-
 def parse(path: Path, opts: ParseOptions) -> pd.DataFrame:
     """One session per result entry."""
     questions = load_questions(opts.tools)
     out = ChunkSink(path, tz=opts.tz)
     sink = out.sink
-    for origin, obj, err in _entries(path, opts):
+    for origin, obj, err in records(path, opts):
         if err is not None or not isinstance(obj, dict) or "result" not in obj:
             sink.unparsed(None, origin, obj, err or "not a BFCL result entry ({id, result})")
             continue

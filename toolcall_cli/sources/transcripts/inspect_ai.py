@@ -26,7 +26,7 @@ from toolcall_cli.sources.transcripts.base import (
     ChunkSink,
     Head,
     TranscriptFormat,
-    load_document,
+    document_object,
     tag_rows,
 )
 
@@ -46,10 +46,7 @@ def sniff(head: Head) -> int:
 def parse(path: Path, opts: ParseOptions) -> pd.DataFrame:
     """Every sample's conversation."""
     out = ChunkSink(path, tz=opts.tz)
-    doc = load_document(path, opts)
-    if not isinstance(doc, dict):
-        out.sink.unparsed(None, str(path), "<not a JSON object>", "not an Inspect eval log")
-        return out.frame()
+    doc = document_object(out, path, opts, "an Inspect eval log") or {}
     for k, sample in enumerate(as_list(doc.get("samples"))):
         where = f"{path}#/samples/{k}"
         if not isinstance(sample, dict):
