@@ -179,6 +179,20 @@ SOURCE_TRAITS: Final[tuple[SourceTraits, ...]] = (
         colour="#8250df",
         reads="OpenTelemetry traces and logs (OTLP, Tempo, Jaeger)",
     ),
+    SourceTraits(
+        "transcripts",
+        ("user", "system", "assistant_text", "tool_call", "tool_result"),
+        clocked=True,  # agent session logs stamp each line; eval results have only order
+        wire=False,
+        exchange=False,
+        conversation=True,
+        call_authority=0,
+        colour="#bf3989",
+        reads=(
+            "agent session logs (Claude Code, Codex, ATIF, Inspect, OpenHands, SWE-agent) "
+            "and BFCL results"
+        ),
+    ),
 )
 
 TRAITS: Final[dict[str, SourceTraits]] = {t.name: t for t in SOURCE_TRAITS}

@@ -37,7 +37,11 @@ class DiagnoseRequest:
 
 
 def load_registry(paths: Sequence[Path]) -> ToolRegistry | None:
-    """A tool registry from tool-definition files (None when no files are named)."""
+    """A tool registry from tool-definition files (None when no files are named); BFCL question
+    files are left out (their tools are per entry: the transcripts source joins them by id)."""
+    from toolcall_cli.sources.transcripts.bfcl_questions import is_question_file
+
+    paths = [p for p in paths if not is_question_file(p)]
     if not paths:
         return None
     from toolcall_cli.tools.registry import registry_from_paths

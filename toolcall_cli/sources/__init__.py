@@ -21,7 +21,16 @@ from toolcall_cli.sources.otel.dedupe import drop_redelivered
 
 SOURCES: Registry[Adapter] = Registry("source")
 
-from toolcall_cli.sources import har, mcp, messages, middleware, nginx, otel, pcap  # noqa: E402
+from toolcall_cli.sources import (  # noqa: E402
+    har,
+    mcp,
+    messages,
+    middleware,
+    nginx,
+    otel,
+    pcap,
+    transcripts,
+)
 
 # Registration is explicit: one line per source.
 SOURCES.add(messages.ADAPTER.name, messages.ADAPTER)
@@ -31,6 +40,7 @@ SOURCES.add(pcap.ADAPTER.name, pcap.ADAPTER)
 SOURCES.add(har.ADAPTER.name, har.ADAPTER)
 SOURCES.add(mcp.ADAPTER.name, mcp.ADAPTER)
 SOURCES.add(otel.ADAPTER.name, otel.ADAPTER)
+SOURCES.add(transcripts.ADAPTER.name, transcripts.ADAPTER)
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,9 +85,10 @@ def detect(path: Path) -> str:
     best = max(sc.values(), default=0)
     winners = [n for n, s in sc.items() if s == best]
     if best <= 0:
+        shape = transcripts.unknown_json_hint(read_head(path, HEAD_BYTES), path)
         raise UnknownSourceError(
             f"cannot detect the source format of '{path}'",
-            hint=f"pass --source {'|'.join(SOURCES.names())}",
+            hint=(f"{shape}; " if shape else "") + f"pass --source {'|'.join(SOURCES.names())}",
         )
     if len(winners) > 1:
         raise UnknownSourceError(

@@ -29,6 +29,8 @@ class ParseOptions:
     max_decompressed: int = MAX_DECOMPRESSED  # cap for gzip inputs and bodies (decompression bombs)
     redactor: Redactor = field(default=DEFAULT_REDACTOR, compare=False)  # applied after parsing
     follow_symlinks: bool = False  # read symlinks inside a walked directory that lead out of it
+    #: Tool-definition files named with --tools: formats that join them by id read them (BFCL).
+    tools: tuple[Path, ...] = ()
 
 
 class Adapter(Protocol):

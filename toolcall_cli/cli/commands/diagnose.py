@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -88,7 +89,7 @@ def run(
         paths,
         store=store,
         source=source.value if source else None,
-        opts=opts,
+        opts=replace(opts, tools=tuple(tools or ())),  # BFCL results join their questions
         ids=scope.ids,
     )
     req = DiagnoseRequest(

@@ -56,6 +56,7 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     code_tools = set(BUILTIN_TOOLS.values())
     keep = [
         a.get("args_type", "string") == "string"
+        and a.get("input_format") != "freeform"  # custom tools take free text by design
         and not (a.get("protocol") == "react" and not looks_json(args))
         and not (tool in code_tools and not looks_json(args))  # raw code, by design
         for a, args, tool in zip(

@@ -77,7 +77,9 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
             if sh is None
             else f"stop with {''.join(sh.open) + chr(34) * sh.in_string!r} still open"
         )
-        if reason == "length":
+        if a.get("stop_word"):  # a text-protocol block cut by the request's stop sequence
+            why = f"the completion stopped at the stop sequence {a['stop_word']!r} mid-block"
+        elif reason == "length":
             why = 'the completion ended with finish_reason "length" (output token limit)'
         elif reason in ("tool_calls", "stop", "function_call"):
             why = f'finish_reason says "{reason}", so a router or SDK probably rewrote "length"'

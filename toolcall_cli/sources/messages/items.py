@@ -72,6 +72,8 @@ def emit_item(
                 "api": "responses",
                 "args_type": args_type,
                 "item_status": item.get("status") if isinstance(item.get("status"), str) else None,
+                # a custom tool takes free text (a patch, a grammar's output), not JSON
+                "input_format": "freeform" if itype == "custom_tool_call" else None,
             },
         )
         if same_turn:

@@ -62,7 +62,10 @@ def request_messages(body: dict[str, Any]) -> tuple[list[Any] | None, str | None
 
 
 def emit_request_meta(sink: Sink, conv: Conv, body: dict[str, Any], base: str) -> None:
-    """Declared tools and top-level system prompts / instructions of a request."""
+    """Declared tools, stop sequences and top-level system prompts / instructions of a request."""
+    stop = body.get("stop", body.get("stop_sequences"))
+    stops = [stop] if isinstance(stop, str) else stop if isinstance(stop, list) else []
+    conv.stop = tuple(s for s in stops if isinstance(s, str) and s)
     for key in ("tools", "functions"):
         if key in body:
             openai.emit_tools(sink, conv, body[key], ptr(base, key))

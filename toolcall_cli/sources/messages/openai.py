@@ -62,6 +62,12 @@ def emit_message(
         if role in ASSISTANT_ROLES and ("tool_calls" in msg or "function_call" in msg):
             _emit_calls(sink, conv, msg, origin, idx, ts, finish_reason, with_text=False)
         return
+    if (
+        role == "user"
+        and conv.in_block
+        and text_protocols.emit_text_result(sink, conv, msg, origin, idx, ts)
+    ):
+        return
     if role in SYSTEM_ROLES or role == "user":
         conv.close_block()
         kind = "system" if role in SYSTEM_ROLES else "user"
@@ -174,6 +180,8 @@ def _emit_calls(
                 "span": list(tc.span),
                 **tc.attrs,
             }
+            if tc.attrs.get("truncated") and finish_reason == "stop" and conv.stop:
+                attrs["stop_word"] = text_protocols.stop_word(conv.stop, tc.attrs.get("cut_before"))
             sink.add(
                 conv,
                 "tool_call",

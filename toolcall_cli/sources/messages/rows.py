@@ -52,6 +52,7 @@ class Conv:
     tools_sig: str | None = None
     last_kind: str | None = None  # kind of the last event added (Responses items group by it)
     system_sig: str | None = None
+    stop: tuple[str, ...] = ()  # the request's stop sequences (they cut text-protocol blocks)
 
     def open_block(self, ids: list[str | None], names: list[str | None]) -> None:
         """An assistant message carrying tool calls starts a new call block."""

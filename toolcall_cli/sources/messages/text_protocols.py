@@ -1,6 +1,8 @@
 """Text protocols inside assistant content: ReAct and tagged tool-call blocks; transcripts.
 
-Tagged blocks: `<tool_call>{...}</tool_call>`, `<function_call>...</function_call>`,
+Open-weight formats (`<function=…>`, Harmony, Mistral `[ARGS]`, `<|python_tag|>`, bare JSON)
+are in :mod:`.open_model_calls`. Tagged blocks: `<tool_call>{...}</tool_call>`,
+`<function_call>...</function_call>`,
 `<|tool_call|>...<|/tool_call|>` and `[TOOL_CALLS][...]`, each holding one JSON call or a list.
 The arguments are cut out of the original text verbatim (a JSON string value is decoded,
 as for OpenAI `arguments`). ReAct: `Action:` / `Action Input:` / `Observation:` lines.
@@ -33,6 +35,9 @@ _OBS_RE = re.compile(
 )
 _NAME_RE = re.compile(r'"(?:name|function|action|tool)"\s*:\s*"((?:[^"\\]|\\.)*)"')
 _TRANSCRIPT_RE = re.compile(r"(?m)^(user|assistant|tool|system|function|observation): ?")
+#: How prompt-based function calling (OpenHands, llama.cpp without a tool parser) hands a
+#: text-protocol call's result back: as a user message.
+_EXEC_RESULT_RE = re.compile(r"\A\s*EXECUTION RESULT of \[(?P<tool>[^\]\n]+)\]:\n?")
 _NAME_KEYS = ("name", "function", "action", "tool", "tool_name")
 _ARG_KEYS = ("arguments", "parameters", "action_input", "args", "input")
 
@@ -52,16 +57,21 @@ class TextCall:
 
 def extract_calls(text: str) -> list[TextCall]:
     """Every tagged or ReAct call in *text*, in textual order."""
-    if "<" not in text and "Action" not in text and "[TOOL_CALLS]" not in text:
+    plain = "<" not in text and "Action" not in text and "[TOOL_CALLS]" not in text
+    if plain and not text.lstrip().startswith(("{", "[")):
         return []
-    found: list[TextCall] = []
+    from toolcall_cli.sources.messages.open_model_calls import extract_open_calls
+
+    found: list[TextCall] = extract_open_calls(text)
     for m in _TAG_RE.finditer(text):
-        found.extend(_calls_in_block(m.group(2), m.start(), m.end(), tag=m.group(1)))
+        if "<function=" in m.group(2):  # Qwen3-Coder wraps its <function=…> blocks: read there
+            continue
+        found.extend(calls_in_block(m.group(2), m.start(), m.end(), tag=m.group(1)))
     for m in _PIPE_RE.finditer(text):
-        found.extend(_calls_in_block(m.group(1), m.start(), m.end(), tag="|tool_call|"))
-    mm = _MISTRAL_RE.search(text)
+        found.extend(calls_in_block(m.group(1), m.start(), m.end(), tag="|tool_call|"))
+    mm = _MISTRAL_RE.search(text) if "[ARGS]" not in text else None
     if mm:
-        found.extend(_calls_in_block(mm.group(1), mm.start(), mm.end(), tag="TOOL_CALLS"))
+        found.extend(calls_in_block(mm.group(1), mm.start(), mm.end(), tag="TOOL_CALLS"))
     for m in _REACT_RE.finditer(text):
         tool = m.group("tool").strip().strip("`").strip() or None
         obs = _OBS_RE.match(text, m.end())
@@ -78,7 +88,7 @@ def extract_calls(text: str) -> list[TextCall]:
     return sorted(found, key=lambda c: c.span)
 
 
-def _calls_in_block(body: str, start: int, end: int, *, tag: str) -> list[TextCall]:
+def calls_in_block(body: str, start: int, end: int, *, tag: str) -> list[TextCall]:
     try:
         parsed = orjson.loads(body.strip())
     except orjson.JSONDecodeError:
@@ -176,3 +186,35 @@ def parse_transcript(text: str) -> list[tuple[str, str, int]]:
         body = body[:-1] if body.endswith("\n") else body
         out.append((m.group(1), body, text.count("\n", 0, m.start())))
     return out
+
+
+def emit_text_result(
+    sink: Any, conv: Any, msg: dict[str, Any], origin: str, idx: int, ts: Any
+) -> bool:
+    """A user message `EXECUTION RESULT of [NAME]:` right after a text-protocol call of NAME is
+    that call's result (prompt-based function calling); True when it was emitted as one."""
+    from toolcall_cli.sources.messages.rows import content_text
+
+    text = content_text(msg.get("content")) or ""
+    m = _EXEC_RESULT_RE.match(text)
+    if not m or not conv.follows(None, m.group("tool")):
+        return False
+    body = text[m.end() :]
+    sink.add(
+        conv,
+        "tool_result",
+        origin,
+        ts=ts,
+        tool=m.group("tool"),
+        detail=body,
+        size=len(body),
+        attrs={"msg_index": idx, "follows_call": True, "role": "user", "protocol": "text-result"},
+    )
+    return True
+
+
+def stop_word(stops: tuple[str, ...], closing: Any) -> str:
+    """The stop sequence that cut a block: the one its missing closing tag starts with, else
+    the first (the server removes the stop text, so only the request says which)."""
+    tag = closing if isinstance(closing, str) else ""
+    return next((s for s in stops if tag and tag.startswith(s)), stops[0])

@@ -1,0 +1,186 @@
+"""BFCL result files (v1–v4) → one session per test entry, joined with its question entry.
+
+A result line is `{"id", "result", ...}`. `result` is, by harness mode and version: a list
+of `{name: arguments}` objects (arguments an object or a JSON string), that list as a JSON
+string, raw text in prompt mode (`[get_weather(city="Paris")]`, Python call syntax), an
+error text, or for multi-turn entries a list of turns, each a list of steps, each one of
+the above. Token counts, latency and `inference_log` stay out of the events.
+
+Given the BFCL question files with `--tools` (ParseOptions.tools), each entry gets its
+question's `function` list as declared tools (a `system` event with attrs `tools`, as a
+chat request's `tools` would give) and its `question` turns as `user` messages; multi-turn
+entries take their tools from `multi_turn_func_doc/` beside the question file. BFCL ids are
+the join key, so one question file serves many result files.
+
+An eval record ends where the model answered: the harness executes calls outside the file.
+Every row carries attrs `eval: true`, and each call `ends_on_call: true`, so that OR001 does
+not report those calls as lost.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from toolcall_cli.core.jsonio import try_loads
+from toolcall_cli.sources._shared.pycalls import parse_python_calls
+from toolcall_cli.sources.base import ParseOptions
+from toolcall_cli.sources.messages import openai
+from toolcall_cli.sources.messages.rows import Conv, Sink, as_id, safe_dump
+from toolcall_cli.sources.transcripts.base import (
+    ChunkSink,
+    Head,
+    TranscriptFormat,
+    records,
+    share,
+    tag_rows,
+)
+from toolcall_cli.sources.transcripts.bfcl_questions import Question, load_questions
+
+EVAL = {"eval": True}
+
+
+def sniff(head: Head) -> int:
+    """97 when most entries are `{id, result}` objects whose result is a list or text."""
+    objs = head.objects
+    if not objs and isinstance(head.document, list):
+        objs = [x for x in head.document if isinstance(x, dict)]
+    return (
+        97
+        if share(objs, lambda o: "id" in o and isinstance(o.get("result"), list | str)) >= 0.5
+        else 0
+    )
+
+
+def parse(path: Path, opts: ParseOptions) -> pd.DataFrame:
+    """One session per result entry."""
+    questions = load_questions(opts.tools)
+    out = ChunkSink(path, tz=opts.tz)
+    sink = out.sink
+    for origin, obj, err in records(path, opts):
+        if err is not None or not isinstance(obj, dict) or "result" not in obj:
+            sink.unparsed(None, origin, obj, err or "not a BFCL result entry ({id, result})")
+            continue
+        sid = as_id(obj.get("id")) or origin
+        conv = sink.conv(session_id=sid)
+        start = len(sink.rows)
+        _emit_entry(sink, conv, obj, f"{origin}#", questions.get(sid))
+        tag_rows(sink, start, EVAL)
+        out.flush_if_full()
+    return out.frame()
+
+
+def _turns(entry: dict[str, Any]) -> tuple[list[list[Any]], bool]:
+    """The result as turns of steps, and whether the entry is multi-turn (a single-turn
+    result is one turn of one step)."""
+    result = entry["result"]
+    multi = isinstance(result, list) and (
+        str(entry.get("id", "")).startswith("multi_turn")
+        or (bool(result) and all(isinstance(t, list) for t in result))
+    )
+    if multi:
+        return [t if isinstance(t, list) else [t] for t in result], True
+    return [[result]], False
+
+
+def _emit_entry(
+    sink: Sink, conv: Conv, entry: dict[str, Any], origin: str, q: Question | None
+) -> None:
+    if q is not None:
+        openai.emit_tools(sink, conv, q.functions, q.origin)
+    turns, multi = _turns(entry)
+    for t, steps in enumerate(turns):
+        if q is not None and t < len(q.turns):
+            for m, msg in enumerate(q.turns[t]):
+                openai.emit_message(sink, conv, msg, f"{q.origin}/question/{t}/{m}", m)
+        for s, step in enumerate(steps):
+            where = f"{origin}/result/{t}/{s}" if multi else f"{origin}/result"
+            _emit_step(sink, conv, step, where, q, turn=t, step=s)
+    unanswered = q.turns[len(turns) :] if q is not None else []
+    for t, msgs in enumerate(unanswered, start=len(turns)):  # turns the model never answered
+        for m, msg in enumerate(msgs):
+            openai.emit_message(sink, conv, msg, f"{q.origin if q else origin}/question/{t}/{m}", m)
+
+
+def _emit_step(
+    sink: Sink, conv: Conv, value: Any, origin: str, q: Question | None, *, turn: int, step: int
+) -> None:
+    """One model answer: calls, text, or an error the harness recorded."""
+    calls, how = _calls_of(value, q)
+    conv.turn += 1
+    base = {"turn": conv.turn, "bfcl_turn": turn, "bfcl_step": step}
+    if calls is None:
+        text = value if isinstance(value, str) else safe_dump(value)
+        if isinstance(value, str) and value.startswith(("Error during inference", "Error:")):
+            sink.add(conv, "system", origin, status="error", detail=text, attrs={**base})
+        else:
+            sink.add(conv, "assistant_text", origin, detail=text, attrs={**base, "protocol": how})
+        conv.close_block()
+        return
+    names: list[str | None] = []
+    for k, (name, args, extra) in enumerate(calls):
+        sink.add(
+            conv,
+            "tool_call",
+            origin,
+            tool=name,
+            args=args,
+            attrs={**base, **extra, "call_index": k, "protocol": how, "ends_on_call": True},
+        )
+        names.append(name)
+    if not calls:
+        sink.add(conv, "assistant_text", origin, detail="", attrs={**base, "empty": True})
+    conv.open_block([None] * len(names), names) if names else conv.close_block()
+
+
+Call = tuple[str | None, str | None, dict[str, Any]]
+
+
+def _calls_of(value: Any, q: Question | None) -> tuple[list[Call] | None, str]:
+    """The calls in one answer, or None when it is text; and how they were written."""
+    if isinstance(value, str):
+        doc = try_loads(value)
+        if isinstance(doc, list | dict):
+            calls, _ = _calls_of(doc, q)
+            return calls, "bfcl-json-text"
+        found = parse_python_calls(value, q.param_order if q else {})
+        return (found, "bfcl-python") if found is not None else (None, "text")
+    if isinstance(value, dict):
+        value = [value]
+    if not isinstance(value, list):
+        return None, "text"
+    out: list[Call] = []
+    for item in value:
+        if isinstance(item, dict) and isinstance(item.get("name"), str) and len(item) <= 3:
+            args = item.get("arguments", item.get("parameters"))
+            out.append((item["name"], _args(args), {}))
+        elif isinstance(item, dict) and len(item) == 1:
+            name, args = next(iter(item.items()))
+            out.append((str(name), _args(args), {}))
+        elif isinstance(item, str):
+            sub, _ = _calls_of(item, q)
+            out.extend(sub or [(None, item, {"not_a_call": True})])
+        else:
+            out.append((None, safe_dump(item), {"not_a_call": True}))
+    return out, "bfcl"
+
+
+def _args(value: Any) -> str | None:
+    """Arguments as text: a JSON string verbatim, an object as the harness decoded it."""
+    return value if isinstance(value, str) else safe_dump(value)
+
+
+FORMAT = TranscriptFormat(
+    name="bfcl-result",
+    label="BFCL result file",
+    samples=(
+        "fixtures/transcripts/bfcl_result_simple.json",
+        "fixtures/transcripts/bfcl_result_multi_turn.json",
+    ),
+    sniff=sniff,
+    parse=parse,
+    keys=frozenset({"id", "result"}),
+    needs="`id` and a list or text `result` per entry; questions by id with --tools",
+)
