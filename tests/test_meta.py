@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import click
+import typer.core
 import typer.main
 
 from toolcall_cli.catalogue import load_all
@@ -23,7 +23,7 @@ def test_formats_match_renderers() -> None:
 
 def test_every_command_has_imperative_help() -> None:
     group = typer.main.get_command(app)
-    assert isinstance(group, click.Group)  # the app has sub-commands
+    assert isinstance(group, typer.core.TyperGroup)  # the app has sub-commands
     for name in COMMANDS:
         cmd = group.commands[name]
         first = (cmd.help or "").strip().splitlines()[0]
