@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
@@ -73,7 +73,9 @@ def tshark() -> str:
     return need_tshark()
 
 
-def run_cli(args: Sequence[str], *, env: dict[str, str] | None = None, cwd: Path | None = None):  # type: ignore[no-untyped-def]
+def run_cli(
+    args: Sequence[str], *, env: dict[str, str] | None = None, cwd: Path | None = None
+) -> Result:
     """Invoke the app in-process with the golden environment."""
     from toolcall_cli.cli.app import app
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import typer.core
 import typer.main
 
 from toolcall_cli.catalogue import load_all
@@ -22,8 +23,9 @@ def test_formats_match_renderers() -> None:
 
 def test_every_command_has_imperative_help() -> None:
     group = typer.main.get_command(app)
+    assert isinstance(group, typer.core.TyperGroup)  # the app has sub-commands
     for name in COMMANDS:
-        cmd = group.commands[name]  # type: ignore[attr-defined]
+        cmd = group.commands[name]
         first = (cmd.help or "").strip().splitlines()[0]
         assert first.endswith("."), name
         assert first[0].isupper(), name

@@ -2,22 +2,32 @@
 
 from __future__ import annotations
 
+from typing import TypedDict
+
 import pandas as pd
 import pytest
 
 from tests.align.incident import T0, incident
-from toolcall_cli.align import align
+from toolcall_cli.align import Timeline, align
 from toolcall_cli.align.select import Scope, evidence_end, in_scope, select
 from toolcall_cli.align.window import FORMS, TimeBound, parse_bound
 from toolcall_cli.errors import UsageError
 
 
+class IdSelector(TypedDict, total=False):
+    """The id keywords of ``select`` (one per parametrised case)."""
+
+    trace_id: str
+    session_id: str
+    tool_call_id: str
+
+
 @pytest.fixture(scope="module")
-def tl():  # type: ignore[no-untyped-def]
+def tl() -> Timeline:
     return align(incident())
 
 
-def test_most_trouble_first_and_limit(tl) -> None:  # type: ignore[no-untyped-def]
+def test_most_trouble_first_and_limit(tl: Timeline) -> None:
     rep = select(tl)
     assert [b.trace for b in rep.traces] == ["T1", "T2", "S1"]  # all trouble 1: by start time
     assert rep.traces[0].trouble == 1  # c2's service phase breaches the SLA
@@ -25,7 +35,7 @@ def test_most_trouble_first_and_limit(tl) -> None:  # type: ignore[no-untyped-de
     assert len(select(tl, limit=1).traces) == 1
 
 
-def test_selectors(tl) -> None:  # type: ignore[no-untyped-def]
+def test_selectors(tl: Timeline) -> None:
     assert [b.trace for b in select(tl, trace_id="T2").traces] == ["T2"]
     assert [b.trace for b in select(tl, tool_call_id="c1").traces] == ["T1"]
     assert {b.trace for b in select(tl, session_id="S1").traces} == {"T1", "T2", "S1"}
@@ -36,7 +46,7 @@ def test_selectors(tl) -> None:  # type: ignore[no-untyped-def]
     assert [c.tool_call_id for c in t1.calls] == ["c1", "c2"]
 
 
-def test_time_window(tl) -> None:  # type: ignore[no-untyped-def]
+def test_time_window(tl: Timeline) -> None:
     late = select(tl, since=T0 + pd.Timedelta(seconds=4))
     assert [b.trace for b in late.traces] == ["T2"]
     early = select(tl, until=T0 + pd.Timedelta(seconds=1))
@@ -47,7 +57,9 @@ def test_time_window(tl) -> None:  # type: ignore[no-untyped-def]
     ("kw", "listed"),
     [({"trace_id": "zzz"}, "T1"), ({"session_id": "zzz"}, "S1"), ({"tool_call_id": "zzz"}, "c1")],
 )
-def test_unknown_id_is_a_usage_error_with_known_ids(tl, kw: dict[str, str], listed: str) -> None:  # type: ignore[no-untyped-def]
+def test_unknown_id_is_a_usage_error_with_known_ids(
+    tl: Timeline, kw: IdSelector, listed: str
+) -> None:
     with pytest.raises(UsageError) as err:
         select(tl, **kw)
     assert "no trace matches" in err.value.message
@@ -83,7 +95,7 @@ def test_unknown_zone_is_a_usage_error() -> None:
         parse_bound("2025-03-01 13:00", tz="Mars/Olympus")
 
 
-def test_a_duration_counts_back_from_the_end_of_the_evidence(tl) -> None:  # type: ignore[no-untyped-def]
+def test_a_duration_counts_back_from_the_end_of_the_evidence(tl: Timeline) -> None:
     end = evidence_end(tl)
     assert end is not None
     span = end - (T0 + pd.Timedelta(seconds=4))
@@ -92,7 +104,7 @@ def test_a_duration_counts_back_from_the_end_of_the_evidence(tl) -> None:  # typ
     assert [b.trace for b in select(tl, since=TimeBound(back=pd.Timedelta(days=1))).traces]
 
 
-def test_in_scope_narrows_the_timeline_by_tool_and_call(tl) -> None:  # type: ignore[no-untyped-def]
+def test_in_scope_narrows_the_timeline_by_tool_and_call(tl: Timeline) -> None:
     only = in_scope(tl, Scope(tool_call_id="c1"))
     assert set(only.events["trace"].dropna()) == {"T1"}
     assert {c.trace for c in only.calls} == {"T1"}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -67,7 +68,7 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def _json(args: list[str], store: Path | None = None) -> dict:  # type: ignore[type-arg]
+def _json(args: list[str], store: Path | None = None) -> dict[str, Any]:
     where = ["--store", str(store)] if store else [BUNDLE]
     res = run_cli(["timeline", *where, "-f", "json", *args])
     assert res.exit_code == 0, res.stderr

@@ -86,7 +86,7 @@ def test_unknown_sections_keys_and_wrong_types_are_usage_errors(
 def test_every_known_key_loads_and_defaults_are_the_dataclasses(tmp_path: Path) -> None:
     from toolcall_cli.core.config import SECTIONS
 
-    assert set(SECTIONS["sla"]) == set(DEFAULT.sla.__slots__)  # type: ignore[attr-defined]
+    assert set(SECTIONS["sla"]) == set(DEFAULT.sla.__slots__)
     p = tmp_path / "toolcall.toml"
     p.write_text("[sla]\n[flooding]\n[tolerance]\n[messages]\n[budgets]\n[limits]\n")
     cfg = load_config(p)

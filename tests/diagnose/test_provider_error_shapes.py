@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,7 +19,7 @@ from tests.conftest import CORPUS, assert_golden, need_tshark
 from toolcall_cli.diagnose import diagnose_events
 from toolcall_cli.sources import ingest_paths
 
-SHAPES = {
+SHAPES: dict[str, dict[str, Any]] = {
     "vllm-inference": {"error": {"message": "Error during inference: 500", "code": 500}},
     "vllm-object": {"object": "error", "message": "model xyz does not exist", "code": 404},
     "llamacpp-string": {"error": "tokenizer failed on the prompt"},

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from tests.diagnose.conftest import MiniTimeline
 from tests.diagnose.rule_fixture_helpers import run_rule
 from toolcall_cli.align.model import CallView
 from toolcall_cli.core.config import Sla
@@ -151,7 +152,7 @@ def test_tm002_one_finding_per_call_listing_phases(
         "result",
         {"initiation_ms": 5.0, "service_ms": 100.0, "injection_ms": 10.0, "end_to_end_ms": 900.0},
     )
-    timeline = type(ctx.timeline)(events=ctx.timeline.events, calls=(slow, fast))
+    timeline = MiniTimeline(events=ctx.timeline.events, calls=(slow, fast))
     (f,) = _run(DiagnoseContext(timeline=timeline, cfg=ctx.cfg), "TM002")
     assert f.tool_call_ids == ("c1",)
     assert (
@@ -167,7 +168,7 @@ def test_tm002_caps_per_call_findings(make_ctx: Callable[..., DiagnoseContext]) 
         CallView(f"c{i}", "search", f"c{i}", "s", "result", {"service_ms": 900.0 + i})
         for i in range(MAX_CALL_FINDINGS + 7)
     )
-    timeline = type(ctx.timeline)(events=ctx.timeline.events, calls=calls)
+    timeline = MiniTimeline(events=ctx.timeline.events, calls=calls)
     found = _run(DiagnoseContext(timeline=timeline, cfg=ctx.cfg), "TM002")
     assert len(found) == MAX_CALL_FINDINGS + 1
     summary = next(f for f in found if f.message.startswith("7 more calls"))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import tempfile
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -301,7 +302,7 @@ def event_tables(draw: st.DrawFn) -> pd.DataFrame:
     n = draw(st.integers(1, 14))
     kinds = draw(st.lists(st.sampled_from(KINDS), min_size=n, max_size=n))
 
-    def maybe(values: list[Any]) -> st.SearchStrategy[Any]:
+    def maybe(values: Sequence[Any]) -> st.SearchStrategy[Any]:
         return st.none() | st.sampled_from(values)
 
     cols: dict[str, list[Any]] = {

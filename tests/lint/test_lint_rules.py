@@ -63,9 +63,9 @@ def test_duplicates_across_files() -> None:
     reg = FIXTURES / "schemas" / "registry"
     fs = lint_paths([reg / "a.json", reg / "b.json"]).findings
     dup = [f for f in fs if f.code == "SC002"]
-    assert (
-        len(dup) == 1 and dup[0].location.path.endswith("b.json") and "a.json:3" in dup[0].message
-    )
+    assert len(dup) == 1
+    path = dup[0].location.path
+    assert path is not None and path.endswith("b.json") and "a.json:3" in dup[0].message
     near = [f for f in fs if f.code == "SC004"]
     assert len(near) == 1 and "equal ignoring case" in near[0].message
     # identical re-declarations override nothing: silent

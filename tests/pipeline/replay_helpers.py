@@ -14,7 +14,9 @@ import pandas as pd
 from toolcall_cli.core.config import DEFAULT, Config
 from toolcall_cli.core.events import COLUMNS, build_frame, validate_frame
 from toolcall_cli.core.jsonio import dumps
+from toolcall_cli.pipeline import ReplayReport
 from toolcall_cli.pipeline.base import ReplayContext, ToolCall
+from toolcall_cli.pipeline.live import LiveResult
 from toolcall_cli.tools.loaders import tools_from_objects
 from toolcall_cli.tools.registry import ToolRegistry, registry_from_defs
 
@@ -165,3 +167,12 @@ def loopback(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def live_results(report: ReplayReport) -> tuple[LiveResult, ...]:
+    """The live rows of *report*, typed: ``ReplayReport.live`` holds plain objects (the pipeline
+    package does not import ``pipeline.live``), so each row is checked to be a ``LiveResult``."""
+    assert report.live is not None, "live_replay always sets .live"
+    rows = tuple(r for r in report.live if isinstance(r, LiveResult))
+    assert len(rows) == len(report.live)
+    return rows

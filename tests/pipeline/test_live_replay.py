@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from tests.pipeline.replay_helpers import call, frame, loopback, mw
+from tests.pipeline.replay_helpers import call, frame, live_results, loopback, mw
 from toolcall_cli.errors import UsageError
 from toolcall_cli.pipeline import replay
 from toolcall_cli.pipeline.live import check_target, live_replay
@@ -80,9 +80,9 @@ def _report() -> Any:
 
 
 def test_live_replay_sends_what_the_middleware_sends(service: str) -> None:
-    rep = live_replay(_report(), target=service)
-    assert len(rep.live) == 1  # c2 is rejected at prescreen: never sent
-    live = rep.live[0]
+    rows = live_results(live_replay(_report(), target=service))
+    assert len(rows) == 1  # c2 is rejected at prescreen: never sent
+    live = rows[0]
     assert live.verdict.verdict == "pass" and live.http_status == 200
     assert live.diffs == ()  # status and call_id as recorded; timestamp ignored
     sent = ToolService.seen[0]
@@ -104,14 +104,14 @@ def test_live_replay_sends_what_the_middleware_sends(service: str) -> None:
 )
 def test_misbehaving_service(service: str, mode: str, code: str) -> None:
     ToolService.mode = mode
-    live = live_replay(_report(), target=service).live[0]
+    live = live_results(live_replay(_report(), target=service))[0]
     assert (live.verdict.verdict, live.verdict.code) == ("fail", code)
     assert live.diffs, "the answer differs from the recorded one"
 
 
 def test_wrong_call_id_diff_names_the_field(service: str) -> None:
     ToolService.mode = "wrong_id"
-    live = live_replay(_report(), target=service).live[0]
+    live = live_results(live_replay(_report(), target=service))[0]
     assert [(d.path, d.recorded, d.live) for d in live.diffs] == [
         ("call_id", '"c1"', '"tc_def456"')
     ]
@@ -119,18 +119,18 @@ def test_wrong_call_id_diff_names_the_field(service: str) -> None:
 
 def test_too_slow_service_times_out(service: str) -> None:
     ToolService.mode = "slow"
-    live = live_replay(_report(), target=service, timeout=0.2).live[0]
+    live = live_results(live_replay(_report(), target=service, timeout=0.2))[0]
     assert (live.verdict.verdict, live.verdict.code) == ("fail", "timeout")
 
 
 def test_ignore_can_name_more_fields(service: str) -> None:
     ToolService.mode = "wrong_id"
-    live = live_replay(_report(), target=service, ignore=("timestamp", "call_id")).live[0]
+    live = live_results(live_replay(_report(), target=service, ignore=("timestamp", "call_id")))[0]
     assert live.diffs == ()
 
 
 def test_unreachable_target() -> None:
-    live = live_replay(_report(), target="http://127.0.0.1:9").live[0]
+    live = live_results(live_replay(_report(), target="http://127.0.0.1:9"))[0]
     assert live.verdict.code in ("unreachable", "timeout")
 
 
@@ -160,5 +160,5 @@ def test_hostile_ids_are_sent_as_safe_headers(service: str) -> None:
         mw("mw_request", "c1\r\nX-Evil: 1", "2024-05-01T00:00:00Z"),
     ]
     rep = live_replay(replay(frame(rows), session_id="s1"), target=service)
-    assert rep.live[0].http_status == 200
+    assert live_results(rep)[0].http_status == 200
     assert ToolService.seen[0]["cid"] == "c1??X-Evil: 1"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from tests.pipeline.replay_helpers import tc
@@ -22,8 +24,8 @@ from toolcall_cli.pipeline.observe import agrees, observe
         ({"tool_call"}, {}, "unknown"),
     ],
 )
-def test_observe(kinds: set[str], kw: dict[str, object], expected: str) -> None:
-    assert observe(tc(kinds=frozenset(kinds), **kw)) == expected  # type: ignore[arg-type]
+def test_observe(kinds: set[str], kw: dict[str, Any], expected: str) -> None:  # kw: for tc()
+    assert observe(tc(kinds=frozenset(kinds), **kw)) == expected
 
 
 @pytest.mark.parametrize(

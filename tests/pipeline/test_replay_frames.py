@@ -7,15 +7,15 @@ import pytest
 from tests.pipeline.replay_helpers import QUERY_DB, call, frame, mw, result, text
 from toolcall_cli.core.config import Config, Flooding, config_from_dict
 from toolcall_cli.errors import UsageError
-from toolcall_cli.pipeline import PIPELINE, replay
+from toolcall_cli.pipeline import PIPELINE, CallReplay, ReplayReport, replay
 from toolcall_cli.pipeline.calls import extract_calls
 from toolcall_cli.pipeline.ratelimit import FLOOD_MESSAGE
 
 T0 = "2024-05-01T00:00:0{}Z"
 
 
-def _by_id(rep: object) -> dict[str, object]:
-    return {c.tool_call_id: c for c in rep.calls}  # type: ignore[attr-defined]
+def _by_id(rep: ReplayReport) -> dict[str, CallReplay]:
+    return {c.tool_call_id: c for c in rep.calls}
 
 
 def test_pipeline_order_is_explicit() -> None:
@@ -40,7 +40,7 @@ def test_outcomes_agreement_and_disagreements_first() -> None:
     )
     rep = replay(df, trace_id="t1")
     calls = _by_id(rep)
-    got = {k: (c.replayed, c.observed, c.agrees) for k, c in calls.items()}  # type: ignore[attr-defined]
+    got = {k: (c.replayed, c.observed, c.agrees) for k, c in calls.items()}
     assert got == {
         "c1": ("dispatched", "dispatched", True),
         "c2": ("rejected@prescreen", "rejected", True),
@@ -51,7 +51,7 @@ def test_outcomes_agreement_and_disagreements_first() -> None:
     assert rep.session_id == "s1" and rep.trace_id == "t1"
     assert all(len(c.stages) == 5 for c in rep.calls)
     c2 = calls["c2"]
-    assert [v.verdict for v in c2.stages] == ["fail", "skip", "skip", "skip", "skip"]  # type: ignore[attr-defined]
+    assert [v.verdict for v in c2.stages] == ["fail", "skip", "skip", "skip", "skip"]
 
 
 def test_session_declared_tools_are_the_registry() -> None:
@@ -72,9 +72,9 @@ def test_session_declared_tools_are_the_registry() -> None:
     rep = replay(df, session_id="s1")
     assert rep.registry == "session"
     calls = _by_id(rep)
-    assert calls["c1"].replayed == "rejected@prescreen"  # type: ignore[attr-defined]
-    assert calls["c2"].replayed == "rejected@schema"  # type: ignore[attr-defined]
-    assert calls["c1"].observed == "missing"  # type: ignore[attr-defined]
+    assert calls["c1"].replayed == "rejected@prescreen"
+    assert calls["c2"].replayed == "rejected@schema"
+    assert calls["c1"].observed == "missing"
 
 
 def test_flooding_matches_the_middleware() -> None:
@@ -89,8 +89,8 @@ def test_flooding_matches_the_middleware() -> None:
         )
     rep = replay(frame(rows), trace_id="t1")
     calls = _by_id(rep)
-    assert calls["c5"].replayed == "rejected@ratelimit"  # type: ignore[attr-defined]
-    assert calls["c5"].observed == "flooded" and calls["c5"].agrees  # type: ignore[attr-defined]
+    assert calls["c5"].replayed == "rejected@ratelimit"
+    assert calls["c5"].observed == "flooded" and calls["c5"].agrees
     assert all(c.agrees for c in rep.calls)
     # what the middleware would have done with a higher limit disagrees with the evidence
     loose = replay(frame(rows), trace_id="t1", cfg=Config(flooding=Flooding(max_calls=10)))

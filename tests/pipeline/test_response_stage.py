@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from tests.pipeline.replay_helpers import ctx, tc
 from toolcall_cli.core.config import DEFAULT, Budgets, Config
 from toolcall_cli.pipeline import response
@@ -12,8 +14,8 @@ REQ = RequestEvidence(
 )
 
 
-def _resp(**kw: object) -> ResponseEvidence:
-    base: dict[str, object] = dict(
+def _resp(**kw: Any) -> ResponseEvidence:  # kw: ResponseEvidence fields
+    base: dict[str, Any] = dict(
         origin="cap.pcap#frame=2",
         source="pcap",
         status="success",
@@ -25,7 +27,7 @@ def _resp(**kw: object) -> ResponseEvidence:
         http_status=200,
     )
     base.update(kw)
-    return ResponseEvidence(**base)  # type: ignore[arg-type]
+    return ResponseEvidence(**base)
 
 
 def _check(resp: ResponseEvidence | None, cfg: Config = DEFAULT) -> Verdict:
@@ -62,8 +64,10 @@ def test_middleware_drop_for_call_id_mismatch() -> None:
 
 
 def test_timestamp_tolerance_against_x_request_timestamp() -> None:
-    assert _check(_resp(timestamp_ms=REQ.request_ts_ms + 499)).verdict == "pass"  # type: ignore[operator]
-    v = _check(_resp(timestamp_ms=REQ.request_ts_ms + 501))  # type: ignore[operator]
+    sent = REQ.request_ts_ms
+    assert sent is not None
+    assert _check(_resp(timestamp_ms=sent + 499)).verdict == "pass"
+    v = _check(_resp(timestamp_ms=sent + 501))
     assert v.code == "timestamp-skew" and "+501 ms" in v.reason
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import orjson
 
 from tests.pipeline.replay_helpers import ctx, registry, tc
@@ -13,7 +15,7 @@ GOOD = {"user_id": "u1", "date_range": {"start": "2024-05-01", "end": "2024-05-3
 NOW = "2024-05-10T12:00:00Z"
 
 
-def _check(args: object, **kw: object) -> Verdict:
+def _check(args: object, **kw: Any) -> Verdict:  # kw: passed through to tc()
     return schema.check(tc(args=orjson.dumps(args).decode(), **kw), ctx(reg=registry()))
 
 

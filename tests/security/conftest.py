@@ -47,6 +47,10 @@ def connects(monkeypatch: pytest.MonkeyPatch) -> Iterator[Connects]:
                 raise ConnectionRefusedError(f"test guard: refused connect to {host}")
         real_connect(self, address)
 
+    def guarded_ex(self: socket.socket, address: Any) -> int:
+        guarded(self, address)
+        return 0
+
     monkeypatch.setattr(socket.socket, "connect", guarded)
-    monkeypatch.setattr(socket.socket, "connect_ex", lambda self, a: guarded(self, a) or 0)
+    monkeypatch.setattr(socket.socket, "connect_ex", guarded_ex)
     yield seen

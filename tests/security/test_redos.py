@@ -10,6 +10,7 @@ import json
 import subprocess
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -33,7 +34,7 @@ def _cli(args: list[str], cwd: Path) -> tuple[subprocess.CompletedProcess[str], 
     return done, time.monotonic() - start
 
 
-def _messages(d: Path, schema: dict[str, object], args: dict[str, object]) -> Path:
+def _messages(d: Path, schema: Mapping[str, object], args: Mapping[str, object]) -> Path:
     tool = {"type": "function", "function": {"name": "f", "parameters": schema}}
     call = {
         "id": "c1",

@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 import pytest
 
 from tests.conftest import ROOT, run_cli
-from tests.pipeline.replay_helpers import call, frame, loopback, mw
+from tests.pipeline.replay_helpers import call, frame, live_results, loopback, mw
 from tests.security.conftest import Connects
 from toolcall_cli.pipeline import ReplayReport, replay
 from toolcall_cli.pipeline.live import live_replay
@@ -84,7 +84,7 @@ def test_a_redirect_is_the_answer_never_followed(recorder: str, connects: Connec
             return
 
     with loopback(Redirect) as url:
-        live = live_replay(_report(), target=url).live
+        live = live_results(live_replay(_report(), target=url))
     assert Recorder.seen == []  # no second request, anywhere
     assert [(r.http_status, r.verdict.verdict, r.verdict.code) for r in live] == [
         (302, "fail", "redirect")
@@ -148,7 +148,7 @@ def test_timeout_is_a_total_deadline() -> None:
     Trickle.stop = threading.Event()
     with loopback(Trickle) as url:
         start = time.monotonic()
-        live = live_replay(_report(), target=url, timeout=2.0).live
+        live = live_results(live_replay(_report(), target=url, timeout=2.0))
         took = time.monotonic() - start
         Trickle.stop.set()
     assert [(r.verdict.verdict, r.verdict.code) for r in live] == [("fail", "timeout")]

@@ -29,6 +29,13 @@ def calls(df: pd.DataFrame) -> pd.DataFrame:
     return df[df["kind"] == "tool_call"].reset_index(drop=True)
 
 
+def first_origin(c: pd.DataFrame) -> str:
+    """The ``origin`` of the first row; pandas types a cell as any scalar, so narrow it to str."""
+    origin = c.loc[0, "origin"]
+    assert isinstance(origin, str)
+    return origin
+
+
 def kinds(df: pd.DataFrame) -> list[str]:
     return list(df["kind"])
 
@@ -64,7 +71,7 @@ def test_openai_array() -> None:
     c = calls(df)
     assert list(c["tool_call_id"]) == ["call_a1", "call_a2"]
     assert c.loc[0, "args"] == '{"city": "Paris",  "unit":"c"}'  # byte-identical
-    assert c.loc[0, "origin"].endswith("openai_array.json#/2/tool_calls/0")
+    assert first_origin(c).endswith("openai_array.json#/2/tool_calls/0")
     a = attrs(c.loc[1])
     assert (a["msg_index"], a["call_index"], a["turn"], a["protocol"]) == (2, 1, 1, "openai")
     res = df[df["kind"] == "tool_result"].reset_index(drop=True)
@@ -108,7 +115,7 @@ def test_jsonl_one_session_per_line() -> None:
     df = parse("sessions.jsonl")
     assert list(dict.fromkeys(df["session_id"])) == ["s-1", "sessions:2", "conv-3"]
     assert set(df[df["session_id"] == "conv-3"]["trace_id"]) == {"t-3"}
-    assert calls(df).loc[0, "origin"].endswith("sessions.jsonl:1#/messages/1/tool_calls/0")
+    assert first_origin(calls(df)).endswith("sessions.jsonl:1#/messages/1/tool_calls/0")
 
 
 def test_legacy_functions() -> None:
@@ -174,7 +181,7 @@ def test_openai_stream_assembles_calls_by_index() -> None:
     assert list(c["args"]) == ['{"city": "Paris"}', '{"tz": "UTC"}']
     assert {attrs(r)["protocol"] for _, r in c.iterrows()} == {"sse"}
     assert attrs(c.loc[0])["finish_reason"] == "tool_calls"
-    assert c.loc[0, "origin"].endswith("stream_openai.sse:3")
+    assert first_origin(c).endswith("stream_openai.sse:3")
     assert df[df["kind"] == "assistant_text"].iloc[0]["detail"] == "Checking both."
 
 

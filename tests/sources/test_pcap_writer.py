@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,8 +16,8 @@ pytestmark = pytest.mark.tshark
 T0 = 1700000000.0
 
 
-def _write(path: Path, **kw: object) -> None:
-    w = PcapWriter(path, **kw)  # type: ignore[arg-type]
+def _write(path: Path, **kw: Any) -> None:  # kw: PcapWriter options (linktype, fmt)
+    w = PcapWriter(path, **kw)
     a = w.tcp(client=("192.168.1.10", 40001), server=("192.168.1.20", 9000))
     b = w.tcp(client=("192.168.1.11", 40002), server=("192.168.1.20", 9000))
     big = {"status": "success", "data": ["é" * 50] * 200, "call_id": "c-a1"}
@@ -48,7 +49,7 @@ def _write(path: Path, **kw: object) -> None:
 @pytest.mark.parametrize(
     "kw", [{}, {"linktype": LINKTYPE_RAW}, {"fmt": "pcapng"}], ids=["eth", "raw", "ng"]
 )
-def test_writer_round_trip(tmp_path: Path, tshark: str, kw: dict[str, object]) -> None:
+def test_writer_round_trip(tmp_path: Path, tshark: str, kw: dict[str, Any]) -> None:
     path = tmp_path / "w.pcap"
     _write(path, **kw)
     df = parse_file(path)
