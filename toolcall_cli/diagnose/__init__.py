@@ -5,14 +5,16 @@ Registration is explicit: every family package (`flooding`, `ingest`, `orphans`,
 `timeouts`, `truncation`) is imported below by name and imports its rule modules by name.
 `classify()` runs the selected classifiers and ranks their findings; `diagnose_events()` is the
 whole path from an event table to a report, its evidence quoted last (`core.quoting`).
+
+Pandas, numpy and pyarrow are imported inside the functions that use them (annotations under
+`TYPE_CHECKING`), so registering every rule — `toolcall rules` — loads none of them
+(`tests/test_startup_imports.py`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
-
-import pandas as pd
 
 from toolcall_cli.core.config import DEFAULT, Config
 from toolcall_cli.core.events import UNPARSED
@@ -24,6 +26,8 @@ from toolcall_cli.diagnose.base import Classifier, DiagnoseContext, DiagnoseRepo
 from toolcall_cli.diagnose.evidence import stand_in
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from toolcall_cli.align.select import Scope
     from toolcall_cli.tools.registry import ToolRegistry
 
