@@ -55,3 +55,19 @@ def test_the_rules_views_load_no_heavy_library() -> None:
         "from toolcall_cli.catalogue import RulesReport; load_views(RulesReport)"
     )
     assert _loaded_after(code) == []
+
+
+def test_the_rule_catalogue_loads_no_heavy_library() -> None:
+    # every rule module registers without pandas/numpy/pyarrow: they load when a rule runs
+    # (yaml stays: the lint package's tool-definition readers import it)
+    code = "import toolcall_cli.catalogue; toolcall_cli.catalogue.load_all()"
+    assert _loaded_after(code) == ["yaml"]
+
+
+def test_rules_fl001_end_to_end_loads_no_heavy_library() -> None:
+    code = (
+        "import sys; sys.argv = ['toolcall', 'rules', 'FL001']\n"
+        "from toolcall_cli.cli.app import app\n"
+        "try:\n    app()\nexcept SystemExit as stop:\n    assert not stop.code, stop.code"
+    )
+    assert _loaded_after(f"exec({code!r})") == ["yaml"]

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-import pyarrow as pa
-import pyarrow.compute as pc
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
 
 #: Rows below which hashing a column costs more than it saves.
 _MIN_ROWS = 1000
@@ -16,6 +19,9 @@ def few_distinct(arr: pa.Array | pa.ChunkedArray) -> pa.DictionaryArray | None:
     """*arr* dictionary-encoded when it holds few distinct values, judged from a sample first
     (a row-local function — a regex pass, JSON quoting — can then run once per distinct value
     and be broadcast with `take(indices)`); None otherwise."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     n = len(arr)
     if n <= _MIN_ROWS or len(pc.unique(arr.slice(0, _SAMPLE))) > _SAMPLE_DISTINCT:
         return None

@@ -7,15 +7,18 @@ of testing for each kind of null itself.
 
 from __future__ import annotations
 
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from toolcall_cli.core.jsonio import try_loads
+
+if TYPE_CHECKING:
+    pass
 
 
 def text(v: Any) -> str | None:
     """A cell as text; None for every kind of null (None, `pd.NA`, NaN, NaT)."""
+    import pandas as pd
+
     if v is None or (not isinstance(v, str) and bool(pd.isna(v))):
         return None
     return str(v)

@@ -17,18 +17,19 @@ import re
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
-import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from toolcall_cli.core.arrow import few_distinct
 from toolcall_cli.core.config import Redact
 from toolcall_cli.core.events import STR
 from toolcall_cli.core.findings import Finding
 from toolcall_cli.core.redact_json import redact_documents
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import pyarrow as pa
 
 MARK = "[REDACTED]"  # the same mark as core.redact_json's
 
@@ -133,6 +134,8 @@ class Redactor:
 
     def text(self, value: str) -> str:
         """Redact one string (for text outside the event table, e.g. quoted evidence lines)."""
+        import pyarrow as pa
+
         if not self.enabled or not value:
             return value
         if self.rules == BUILTIN and not self.json_paths and not _may_hold_builtin_secret(value):
@@ -146,12 +149,17 @@ class Redactor:
 
     def texts(self, values: Sequence[str | None]) -> list[str | None]:
         """Redact many strings in one column pass (None stays None)."""
+        import pyarrow as pa
+
         if not self.enabled or not values:
             return list(values)
         red = self._array(pa.array(list(values), type=pa.large_string()))
         return list(red.to_pylist())
 
     def _array(self, arr: pa.Array, *, structural: bool = True) -> pa.Array:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
         enc = few_distinct(arr)
         if enc is not None:  # event names, tools, statuses: scan each distinct value once
             red = self._array(enc.dictionary, structural=structural)
@@ -172,12 +180,16 @@ class Redactor:
         return pc.if_else(hits, pc.take(sub, gather), arr)
 
     def _rules_over(self, arr: pa.Array) -> pa.Array:
+        import pyarrow.compute as pc
+
         for _, pattern, repl in self.rules:
             arr = pc.replace_substring_regex(arr, pattern=pattern, replacement=repl)
         return arr
 
     def _documents(self, sub: pa.Array) -> pa.Array:
         """Candidate rows: JSON documents redacted as JSON (values stay valid), the rest as text."""
+        import pyarrow as pa
+
         values = sub.to_pylist()
         out = redact_documents(values, self._strings)
         plain = [i for i, v in enumerate(out) if v is None]
@@ -191,6 +203,8 @@ class Redactor:
 
     def _strings(self, values: list[str]) -> list[str]:
         """Decoded strings from inside documents, through the text rules in one column pass."""
+        import pyarrow as pa
+
         red = self._array(pa.array(values, type=pa.large_string()), structural=False)
         return list(red.to_pylist())
 
@@ -200,6 +214,9 @@ class Redactor:
 
     def frame(self, df: pd.DataFrame) -> pd.DataFrame:
         """A copy of the event table with secrets replaced in every text column."""
+        import pandas as pd
+        import pyarrow as pa
+
         if not self.enabled or df.empty:
             return df
         out = df.copy(deep=False)  # columns are replaced, never written into
@@ -222,6 +239,8 @@ class Redactor:
         return out
 
     def _column(self, name: str, arr: pa.Array) -> pa.Array:
+        import pyarrow as pa
+
         if name not in ID_COLUMNS:
             return self._array(arr)
         red = self._array(arr, structural=False)

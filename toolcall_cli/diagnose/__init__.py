@@ -5,6 +5,10 @@ Registration is explicit: every family package (`flooding`, `ingest`, `orphans`,
 `timeouts`, `truncation`) is imported below by name and imports its rule modules by name.
 `classify()` runs the selected classifiers and ranks their findings; `diagnose_events()` is the
 whole path from an event table to a report, its evidence quoted last (`core.quoting`).
+
+Pandas, numpy and pyarrow are imported inside the functions that use them (annotations under
+`TYPE_CHECKING`), so registering every rule — `toolcall rules` — loads none of them
+(`tests/test_startup_imports.py`).
 """
 
 from __future__ import annotations
@@ -12,19 +16,18 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
 from toolcall_cli.core.config import DEFAULT, Config
 from toolcall_cli.core.events import UNPARSED
 from toolcall_cli.core.findings import Finding, Severity, rank_findings, select_codes
-from toolcall_cli.core.quoting import quote_findings
-from toolcall_cli.core.redact import DEFAULT_REDACTOR, Redactor
 from toolcall_cli.core.registry import Registry
 from toolcall_cli.diagnose.base import Classifier, DiagnoseContext, DiagnoseReport, TimelineLike
 from toolcall_cli.diagnose.evidence import stand_in
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from toolcall_cli.align.select import Scope
+    from toolcall_cli.core.redact import Redactor
     from toolcall_cli.tools.registry import ToolRegistry
 
 __all__ = [
@@ -107,18 +110,23 @@ def diagnose_events(
     ignore: Iterable[str] = (),
     inputs: tuple[str, ...] = (),
     quotable: Iterable[str] | None = None,
-    redactor: Redactor = DEFAULT_REDACTOR,
+    redactor: Redactor | None = None,
     scope: Scope | None = None,
 ) -> DiagnoseReport:
     """Align *events*, build the context, classify, then quote the evidence: the whole
     `toolcall diagnose` core.
 
     Quotes are read only from *quotable* (default: *inputs*), the files this run ingested or
-    the store recorded, and go through *redactor*; any other origin keeps the event's own
-    text. With *scope* only the traces it selects are classified (alignment sees everything).
+    the store recorded, and go through *redactor* (default: `DEFAULT_REDACTOR`); any other
+    origin keeps the event's own text. With *scope* only the traces it selects are classified
+    (alignment sees everything).
     """
+    # quoting and redaction (hashlib, a thread pool, orjson) load when a report is built, not
+    # when `toolcall rules` registers the classifiers
     from toolcall_cli.align import align
     from toolcall_cli.align.select import in_scope
+    from toolcall_cli.core.quoting import quote_findings
+    from toolcall_cli.core.redact import DEFAULT_REDACTOR
 
     aligned = align(events, cfg=cfg, skew_correction=skew_correction)
     timeline: TimelineLike = in_scope(aligned, scope) if scope is not None else aligned
@@ -128,7 +136,10 @@ def diagnose_events(
     return DiagnoseReport(
         command=rep.command,
         findings=quote_findings(
-            rep.findings, files=files, redactor=redactor, stand_in=stand_in(ctx)
+            rep.findings,
+            files=files,
+            redactor=DEFAULT_REDACTOR if redactor is None else redactor,
+            stand_in=stand_in(ctx),
         ),
         summary=rep.summary,
         inputs=inputs,

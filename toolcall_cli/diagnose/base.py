@@ -12,12 +12,12 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-import pandas as pd
-
 from toolcall_cli.core.config import DEFAULT, Config
 from toolcall_cli.core.findings import Finding, Report
 
 if TYPE_CHECKING:  # pipeline types are only needed for annotations
+    import pandas as pd
+
     from toolcall_cli.tools.registry import ToolRegistry
 
 T = TypeVar("T")

@@ -15,12 +15,15 @@ the whole timeline: :data:`WHOLE_TIMELINE`.
 
 from __future__ import annotations
 
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from toolcall_cli.align.keys import label_rows
 from toolcall_cli.align.select import restrict
 from toolcall_cli.diagnose.base import DiagnoseContext
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
 
 #: Codes run once over the whole timeline, never per batch.
 WHOLE_TIMELINE = frozenset({"IN002", "IN003"})
@@ -28,6 +31,9 @@ WHOLE_TIMELINE = frozenset({"IN002", "IN003"})
 
 def split_context(ctx: DiagnoseContext) -> list[DiagnoseContext]:
     """*ctx* itself when no raw id spans two units, else one context per batch."""
+    import numpy as np
+    import pandas as pd
+
     ev = ctx.events()
     if not len(ev) or "trace" not in ev.columns:
         return [ctx]

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from toolcall_cli.core.events import CALL_KINDS
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def call_label(cid: str | None, tool: str | None) -> str:

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from toolcall_cli.core.findings import Evidence
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.frames import event_columns
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: The event columns evidence reads (`row_text` and the origin).
 ROW_COLUMNS = ("origin", "kind", "tool", "tool_call_id", "http_status", "detail", "args")
@@ -114,4 +115,6 @@ def stand_in(ctx: DiagnoseContext) -> Callable[[Evidence], str]:
 
 def missing(v: Any) -> bool:
     """A null cell: None, pandas NA/NaT or a float NaN (cheap; called per cited value)."""
+    import pandas as pd
+
     return v is None or v is pd.NA or v is pd.NaT or (isinstance(v, float) and v != v)

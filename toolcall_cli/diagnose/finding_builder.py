@@ -5,10 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from typing import Any
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from toolcall_cli.core.cells import text
 from toolcall_cli.core.findings import Evidence, Finding, Rule
@@ -18,9 +15,13 @@ from toolcall_cli.diagnose.frames import event_columns
 
 _HEADING = re.compile(r"^(What it does|Why it matters|Example|Fix)\s*:?\s*$", re.M)
 
-#: What a finding is proven by: a frame of event rows, or the labels of rows of the context's
-#: event table (`ctx.events()`; its index is 0..n-1) — cheaper when findings are many.
-Rows = pd.DataFrame | Sequence[int] | np.ndarray
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+
+    #: What a finding is proven by: a frame of event rows, or the labels of rows of the context's
+    #: event table (`ctx.events()`; its index is 0..n-1) — cheaper when findings are many.
+    Rows = pd.DataFrame | Sequence[int] | np.ndarray
 
 
 def doc_section(rule: Rule, heading: str) -> str | None:
@@ -54,6 +55,8 @@ def make(
     The evidence is the rows' origins with their own text; `core.quoting` quotes it (and sets
     the location from the first origin) once every rule has run.
     """
+    import pandas as pd
+
     ids = _unique(text(c) for c in call_ids)
     if isinstance(rows, pd.DataFrame):
         cells = _frame_cells(rows, limit)

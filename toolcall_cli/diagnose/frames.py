@@ -9,15 +9,14 @@ touch pandas scalars.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
-
-import numpy as np
-import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
+from typing import TYPE_CHECKING, Any
 
 from toolcall_cli.core.cells import attrs_of
 from toolcall_cli.diagnose.base import DiagnoseContext
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
 
 
 def with_attrs(ctx: DiagnoseContext) -> pd.DataFrame:
@@ -25,6 +24,8 @@ def with_attrs(ctx: DiagnoseContext) -> pd.DataFrame:
 
     The dicts are shared between rows with equal `attrs` text: read them, never write them.
     """
+
+    import pandas as pd
 
     def build() -> pd.DataFrame:
         ev = ctx.events().copy(deep=False)  # only a column is added; the table stays shared
@@ -37,6 +38,9 @@ def with_attrs(ctx: DiagnoseContext) -> pd.DataFrame:
 def _parse_attrs(cells: pd.Series) -> np.ndarray:
     """`attrs_of` over a column, parsing each distinct text once (logs repeat the same attrs
     on most lines: one method, path and agent; one event name per middleware step)."""
+    import numpy as np
+    import pandas as pd
+
     codes, uniques = pd.factorize(cells, use_na_sentinel=True)
     parsed = np.empty(len(uniques) + 1, dtype=object)
     for k, a in enumerate(uniques.tolist()):
@@ -60,6 +64,8 @@ def of_kind(
 
 def attr(rows: pd.DataFrame, key: str) -> pd.Series:
     """One attrs key as a Series aligned with *rows* (None where absent)."""
+    import pandas as pd
+
     return pd.Series(attr_list(rows, key), index=rows.index, dtype=object)
 
 
@@ -71,6 +77,8 @@ class EventColumns:
     _WHOLE = frozenset({"origin", "session_id", "trace", "tool", "tool_call_id"})
 
     def __init__(self, ev: pd.DataFrame) -> None:
+        import pandas as pd
+
         # labels are positions: align() hands out the table with a fresh 0..n-1 index
         if not (isinstance(ev.index, pd.RangeIndex) and ev.index.start == 0 and ev.index.step == 1):
             raise ValueError("diagnose needs the aligned event table (a 0..n-1 index)")
@@ -126,6 +134,8 @@ def attr_list(rows: pd.DataFrame, key: str) -> list[Any]:
 
 def has_key(rows: pd.DataFrame, key: str) -> np.ndarray:
     """Boolean mask: the row's parsed attrs hold *key* (text prefilter, then the dict)."""
+    import numpy as np
+
     raw = rows["attrs"]
     maybe = raw.str.contains(f'"{key}"', regex=False).fillna(False).to_numpy(dtype=bool)
     out = np.zeros(len(rows), dtype=bool)
@@ -139,6 +149,10 @@ def has_key(rows: pd.DataFrame, key: str) -> np.ndarray:
 def isin_set(values: pd.Series, wanted: set[str] | frozenset[str]) -> np.ndarray:
     """Boolean mask: the string cell is in *wanted* (nulls never are). Hashes on the Arrow
     side: `Series.isin` with a large list converts the list element by element."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     if not len(values) or not wanted:
         return np.zeros(len(values), dtype=bool)
     arr = pa.array(values.array) if hasattr(values.array, "__arrow_array__") else None

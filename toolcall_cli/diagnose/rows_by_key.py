@@ -8,19 +8,23 @@ for a few named ids.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.frames import isin_set
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
 
 
 class RowsByKey:
     """Row labels of a frame per value of one column (nulls left out), in frame order."""
 
     def __init__(self, values: pd.Series) -> None:
+        import numpy as np
+        import pandas as pd
+
         codes, uniques = pd.factorize(values, use_na_sentinel=True)
         labels = values.index.to_numpy()
         keep = codes >= 0

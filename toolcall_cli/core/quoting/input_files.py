@@ -17,11 +17,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-import numpy as np
-
 from toolcall_cli.core.jsonio import try_loads
 
 if TYPE_CHECKING:  # the lint package (and jsonschema with it) loads only when a quote needs it
+    import numpy as np
+
     from toolcall_cli.tools.linemap import LineMap
 
 #: Files up to this size are cached whole; larger ones are streamed to the cited line.
@@ -113,6 +113,8 @@ def _close_handles() -> None:
 @lru_cache(maxsize=4)
 def _line_starts(path: str) -> tuple[np.ndarray, int] | None:
     """Byte offsets where each line of *path* starts, and the file size (None: unreadable)."""
+    import numpy as np
+
     try:
         with open(path, "rb") as f:
             size = os.fstat(f.fileno()).st_size

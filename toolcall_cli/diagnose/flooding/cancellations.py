@@ -4,14 +4,17 @@ call as tool-call flooding, and the first of them to cite beside a cause."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from toolcall_cli.core.events import CANCELLATION_TEXT_KINDS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.evidence import missing
-from toolcall_cli.diagnose.finding_builder import Rows
 from toolcall_cli.diagnose.frames import column, with_attrs
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from toolcall_cli.diagnose.finding_builder import Rows
 
 #: How a flooding cancellation reads in any source (middleware text, a tool result, a proxy).
 _FLOOD_PHRASE = r"tool[- ]call flooding|flooding (?:was )?detected|cancelled because .*flood"
@@ -36,6 +39,8 @@ def cite_floods(
 ) -> list[int]:
     """The labels of *rows* led by the first flooding cancellation of the same sessions or
     calls (the evidence to cite), for `make`."""
+    import pandas as pd
+
     labels = rows.index.tolist() if isinstance(rows, pd.DataFrame) else [int(x) for x in rows]
     by_session, by_call = _flood_index(ctx)
     if not by_session and not by_call:

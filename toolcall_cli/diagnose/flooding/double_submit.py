@@ -23,9 +23,7 @@ Fix
 from __future__ import annotations
 
 from collections.abc import Iterator
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from toolcall_cli.core.events import WIRE_SOURCES
 from toolcall_cli.core.findings import Finding, Severity, rule
@@ -35,8 +33,11 @@ from toolcall_cli.diagnose.finding_builder import make
 from toolcall_cli.diagnose.flooding.cancellations import cite_floods
 from toolcall_cli.diagnose.flooding.http_requests import TOOL_PATH, ns, requests, result_between
 
-#: Two chat POSTs of one session closer than this are a double submit.
-BURST = pd.Timedelta(seconds=1)
+if TYPE_CHECKING:
+    pass
+
+#: Two chat POSTs of one session closer than this (nanoseconds: 1 s) are a double submit.
+BURST_NS = 1_000_000_000
 
 RULE = rule(
     "FL002",
@@ -50,6 +51,9 @@ RULE = rule(
 @CLASSIFIERS.register(RULE.code)
 def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     """Two chat POSTs of one session (one source) within 1 s or with identical captured bodies."""
+    import numpy as np
+    import pandas as pd
+
     reqs = requests(ctx)
     is_chat = (
         (reqs["_method"] == "POST")
@@ -71,7 +75,7 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     size = chat["size"].astype("Float64").to_numpy(dtype=float, na_value=np.nan)[order]
     path = chat["_path"].to_numpy(dtype=object)[order]
     same_group = (sc[1:] == sc[:-1]) & (so[1:] == so[:-1])
-    close = st[1:] - st[:-1] <= BURST.value
+    close = st[1:] - st[:-1] <= BURST_NS
     is_wire = np.asarray(sources.isin(WIRE_SOURCES))[so[:-1]]
     same_body = is_wire & (size[1:] == size[:-1]) & (path[1:] == path[:-1])
     pair = same_group & (close | same_body)

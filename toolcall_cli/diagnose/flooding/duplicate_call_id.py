@@ -25,9 +25,7 @@ Fix
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import cast
-
-import pandas as pd
+from typing import TYPE_CHECKING, cast
 
 from toolcall_cli.core.events import MIDDLEWARE_NOTE_KINDS
 from toolcall_cli.core.findings import Finding, Severity, rule
@@ -37,6 +35,9 @@ from toolcall_cli.diagnose.finding_builder import make
 from toolcall_cli.diagnose.flooding.cancellations import cite_floods
 from toolcall_cli.diagnose.flooding.observed_calls import observed_calls
 from toolcall_cli.diagnose.frames import attr, of_kind
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 RULE = rule(
     "FL003",
@@ -50,6 +51,8 @@ RULE = rule(
 @CLASSIFIERS.register(RULE.code)
 def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     """One id on different calls (tool or arguments differ), and empty ids."""
+    import pandas as pd
+
     calls = observed_calls(ctx)
     # a middleware line that did not log the arguments says nothing about them
     known = (calls["kind"] == "tool_call") | calls["args"].notna()

@@ -7,14 +7,15 @@ each step as arrays, and findings cite rows by label.
 
 from __future__ import annotations
 
-import numpy as np
-import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
+from typing import TYPE_CHECKING
 
 from toolcall_cli.core.events import HTTP_REQUEST_KINDS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.frames import attr, of_kind
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
 
 TOOL_PATH = r"^/tools/"
 
@@ -33,6 +34,9 @@ def _method(rows: pd.DataFrame) -> pd.Series:
 def _or_line_word(values: pd.Series, rows: pd.DataFrame, k: int) -> pd.Series:
     """*values*, with word *k* (0 or 1) of the request line in `detail` (split on single
     spaces) where they are null; that split runs only over those rows."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     need = values.isna().to_numpy()
     if not need.any():
         return values
@@ -69,6 +73,8 @@ _REQUEST_COLUMNS = (
 def requests(ctx: DiagnoseContext) -> pd.DataFrame:
     """HTTP requests (nginx lines, captured requests) with `_path`, `_method`, `_start`."""
 
+    import pandas as pd
+
     def build() -> pd.DataFrame:
         rows = of_kind(ctx, *HTTP_REQUEST_KINDS, columns=_REQUEST_COLUMNS).copy()
         rows["_path"] = _path(rows)
@@ -85,6 +91,8 @@ def requests(ctx: DiagnoseContext) -> pd.DataFrame:
 
 def result_times(ctx: DiagnoseContext) -> pd.DataFrame:
     """When tool results became available, per session: injections, responses, tool lines."""
+    import pandas as pd
+
     reqs = requests(ctx)
     tool_lines = reqs[(reqs["kind"] == "http_access") & reqs["_path"].str.match(TOOL_PATH)]
     mw = of_kind(
@@ -109,6 +117,9 @@ def result_times(ctx: DiagnoseContext) -> pd.DataFrame:
 
 def ns(times: pd.Series) -> np.ndarray:
     """UTC timestamps as int64 nanoseconds."""
+    import numpy as np
+    import pandas as pd
+
     return pd.to_datetime(times, utc=True).to_numpy(dtype="datetime64[ns]").astype(np.int64)
 
 
@@ -116,6 +127,9 @@ def result_between(
     ctx: DiagnoseContext, scopes: pd.Index, code: np.ndarray, lo: np.ndarray, hi: np.ndarray
 ) -> np.ndarray:
     """Per pair: did a tool result of session ``scopes[code]`` arrive strictly between lo and hi?"""
+    import numpy as np
+    import pandas as pd
+
     results = result_times(ctx)
     r_code = scopes.get_indexer(pd.Index(results["scope"].astype(str)))
     keep = r_code >= 0

@@ -3,15 +3,16 @@ canonical arguments."""
 
 from __future__ import annotations
 
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from toolcall_cli.core.cells import text
 from toolcall_cli.core.events import OBSERVED_CALL_KINDS
 from toolcall_cli.core.jsonio import canonical, try_loads
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.frames import of_kind
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def observed_calls(ctx: DiagnoseContext) -> pd.DataFrame:

@@ -23,9 +23,8 @@ Fix
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
-
-import pandas as pd
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
 
 from toolcall_cli.core.cells import text
 from toolcall_cli.core.findings import Finding, Severity, rule
@@ -36,8 +35,11 @@ from toolcall_cli.diagnose.flooding.cancellations import cite_floods
 from toolcall_cli.diagnose.flooding.http_requests import TOOL_PATH, requests
 from toolcall_cli.diagnose.frames import of_kind
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 #: A repeat of a 499/504 tool request within this window is a retry.
-RETRY_WINDOW = pd.Timedelta(seconds=60)
+RETRY_WINDOW = timedelta(seconds=60)
 
 RULE = rule(
     "FL004",
@@ -50,6 +52,8 @@ RULE = rule(
 
 def _sends(ctx: DiagnoseContext) -> pd.DataFrame:
     """Requests to the tool service: middleware requests, captured and logged /tools/ POSTs."""
+    import pandas as pd
+
     reqs = requests(ctx)
     tool_http = reqs[
         reqs["_path"].str.match(TOOL_PATH) | (reqs["kind"] == "http_request") & reqs["tool"].notna()
@@ -95,6 +99,8 @@ def _nginx_retries(
     ctx: DiagnoseContext, sends: pd.DataFrame, flagged: set[str]
 ) -> Iterator[Finding]:
     """Access-log tool requests without ids: a 499/504, then the same path from the same scope."""
+    import pandas as pd
+
     lines = sends[
         (sends["kind"] == "http_access")
         & (sends["tool_call_id"].isna() | (sends["tool_call_id"] == ""))

@@ -19,13 +19,15 @@ Fix
 from __future__ import annotations
 
 from collections.abc import Iterator
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
+
+if TYPE_CHECKING:
+    pass
 
 RULE = rule(
     "IN002",
@@ -39,6 +41,8 @@ RULE = rule(
 @CLASSIFIERS.register(RULE.code)
 def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     """One finding per source whose estimated offset exceeds tolerance.skew_ms."""
+    import pandas as pd
+
     tol = ctx.cfg.tolerance.skew_ms
     skewed = [
         (source, offset)

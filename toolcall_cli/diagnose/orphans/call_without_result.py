@@ -30,9 +30,7 @@ Fix
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from toolcall_cli.core.cells import text
 from toolcall_cli.core.events import (
@@ -49,6 +47,9 @@ from toolcall_cli.diagnose.finding_builder import make
 from toolcall_cli.diagnose.frames import objects, with_attrs
 from toolcall_cli.diagnose.orphans.pairing import conversation_index, positional_results
 from toolcall_cli.diagnose.rows_by_key import RowsByKey
+
+if TYPE_CHECKING:
+    pass
 
 RULE = rule(
     "OR001",
@@ -166,6 +167,8 @@ def walk(
 @CLASSIFIERS.register(RULE.code)
 def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     """Every call without a result, with the breakpoint of its round trip."""
+    import numpy as np
+
     idx = conversation_index(ctx)
     calls = idx.calls
     paired_empty = positional_results(ctx)

@@ -4,20 +4,26 @@ without an id; where each call sits, for results that come before or after it.""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from toolcall_cli.core.cells import text
 from toolcall_cli.core.events import CONVERSATION_KINDS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.frames import attr, isin_set, objects, of_kind
 
-#: (scopes, ids): two object arrays of equal length, one (scope, id) pair per position
-_Pairs = tuple[np.ndarray, np.ndarray]
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
 
-_NO_PAIRS: _Pairs = (np.array([], dtype=object), np.array([], dtype=object))
+    #: (scopes, ids): two object arrays of equal length, one (scope, id) pair per position
+    _Pairs = tuple[np.ndarray, np.ndarray]
+
+
+def _no_pairs() -> _Pairs:
+    """No (scope, id) pairs (built on use: numpy loads only when diagnose runs)."""
+    import numpy as np
+
+    return (np.array([], dtype=object), np.array([], dtype=object))
 
 
 @dataclass(frozen=True)
@@ -27,7 +33,7 @@ class ConversationIndex:
     calls: pd.DataFrame
     results: pd.DataFrame
     result_keys: _Pairs  # (scope, id) of every result: scope = "s:<session>" | "t:<trace>"
-    injected_keys: _Pairs = field(default_factory=lambda: _NO_PAIRS)
+    injected_keys: _Pairs = field(default_factory=_no_pairs)
     trailing: frozenset[int] = field(default_factory=frozenset)
 
     def answered(
@@ -39,6 +45,8 @@ class ConversationIndex:
         counts as answered when the middleware logged the injection. A call with an empty id
         is never answered by id.
         """
+        import numpy as np
+
         ids = np.array([c or "" for c in cids], dtype=object)
         by_session = _scoped("s", sessions), ids
         by_trace = _scoped("t", traces), ids
@@ -54,6 +62,8 @@ class ConversationIndex:
 
 def _keys(rows: pd.DataFrame) -> _Pairs:
     """(scope, id) pairs of *rows*, scope being "s:<session>" and "t:<trace>"."""
+    import numpy as np
+
     scopes: list[str] = []
     ids: list[str] = []
     for col, tag in (("session_id", "s"), ("trace", "t")):
@@ -66,11 +76,16 @@ def _keys(rows: pd.DataFrame) -> _Pairs:
 
 def _scoped(tag: str, values: list[Any]) -> np.ndarray:
     """`<tag>:<value>` per value, "None" standing for a null (as an f-string writes it)."""
+    import numpy as np
+
     return np.array([f"{tag}:{v}" for v in values], dtype=object)
 
 
 def _pair_in(pairs: _Pairs, pool: _Pairs) -> np.ndarray:
     """Per pair of *pairs*: it is one of the pairs of *pool* (exact, both halves hashed)."""
+    import numpy as np
+    import pandas as pd
+
     n = len(pairs[0])
     if not n or not len(pool[0]):
         return np.zeros(n, dtype=bool)
@@ -88,11 +103,15 @@ def _narrow(ctx: DiagnoseContext, kind: str) -> pd.DataFrame:
 
 
 def _msg_index(rows: pd.DataFrame) -> pd.Series:
+    import pandas as pd
+
     return pd.to_numeric(attr(rows, "msg_index"), errors="coerce")
 
 
 def conversation_index(ctx: DiagnoseContext) -> ConversationIndex:
     """Calls (tool_call events, plus calls only the middleware saw) and results, indexed."""
+
+    import pandas as pd
 
     def build() -> ConversationIndex:
         calls = of_kind(ctx, "tool_call")
@@ -126,6 +145,8 @@ def _build_conversation_rows(ctx: DiagnoseContext) -> pd.DataFrame:
 
 def _trailing(ctx: DiagnoseContext, calls: pd.DataFrame) -> set[int]:
     """Call rows in the last message of their conversation (per session and file)."""
+    import numpy as np
+
     conv = _conversation_rows(ctx)
     if not len(conv):
         return set()

@@ -21,8 +21,7 @@ Fix
 from __future__ import annotations
 
 from collections.abc import Iterator
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from toolcall_cli.core.cells import text
 from toolcall_cli.core.findings import Finding, Severity, rule
@@ -36,6 +35,9 @@ from toolcall_cli.diagnose.orphans.pairing import (
     positional_results,
 )
 
+if TYPE_CHECKING:
+    pass
+
 RULE = rule(
     "OR004",
     "result-out-of-order",
@@ -48,6 +50,8 @@ RULE = rule(
 @CLASSIFIERS.register(RULE.code)
 def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     """Results of an earlier call that do not directly follow its assistant message."""
+    import numpy as np
+
     idx = conversation_index(ctx)
     res = idx.results
     if not len(res):

@@ -25,8 +25,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from json_repair import repair_json
-
 from toolcall_cli.core.cells import text
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.core.jsonio import try_loads
@@ -127,6 +125,8 @@ def _json_type(value: Any) -> str:
 
 
 def _repair(text: str) -> Any | None:
+    from json_repair import repair_json  # ~20 ms to import: only when a call needs repairing
+
     try:
         got = repair_json(text, return_objects=True)
     except (ValueError, RecursionError, IndexError):  # json_repair gives up on pathological text

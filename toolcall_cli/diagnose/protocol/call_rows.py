@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from toolcall_cli.core.cells import text
 from toolcall_cli.core.events import OBSERVED_CALL_KINDS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.frames import objects, with_attrs
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def call_rows(ctx: DiagnoseContext) -> pd.DataFrame:
@@ -21,6 +22,8 @@ def call_rows(ctx: DiagnoseContext) -> pd.DataFrame:
 
 def row_mask(rows: pd.DataFrame, flags: list[bool]) -> pd.Series:
     """A boolean row mask (a bare empty list would select columns, not rows)."""
+    import pandas as pd
+
     return pd.Series(flags, index=rows.index, dtype=bool)
 
 

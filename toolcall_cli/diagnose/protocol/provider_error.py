@@ -25,12 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
-
-import numpy as np
-import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
+from typing import TYPE_CHECKING, Any
 
 from toolcall_cli.core.cells import text
 from toolcall_cli.core.findings import Finding, Severity, rule
@@ -38,6 +33,10 @@ from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
 from toolcall_cli.diagnose.frames import has_key, with_attrs
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
 
 RULE = rule(
     "PR008",
@@ -207,6 +206,10 @@ def _search(col: pd.Series, pattern: str) -> np.ndarray:
     pandas falls back to Python's `re` for case-insensitive search, which is far too slow on
     large attrs and bodies.
     """
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     arr = pa.array(col.array, type=pa.large_string())
     hit = pc.match_substring_regex(arr, pattern, ignore_case=True).fill_null(False)
     return np.asarray(hit.to_numpy(zero_copy_only=False), dtype=bool)
@@ -214,6 +217,9 @@ def _search(col: pd.Series, pattern: str) -> np.ndarray:
 
 def _search_distinct(col: pd.Series, pattern: str) -> np.ndarray:
     """`_search` over the distinct values of *col* only (logs repeat their texts), per row."""
+    import numpy as np
+    import pandas as pd
+
     codes, uniques = pd.factorize(col, use_na_sentinel=True)
     if not len(uniques):
         return np.zeros(len(col), dtype=bool)
@@ -269,6 +275,8 @@ def _http(status: Any) -> int | None:
 @CLASSIFIERS.register(RULE.code)
 def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     """PR008: one finding per (known message, trace): provider, cause and related code."""
+    import numpy as np
+
     ev = with_attrs(ctx)
     body = has_key(ev, "provider_error")
     keyed = np.flatnonzero(body)

@@ -23,9 +23,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterator
 from itertools import pairwise
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from toolcall_cli.core.cells import text
 from toolcall_cli.core.events import REQUEST_KINDS
@@ -36,6 +34,9 @@ from toolcall_cli.diagnose.call_label import tool_to_call
 from toolcall_cli.diagnose.finding_builder import make
 from toolcall_cli.diagnose.frames import attr_list, has_key, objects, with_attrs
 from toolcall_cli.diagnose.protocol.response_contract import tool_responses
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 RULE = rule(
     "PR005",
@@ -48,6 +49,8 @@ RULE = rule(
 
 def parse_instant(value: Any) -> pd.Timestamp | None:
     """A timestamp from epoch seconds/ms/us/ns (number or digits) or an ISO string, as UTC."""
+    import pandas as pd
+
     if value is None or isinstance(value, bool):
         return None
     if isinstance(value, str):
@@ -125,6 +128,8 @@ class _Requests:
 @CLASSIFIERS.register(RULE.code)
 def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     """PR005: responses whose body timestamp is off the request's by more than the tolerance."""
+    import pandas as pd
+
     ev = with_attrs(ctx)
     resp = tool_responses(ctx)
     tol = ctx.cfg.tolerance.timestamp_ms

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from toolcall_cli.core.events import OBSERVED_CALL_KINDS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.frames import with_attrs
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def _calls(ctx: DiagnoseContext) -> pd.DataFrame:
@@ -44,6 +45,8 @@ def tool_names(defs: Iterable[Any]) -> set[str]:
 
 def declared_tools(ev: pd.DataFrame) -> dict[str, set[str]]:
     """session_id → tool names the conversation declared (`system` events with attrs.tools)."""
+    import pandas as pd
+
     out: dict[str, set[str]] = {}
     sys_rows = ev[ev["kind"] == "system"]
     for sid, a in zip(sys_rows["session_id"], sys_rows["_attrs"], strict=True):
@@ -70,6 +73,8 @@ def registry_names(registry: Any) -> set[str]:
 
 def name_checks(ctx: DiagnoseContext) -> list[tuple[str, str, str, str | None, pd.DataFrame]]:
     """(code, session, name, suggestion, rows) for unknown and case-mismatched names."""
+
+    import pandas as pd
 
     def build() -> list[tuple[str, str, str, str | None, pd.DataFrame]]:
         ev = with_attrs(ctx)

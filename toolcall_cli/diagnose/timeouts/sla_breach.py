@@ -22,9 +22,7 @@ Fix
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.diagnose import CLASSIFIERS
@@ -40,8 +38,11 @@ RULE = rule(
     doc=__doc__,
 )
 
-#: phase → (its value per call, NaN where unmeasured; its SLA in ms)
-_Arrays = dict[str, tuple[np.ndarray, float]]
+if TYPE_CHECKING:
+    import numpy as np
+
+    #: phase → (its value per call, NaN where unmeasured; its SLA in ms)
+    _Arrays = dict[str, tuple[np.ndarray, float]]
 
 _E2E = "end_to_end_ms"
 
@@ -110,6 +111,8 @@ def breached_phases(
 def _phase_arrays(calls: Sequence[Any], sla: Any) -> _Arrays:
     """phase → (its value for every call, NaN where unmeasured; its SLA) for the phases that
     have an SLA: the calls' phases compared column-wise, not call by call."""
+    import numpy as np
+
     phases = [c.phases for c in calls]
     out: _Arrays = {}
     for name in sorted(set().union(*phases)) if phases else ():
@@ -122,6 +125,8 @@ def _phase_arrays(calls: Sequence[Any], sla: Any) -> _Arrays:
 def _breaching(arrays: _Arrays, n: int) -> np.ndarray:
     """Positions of the calls with a phase other than end to end above its SLA, furthest over
     first (by their worst ratio of measured to SLA; ties keep call order)."""
+    import numpy as np
+
     worst = np.full(n, -np.inf)
     for name, (values, lim) in arrays.items():
         if name == _E2E:
@@ -161,6 +166,8 @@ def _slow_requests(
 def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     """TM002: one finding per call with the phases above their SLA (the worst calls), plus a
     summary of the rest."""
+    import numpy as np
+
     calls = ctx.timeline.calls
     arrays = _phase_arrays(calls, ctx.cfg.sla)
     # End to end is the chat request around the calls: one slow request is one finding, not

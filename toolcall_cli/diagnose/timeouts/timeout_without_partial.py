@@ -23,9 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from toolcall_cli.core.cells import text
 from toolcall_cli.core.findings import Finding, Severity, rule
@@ -34,6 +32,9 @@ from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.call_label import call_label, tools_by_call
 from toolcall_cli.diagnose.finding_builder import make
 from toolcall_cli.diagnose.frames import objects
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 RULE = rule(
     "TM001",
@@ -72,6 +73,8 @@ def bare_timeout(result: str) -> bool:
 
 def _timeouts(ev: pd.DataFrame) -> dict[str, tuple[str, list[Any]]]:
     """tool_call_id → (what timed out, evidence rows) from middleware, HTTP and access logs."""
+    import pandas as pd
+
     out: dict[str, tuple[str, list[Any]]] = {}
     status = ev["http_status"]
     mw = ev["kind"] == "mw_timeout"

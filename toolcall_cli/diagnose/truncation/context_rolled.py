@@ -24,9 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from toolcall_cli.core.events import CONVERSATION_SOURCES
 from toolcall_cli.core.findings import Finding, Severity, rule
@@ -35,6 +33,9 @@ from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
 from toolcall_cli.diagnose.frames import objects, with_attrs
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 RULE = rule(
     "TR004",
@@ -94,6 +95,8 @@ def _sessions(frame: pd.DataFrame, window: int) -> dict[str, list[_Msg]]:
 
     Session lengths are computed column-wise first: only long sessions are read row by row.
     """
+    import pandas as pd
+
     pos = [a.get("msg_index") for a in frame["_attrs"].tolist()]
     ok = [isinstance(p, int) and not isinstance(p, bool) for p in pos]
     sids = frame["session_id"].astype(str).to_numpy(dtype=object)

@@ -23,8 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from toolcall_cli.core.cells import text
 from toolcall_cli.core.events import RESPONSE_KINDS, RESULT_KINDS
@@ -36,6 +35,9 @@ from toolcall_cli.diagnose.call_label import call_label, tools_by_call
 from toolcall_cli.diagnose.finding_builder import make
 from toolcall_cli.diagnose.frames import attr, objects, with_attrs
 from toolcall_cli.diagnose.rows_by_key import rows_by_call
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 RULE = rule(
     "TR002",
@@ -89,6 +91,8 @@ def truncation_signals(detail: str, *, budget: int, wire_size: int | None = None
 
 def _wire_sizes(ev: pd.DataFrame) -> dict[str, int]:
     """tool_call_id → the largest tool-service response body seen on the wire or logged."""
+    import pandas as pd
+
     wire = ev[ev["kind"].isin(RESPONSE_KINDS) & ev["tool_call_id"].notna() & ev["tool"].notna()]
     if not len(wire):
         return {}

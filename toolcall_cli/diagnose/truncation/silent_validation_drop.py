@@ -23,9 +23,7 @@ Fix
 from __future__ import annotations
 
 from collections.abc import Collection, Iterator
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from toolcall_cli.core.cells import text
 from toolcall_cli.core.events import (
@@ -48,6 +46,9 @@ from toolcall_cli.diagnose.frames import isin_set, objects, with_attrs
 from toolcall_cli.diagnose.rows_by_key import RowsByKey
 from toolcall_cli.errors import UsageError
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 RULE = rule(
     "TR001",
     "silent-validation-drop",
@@ -63,6 +64,8 @@ _FATE_KINDS = REQUEST_KINDS | TOOL_RESPONSE_KINDS | ANSWER_KINDS | STOPPED_KINDS
 
 
 def _ids_with(ev: pd.DataFrame, kinds: Collection[str]) -> set[str]:
+    import pandas as pd
+
     sub = ev.loc[ev["kind"].isin(kinds) & ev["tool_call_id"].notna(), "tool_call_id"]
     return {str(x) for x in pd.unique(sub.to_numpy(dtype=object)).tolist() if x}
 
