@@ -160,5 +160,4 @@ def test_a_store_of_10000_files_is_diagnosed(tmp_path: Path) -> None:
     took = time.monotonic() - start
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["summary"]
-    print(f"diagnose of a 10,000-file store: {took:.1f} s")
-    assert took < 60, took
+    assert took < 60, took  # 12 s measured on a loaded 2-core machine
