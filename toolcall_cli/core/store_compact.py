@@ -134,7 +134,7 @@ def remove_unnamed(store_dir: Path, manifest: dict[str, Any]) -> None:
 def compact(store_dir: Path) -> int:
     """Merge the store's small parts when it holds too many; the number of parts merged away.
 
-    Takes the writer lock; a store another ingest is writing is left for that ingest.
+    Takes the writer lock, so it fails like an ingest (InputError) while another one writes.
     """
     with store._writer_lock(store_dir):
         manifest = store.read_manifest(store_dir)
