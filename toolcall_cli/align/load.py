@@ -31,6 +31,7 @@ from toolcall_cli.core.store import (
     check_schema,
     input_order,
     load_events,
+    part_paths,
     read_file,
     read_manifest,
     row_groups_of,
@@ -153,7 +154,7 @@ def _parts(store: Path) -> list[_Part]:
         raise InputError(
             f"the store {store} is empty", hint="run `toolcall ingest PATH...` first, or pass PATHs"
         )
-    return [_Part(store / "events" / f"{k}.parquet") for k in sorted(manifest["files"])]
+    return [_Part(pf) for pf in part_paths(store, manifest)]
 
 
 def _any(parts: list[pc.Expression]) -> pc.Expression:

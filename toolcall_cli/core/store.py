@@ -46,7 +46,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from toolcall_cli.core import store_index
+from toolcall_cli.core import store_compact, store_index
 from toolcall_cli.core.atomic import atomic_write
 from toolcall_cli.core.events import COLUMNS, EVENTS_SCHEMA_VERSION, concat_frames, empty_frame
 from toolcall_cli.errors import InputError
@@ -58,6 +58,8 @@ _ENTRY_KEYS = {"path": str, "source": str, "events": int, "unparsed": int}
 LAYOUT = 3  # sorted, row-grouped event files with a `_row` column and an id index (see above)
 ROW_GROUP = 8_192
 ROW = "_row"  # hidden column: the event's position in the adapter's table
+FILE = "_file"  # hidden column of a merged part (core/store_compact.py): the input's key
+_HIDDEN = (ROW, FILE)
 _SORT_KEYS = ("trace_id", "tool_call_id", "session_id")
 _KEY = re.compile(r"[0-9a-f]{20}")  # what file_key() makes, and all a manifest may name
 
@@ -128,6 +130,7 @@ def _check_entries(mf: Path, data: dict[str, Any]) -> None:
             ok
             and isinstance(entry, dict)
             and all(isinstance(entry.get(k), t) for k, t in _ENTRY_KEYS.items())
+            and (_KEY.fullmatch(str(entry.get("part", "0" * 20))) is not None)
         )
     if not ok:
         raise InputError(f"store manifest {mf} is malformed", hint="delete the store and re-ingest")
@@ -183,10 +186,19 @@ def _sweep(store: Path) -> None:
 
 
 def _stage(store: Path, path: Path, source: str, df: pd.DataFrame, schema: pa.Schema) -> StoredFile:
-    """Write one part's data file and id index as staged (uncommitted) files."""
+    """Write one input's data file and id index as staged (uncommitted) files."""
     key = file_key(path)
+    stage_table(store, key, _sorted_table(df, schema))
+    n_bad = int((df["kind"] == "unparsed").sum())
+    return StoredFile(
+        key=key, path=str(path), source=source, events=len(df) - n_bad, unparsed=n_bad
+    )
+
+
+def stage_table(store: Path, key: str, table: pa.Table) -> None:
+    """Write *table* (sorted, with `_row`) as part *key*'s staged data file and id index."""
     token = store_index.new_token()
-    table = store_index.with_token(_sorted_table(df, schema), token)
+    table = store_index.with_token(table, token)
     sink = pa.BufferOutputStream()
     pq.write_table(table, sink, compression="zstd", row_group_size=ROW_GROUP)
     data = sink.getvalue()
@@ -199,10 +211,28 @@ def _stage(store: Path, path: Path, source: str, df: pd.DataFrame, schema: pa.Sc
     )
     _atomic_write(store / "events" / f"{key}.parquet{_STAGED}", data.to_pybytes())
     _atomic_write(store / "events" / f"{key}{store_index.SUFFIX}{_STAGED}", index)
-    n_bad = int((df["kind"] == "unparsed").sum())
-    return StoredFile(
-        key=key, path=str(path), source=source, events=len(df) - n_bad, unparsed=n_bad
-    )
+
+
+def sort_rows(table: pa.Table) -> pa.Table:
+    """*table* (with `_row`) in storage order: by its trace keys, then input position."""
+    if table.num_rows <= 1:
+        return table
+    return table.sort_by([(k, "ascending", "at_end") for k in (*_SORT_KEYS, ROW)])
+
+
+def part_of(key: str, entry: dict[str, Any]) -> str:
+    """The part (data file key) holding input *key*'s events: its own, or a merged one."""
+    return str(entry.get("part", key))
+
+
+def part_keys(manifest: dict[str, Any]) -> list[str]:
+    """Each data file the manifest names, once, in the order of the inputs it holds."""
+    return list(dict.fromkeys(part_of(k, manifest["files"][k]) for k in sorted(manifest["files"])))
+
+
+def part_paths(store: Path, manifest: dict[str, Any]) -> list[Path]:
+    """The store's data files, in the order readers concatenate them."""
+    return [store / "events" / f"{k}.parquet" for k in part_keys(manifest)]
 
 
 def write_files(store: Path, parts: Iterable[tuple[Path, str, pd.DataFrame]]) -> list[StoredFile]:
@@ -242,6 +272,7 @@ def _write_locked(store: Path, parts: Iterable[tuple[Path, str, pd.DataFrame]]) 
     manifest = read_manifest(store)
     _sweep(store)
     written: list[StoredFile] = []
+    replaced: dict[str, set[str]] = {}  # merged part -> its inputs this ingest re-reads
     schema = pa.Schema.from_pandas(empty_frame(), preserve_index=False)
     try:
         for path, source, df in parts:
@@ -249,6 +280,9 @@ def _write_locked(store: Path, parts: Iterable[tuple[Path, str, pd.DataFrame]]) 
                 stored = _stage(store, path, source, df, schema)
             except OSError as e:  # disk full, read-only file system: an input problem
                 raise InputError(f"cannot write the store {store}: {e.strerror or e}") from None
+            old = manifest["files"].get(stored.key)
+            if old is not None and part_of(stored.key, old) != stored.key:
+                replaced.setdefault(part_of(stored.key, old), set()).add(stored.key)
             manifest["files"][stored.key] = {
                 "path": stored.path,
                 "source": source,
@@ -258,6 +292,8 @@ def _write_locked(store: Path, parts: Iterable[tuple[Path, str, pd.DataFrame]]) 
             written.append(stored)
             del df  # this part's events go before the next part is parsed
             pa.default_memory_pool().release_unused()  # and Arrow hands their pages back
+        # a merged part keeps the other inputs' events but drops the old ones of these
+        restaged = store_compact.restage_without(store, manifest, replaced)
     except BaseException:
         # a part that fails to parse (parts may be produced lazily, one file at a time) or to
         # write: nothing was committed, so the staged files of the parts before it go
@@ -266,12 +302,12 @@ def _write_locked(store: Path, parts: Iterable[tuple[Path, str, pd.DataFrame]]) 
         raise
     manifest["schema_version"] = EVENTS_SCHEMA_VERSION
     manifest["layout"] = LAYOUT
-    manifest["pending"] = [w.key for w in written]
+    manifest["pending"] = [w.key for w in written] + restaged
     try:
         _atomic_write(store / MANIFEST, _manifest_bytes(manifest))  # the commit point
     except OSError as e:
         raise InputError(f"cannot write the store {store}: {e.strerror or e}") from None
-    _roll_forward(store, manifest)
+    store_compact.remove_unnamed(store, _roll_forward(store, manifest))
     return written
 
 
@@ -282,10 +318,7 @@ def load_events(store: Path, *, filters: list[tuple[str, str, Any]] | None = Non
         raise InputError(
             f"the store {store} is empty", hint="run `toolcall ingest PATH...` first, or pass PATHs"
         )
-    frames = []
-    for key in sorted(manifest["files"]):
-        pf = store / "events" / f"{key}.parquet"
-        frames.append(to_events(read_file(pf, filters=filters), pf))
+    frames = [to_events(read_file(pf, filters=filters), pf) for pf in part_paths(store, manifest)]
     return concat_frames(frames)
 
 
@@ -336,11 +369,7 @@ def _expected_schema() -> pa.Schema:
 def _sorted_table(df: pd.DataFrame, schema: pa.Schema) -> pa.Table:
     """The events as Arrow, sorted by their trace keys, with their input position in `_row`."""
     table = pa.Table.from_pandas(df.astype(COLUMNS), schema=schema, preserve_index=False)
-    table = table.append_column(ROW, pa.array(np.arange(len(df), dtype=np.int64)))
-    if len(df) <= 1:
-        return table
-    order = [(k, "ascending", "at_end") for k in (*_SORT_KEYS, ROW)]
-    return table.sort_by(order)
+    return sort_rows(table.append_column(ROW, pa.array(np.arange(len(df), dtype=np.int64))))
 
 
 def read_file(
@@ -370,7 +399,7 @@ def read_file(
         ) from None
     if ROW not in table.column_names:
         return table
-    return input_order(table) if columns is None else table.drop_columns([ROW])
+    return input_order(table) if columns is None else _drop_hidden(table)
 
 
 def input_order(table: pa.Table) -> pa.Table:
@@ -379,7 +408,11 @@ def input_order(table: pa.Table) -> pa.Table:
         return table
     if table.num_rows > 1:
         table = table.take(pc.sort_indices(table.column(ROW)))
-    return table.drop_columns([ROW])
+    return _drop_hidden(table)
+
+
+def _drop_hidden(table: pa.Table) -> pa.Table:
+    return table.drop_columns([c for c in _HIDDEN if c in table.column_names])
 
 
 def row_groups_of(pf: Path, positions: np.ndarray) -> list[int]:
@@ -392,4 +425,7 @@ def row_groups_of(pf: Path, positions: np.ndarray) -> list[int]:
 def stored_files(store: Path) -> list[StoredFile]:
     """The inputs recorded in the store."""
     manifest = read_manifest(store)
-    return [StoredFile(key=k, **v) for k, v in sorted(manifest["files"].items())]
+    return [
+        StoredFile(key=k, **{f: v[f] for f in _ENTRY_KEYS})
+        for k, v in sorted(manifest["files"].items())
+    ]

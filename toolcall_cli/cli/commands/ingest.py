@@ -46,6 +46,7 @@ def run(
     from toolcall_cli.cli._inputs import IngestStream, parse_options, say_skipped
     from toolcall_cli.core.events import concat_frames
     from toolcall_cli.core.store import write_files
+    from toolcall_cli.core.store_compact import compact
     from toolcall_cli.core.summary import IngestReport
 
     opts = parse_options(
@@ -64,6 +65,8 @@ def run(
                 pass
         else:
             write_files(store, parts)
+    if not no_store:
+        compact(store)  # many small parts (one per input) become a few large ones
     report = IngestReport(
         files=tuple(stream.files),
         events=concat_frames(stream.kept),

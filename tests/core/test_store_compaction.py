@@ -1,0 +1,163 @@
+"""Compaction merges a store's many one-input parts into a few, and readers cannot tell."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from toolcall_cli.core import store_compact
+from toolcall_cli.core.store import load_events, read_manifest, write_files
+from toolcall_cli.sources import parse_file
+
+TOOLCALL = str(Path(sys.executable).with_name("toolcall"))
+FILES = 1_000
+
+
+def _inputs(root: Path, n: int) -> list[Path]:
+    root.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for i in range(n):
+        lines = [
+            {
+                "ts": f"2025-03-01T12:{i // 60 % 60:02d}:{i % 60:02d}Z",
+                "event": "tool_call.received",
+                "trace_id": f"t{i % 97}",
+                "tool_call_id": f"c{i}",
+                "tool": "lookup",
+                "msg": "tool call received",
+            }
+        ]
+        path = root / f"mw{i:05d}.log"
+        path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+        paths.append(path)
+    return paths
+
+
+def _ingest(store: Path, paths: list[Path], batch: int = 100) -> None:
+    """One write per batch of files, as repeated `toolcall ingest` calls would."""
+    for lo in range(0, len(paths), batch):
+        write_files(
+            store,
+            ((p, "middleware", parse_file(p, source="middleware")) for p in paths[lo : lo + batch]),
+        )
+
+
+def _parts(store: Path) -> int:
+    return len(list((store / "events").glob("*.parquet")))
+
+
+def _cli(args: list[str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([TOOLCALL, "-q", *args], capture_output=True, text=True, timeout=600)
+
+
+@pytest.fixture(scope="module")
+def stores(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    root = tmp_path_factory.mktemp("compact")
+    paths = _inputs(root / "in", FILES)
+    plain = root / "plain"
+    _ingest(plain, paths)
+    compacted = root / "compacted"
+    shutil.copytree(plain, compacted)
+    assert store_compact.compact(compacted) == FILES - 1
+    return plain, compacted
+
+
+def test_compaction_leaves_few_parts_and_keeps_each_inputs_entry(
+    stores: tuple[Path, Path],
+) -> None:
+    plain, compacted = stores
+    assert _parts(plain) == FILES
+    assert _parts(compacted) == 1
+    assert len(list((compacted / "events").glob("*.index"))) == 1
+    before, after = read_manifest(plain)["files"], read_manifest(compacted)["files"]
+    assert after.keys() == before.keys()
+    for key, entry in after.items():
+        assert {k: entry[k] for k in before[key]} == before[key]  # path, source, counts
+        assert entry["part"] != key
+
+
+def test_readers_see_the_same_events(stores: tuple[Path, Path]) -> None:
+    plain, compacted = stores
+    assert load_events(compacted).equals(load_events(plain))
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["timeline", "--trace-id", "t7", "-f", "json"],
+        ["diagnose", "-f", "json", "--fail-on", "never"],
+        ["diagnose", "--tool-call-id", "c123", "-f", "json", "--fail-on", "never"],
+    ],
+)
+def test_timeline_and_diagnose_print_the_same(stores: tuple[Path, Path], args: list[str]) -> None:
+    plain, compacted = stores
+    a = _cli([*args, "--store", str(plain)])
+    b = _cli([*args, "--store", str(compacted)])
+    assert a.returncode == 0, a.stderr
+    assert (b.returncode, b.stdout) == (a.returncode, a.stdout.replace(str(plain), str(compacted)))
+
+
+def test_reingesting_an_input_of_a_merged_part_replaces_only_its_events(
+    stores: tuple[Path, Path], tmp_path: Path
+) -> None:
+    _, compacted = stores
+    store = tmp_path / "store"
+    shutil.copytree(compacted, store)
+    path = Path(read_manifest(store)["files"][min(read_manifest(store)["files"])]["path"])
+    n = len(load_events(store))
+    write_files(store, [(path, "middleware", parse_file(path, source="middleware"))])
+    events = load_events(store)
+    assert len(events) == n
+    assert (events["origin"].str.startswith(str(path))).sum() == 1
+    assert _parts(store) == 2
+
+
+def test_a_crash_mid_compaction_leaves_the_store_readable(
+    stores: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    plain, _ = stores
+    store = tmp_path / "store"
+    shutil.copytree(plain, store)
+
+    def crash(key: str) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(store_compact, "_staged_hook", crash)
+    with pytest.raises(KeyboardInterrupt):
+        store_compact.compact(store)
+    assert _parts(store) == FILES
+    assert not list((store / "events").glob("*.new"))
+    assert load_events(store).equals(load_events(plain))
+    monkeypatch.undo()
+    assert store_compact.compact(store) == FILES - 1
+    assert load_events(store).equals(load_events(plain))
+
+
+def test_ingest_compacts_and_quoting_still_finds_inputs(tmp_path: Path) -> None:
+    paths = _inputs(tmp_path / "in", store_compact.MAX_PARTS + 1)
+    store = tmp_path / "store"
+    done = _cli(["ingest", "--store", str(store), str(tmp_path / "in")])
+    assert done.returncode == 0, done.stderr
+    assert _parts(store) == 1
+    recorded = {e["path"] for e in read_manifest(store)["files"].values()}
+    assert recorded == {str(p.resolve()) for p in paths} or recorded == {str(p) for p in paths}
+
+
+@pytest.mark.slow
+def test_a_store_of_10000_files_is_diagnosed(tmp_path: Path) -> None:
+    paths = _inputs(tmp_path / "in", 10_000)
+    store = tmp_path / "store"
+    _ingest(store, paths, batch=1_000)
+    store_compact.compact(store)
+    start = time.monotonic()
+    done = _cli(["diagnose", "--store", str(store), "-f", "json", "--fail-on", "never"])
+    took = time.monotonic() - start
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["summary"]
+    assert took < 60, took  # 12 s measured on a loaded 2-core machine
