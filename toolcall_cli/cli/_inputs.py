@@ -13,7 +13,7 @@ import pandas as pd
 from toolcall_cli.cli import _settings
 from toolcall_cli.cli._console import progress_bar, say
 from toolcall_cli.core.redact import Redactor
-from toolcall_cli.core.store import load_events, read_manifest
+from toolcall_cli.core.store import read_manifest
 from toolcall_cli.core.summary import Digest, FileSummary
 from toolcall_cli.errors import UsageError
 from toolcall_cli.sources import FileResult, IngestResult, ingest_paths, iter_ingest
@@ -143,12 +143,10 @@ def evidence_for(
         result = ingest(paths, source=source, opts=opts)
         files = tuple(str(f.path) for f in result.files)
         return Evidence(result.events, files, files, result.skipped)
-    recorded = tuple(str(e["path"]) for e in read_manifest(store)["files"].values())
-    if ids and any(v is not None for v in ids.values()):
-        from toolcall_cli.align.load import load_selected
+    from toolcall_cli.align.load import load_selected  # every event when no id is set
 
-        return Evidence(load_selected(store, **ids), (str(store),), recorded)
-    return Evidence(load_events(store), (str(store),), recorded)
+    recorded = tuple(str(e["path"]) for e in read_manifest(store)["files"].values())
+    return Evidence(load_selected(store, **(ids or {})), (str(store),), recorded)
 
 
 def events_for(

@@ -61,9 +61,9 @@ def run(
     check_format(fmt, ("table", "json", "markdown", "html"), "timeline")
     # the core and the views load here, not at import: see cli/app.py (start-up)
     from toolcall_cli.align import align
-    from toolcall_cli.align.load import load_selected
     from toolcall_cli.align.select import select
-    from toolcall_cli.cli._inputs import ingest, parse_options
+    from toolcall_cli.cli._inputs import evidence_for, parse_options
+    from toolcall_cli.sources.base import ParseOptions
 
     cfg = _settings.config()
     zone = tz or cfg.tz
@@ -71,13 +71,16 @@ def run(
         trace_id=trace_id, session_id=session_id, tool_call_id=tool_call_id, tool=tool,
         since=since, until=until, tz=zone,
     )  # fmt: skip
-    if paths:
-        opts = parse_options(
+    # options (and their --no-redact warning) matter only when PATHs are parsed
+    opts = (
+        parse_options(
             tz=zone, nginx_format=nginx_format, no_redact=no_redact, follow_symlinks=follow_symlinks
         )
-        events = ingest(paths, source=source.value if source else None, opts=opts).events
-    else:
-        events = load_selected(store, **scope.ids)
+        if paths
+        else ParseOptions()
+    )
+    source_name = source.value if source else None
+    events = evidence_for(paths, store=store, source=source_name, opts=opts, ids=scope.ids).events
     timeline = align(events, cfg=cfg, skew_correction=not no_skew)
     report = select(
         timeline, **scope.ids, tool=tool, since=scope.since, until=scope.until, limit=limit
