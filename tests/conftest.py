@@ -24,6 +24,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--fuzz-long", action="store_true", help="run fuzz targets longer")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _private_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """toolcall's on-disk caches (tshark's version) go to a temp dir, not the user's home."""
+    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("xdg-cache"))
+
+
 @pytest.fixture(scope="session")
 def update_goldens(request: pytest.FixtureRequest) -> bool:
     return bool(request.config.getoption("--update-goldens"))

@@ -30,6 +30,7 @@ from typing import Final
 import pandas as pd
 
 from toolcall_cli.errors import InputError, MissingDependencyError
+from toolcall_cli.sources.pcap import version_cache
 
 ENV_VAR: Final = "TOOLCALL_TSHARK"
 HINT: Final = "install Wireshark's tshark (apt-get install tshark)"
@@ -142,7 +143,11 @@ def locate() -> Tshark:
 
 @functools.lru_cache(maxsize=8)
 def _probe(path: str) -> Tshark:
-    """Read the version once per binary (pyshark runs ``tshark -v``)."""
+    """Read the version once per binary (pyshark runs ``tshark -v``; remembered on disk)."""
+    key = version_cache.key_of(path)
+    cached = version_cache.recall(key) if key else None
+    if cached is not None:
+        return _checked(Tshark(path=path, version=cached))
     pyshark_tshark = _pyshark()
     try:
         parsed = pyshark_tshark.get_tshark_version(path)
@@ -153,13 +158,19 @@ def _probe(path: str) -> Tshark:
         raise MissingDependencyError(
             f"cannot read tshark's version at {path}: {e}", hint=HINT
         ) from None
-    if version[:2] < MIN_VERSION:
+    if key:
+        version_cache.remember(key, version)
+    return _checked(Tshark(path=path, version=version))
+
+
+def _checked(ts: Tshark) -> Tshark:
+    if ts.version[:2] < MIN_VERSION:
         raise MissingDependencyError(
-            f"tshark {'.'.join(map(str, version))} is too old "
+            f"tshark {'.'.join(map(str, ts.version))} is too old "
             f"(need {MIN_VERSION[0]}.{MIN_VERSION[1]}+)",
             hint=HINT,
         )
-    return Tshark(path=path, version=version)
+    return ts
 
 
 def _pyshark() -> ModuleType:
