@@ -93,7 +93,7 @@ section.trace>h2{margin:0;font-size:17px}
 .meta{color:var(--muted);margin:2px 0 10px}
 .grid{display:grid;grid-template-columns:minmax(0,3fr) minmax(340px,2fr);gap:18px;align-items:start}
 .grid.solo{grid-template-columns:minmax(0,1fr)}
-.lanes svg.swim{width:100%;max-width:1040px;height:auto;display:block;background:#fff}
+.lanes svg.swim{width:100%;height:auto;display:block;background:#fff}
 svg.defs{position:absolute}
 .legend{display:flex;flex-wrap:wrap;gap:4px 16px;margin:8px 0;color:var(--muted);font-size:12.5px}
 .legend span{display:inline-flex;align-items:center;gap:5px}
@@ -149,6 +149,29 @@ details>summary{cursor:pointer;color:var(--muted)}
 .trace.focus tr.hl td{background:#ddf4ff}
 a{color:#0969da}
 footer{color:var(--muted);padding:0 24px 24px;font-size:12px}
+dl.runmeta{display:grid;grid-template-columns:max-content 1fr;gap:1px 12px;margin:6px 0 0;
+  font-size:12.5px}
+dl.runmeta dt{color:var(--muted)}
+dl.runmeta dd{margin:0;overflow-wrap:anywhere}
+pre.quote{white-space:pre-wrap;overflow-wrap:anywhere;margin:2px 0;font:12.5px ui-monospace,
+  "DejaVu Sans Mono",monospace;max-height:22em;overflow:auto}
+pre.quote mark,pre.quote mark span{background:#fff8c5;outline:1px solid #d4a72c}
+.j-key{color:#0550ae}.j-str{color:#0a3069}.j-num{color:#953800}.j-lit{color:#8250df}
+.chat .breach,.meta .breach{color:var(--err)}
+details.events{margin-top:10px}
+.evscroll{max-height:24em;overflow:auto;border:1px solid var(--line)}
+table.events{border-collapse:collapse;width:100%;font-size:12.5px}
+table.events td,table.events th{padding:2px 6px;border-bottom:1px solid var(--line);
+  text-align:left;vertical-align:top}
+table.events tr{cursor:pointer}
+table.events tr.hl td,table.events tr.evhl td{background:#ddf4ff}
+.swim .ev.evhl circle{stroke:#0969da;stroke-width:2.5;r:6}
+table.tindex{border-collapse:collapse;width:100%;font-size:13px}
+table.tindex td,table.tindex th{padding:2px 6px;border-bottom:1px solid var(--line);text-align:left}
+table.tindex tr.sev-error td:first-child{border-left:4px solid var(--err)}
+section.rules details{margin:4px 0}
+pre.ruledoc{white-space:pre-wrap;font-size:12.5px;background:#f6f8fa;padding:8px;border-radius:4px}
+main.wide .grid.solo{grid-template-columns:minmax(0,1fr)}
 @media (max-width:1000px){.grid{grid-template-columns:minmax(0,1fr)}}
 """
 
@@ -192,8 +215,44 @@ SCRIPT = """(function () {
   function fromHash() {
     var id = decodeURIComponent(location.hash.slice(1));
     var card = id ? document.getElementById(id) : null;
+    if (card && card.matches('details.rule')) { card.open = true; }
     if (card && card.matches('article.finding[data-calls]') && card !== active) { focus(card); }
   }
+  function evmark(id, on) {
+    document.querySelectorAll('[data-ev="' + id + '"]').forEach(function (e) {
+      e.classList.toggle('evhl', on); });
+  }
+  document.querySelectorAll('[data-ev]').forEach(function (e) {
+    var id = e.getAttribute('data-ev');
+    e.addEventListener('mouseenter', function () { evmark(id, true); });
+    e.addEventListener('mouseleave', function () { evmark(id, false); });
+    if (e.tagName === 'g') {
+      e.addEventListener('click', function () {
+        var row = document.querySelector('tr[data-ev="' + id + '"]');
+        if (row) { row.scrollIntoView({block: 'nearest'}); row.focus(); }
+      });
+    }
+  });
+  document.querySelectorAll('section.tindex').forEach(function (sec) {
+    var size = parseInt(sec.getAttribute('data-page'), 10) || 25, page = 0;
+    var rows = Array.prototype.slice.call(sec.querySelectorAll('tbody tr'));
+    var box = sec.querySelector('input.tsearch');
+    function show() {
+      var q = box.value.toLowerCase(), hits = rows.filter(function (r) {
+        return r.textContent.toLowerCase().indexOf(q) >= 0; });
+      var pages = Math.max(1, Math.ceil(hits.length / size));
+      page = Math.min(page, pages - 1);
+      rows.forEach(function (r) { r.hidden = true; });
+      hits.slice(page * size, (page + 1) * size).forEach(function (r) { r.hidden = false; });
+      sec.querySelector('.tcount').textContent = hits.length + ' of ' + rows.length + ' traces';
+      sec.querySelector('.pageno').textContent = 'page ' + (page + 1) + ' of ' + pages;
+    }
+    box.addEventListener('input', function () { page = 0; show(); });
+    sec.querySelector('.prev').addEventListener('click', function () {
+      page = Math.max(0, page - 1); show(); });
+    sec.querySelector('.next').addEventListener('click', function () { page += 1; show(); });
+    show();
+  });
   window.addEventListener('hashchange', fromHash);
   fromHash();
   document.body.setAttribute('data-ready', 'true');

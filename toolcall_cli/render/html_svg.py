@@ -134,7 +134,8 @@ def boundaries(events: pd.DataFrame) -> dict[str, dict[str, pd.Timestamp]]:
     return out
 
 
-def _ends(events: pd.DataFrame) -> dict[str, tuple[pd.Timestamp, pd.Timestamp]]:
+def call_spans(events: pd.DataFrame) -> dict[str, tuple[pd.Timestamp, pd.Timestamp]]:
+    """Per call id its first and last corrected event time."""
     clk = events[events["ts_corrected"].notna() & events["call"].notna()]
     g = clk.groupby(clk["call"].astype(str))["ts_corrected"].agg(["min", "max"])
     return {str(k): (r["min"], r["max"]) for k, r in g.iterrows()}
@@ -177,7 +178,13 @@ def _use(glyph: str, x: float, y: float, size: float = 14) -> str:
 
 
 def _source_lane(
-    rows: pd.DataFrame, source: str, y: int, sc: Scale, ids: Mapping[str, str], note: str
+    rows: pd.DataFrame,
+    source: str,
+    y: int,
+    sc: Scale,
+    ids: Mapping[str, str],
+    note: str,
+    ev_prefix: str = "",
 ) -> list[str]:
     colour = SOURCE_COLOUR.get(source, "#5b6472")
     mid = y + LANE_H / 2
@@ -194,7 +201,8 @@ def _source_lane(
             f'<text x="{LABEL_W - 8}" y="{mid + 4:.1f}" text-anchor="end" class="ticklbl">'
             f"{untimed} untimed</text>"
         )
-    for i, ev in enumerate(rows.head(MAX_EVENTS).itertuples(index=False)):
+    head = rows.head(MAX_EVENTS)
+    for i, (label, ev) in enumerate(zip(head.index, head.itertuples(index=False), strict=True)):
         x = sc.x(ev.ts_corrected)
         if x is None:
             if sc.t0 is not None:
@@ -203,6 +211,8 @@ def _source_lane(
             x = _order_x(i, len(rows))
         call = ids.get(_s(ev.call), "")
         attr = f' data-call="{call}"' if call else ""
+        if ev_prefix:  # the same id as the event's row in the event list
+            attr += f' data-ev="{ev_prefix}-e{label}"'
         tip = h(f"{_time(ev.ts_corrected)} {describe(ev)}\n{_s(ev.origin)}", limit=400)
         trouble = TROUBLE_KINDS.get(str(ev.kind))
         code = _s(ev.http_status)
@@ -323,6 +333,7 @@ def swimlane(
     *,
     shifted: Mapping[str, float],
     title: str,
+    ev_prefix: str = "",
 ) -> str:
     """The SVG of one trace; *cids* are the page's stable element ids of `block.calls` (in
     order) and *ids* maps a tool_call_id to its element id for the events."""
@@ -335,12 +346,12 @@ def swimlane(
     y = AXIS_H
     for src in present:
         note = f"(clock {shifted[src]:+.1f} ms)" if src in shifted else ""
-        body += _source_lane(ev[ev["source"] == src], src, y, sc, ids, note)
+        body += _source_lane(ev[ev["source"] == src], src, y, sc, ids, note, ev_prefix)
         y += LANE_H
     body.append(f'<line class="sep" x1="0" y1="{y}" x2="{WIDTH}" y2="{y}"/>')
     marks = boundaries(ev)
     order = _order_positions(ev) if sc.t0 is None else {}
-    ends = _ends(ev)
+    ends = call_spans(ev)
     for c, cid in zip(calls, cids, strict=False):
         key = c.tool_call_id
         body += _call_lane(c, cid, y, sc, marks.get(key, {}), ends.get(key), order.get(key))

@@ -18,8 +18,11 @@ from toolcall_cli.align.model import PHASES, CallView, TimelineReport, TraceBloc
 from toolcall_cli.core.findings import Finding
 from toolcall_cli.diagnose.base import DiagnoseReport
 from toolcall_cli.render import RenderOptions, renders
-from toolcall_cli.render.html_page import OUTCOME_STYLE, SOURCE_COLOUR, h, outcome_tag, page
-from toolcall_cli.render.html_svg import MAX_CALL_LANES, OK_FILL, fmt_ms, swimlane
+from toolcall_cli.render.html_evidence import evidence_item
+from toolcall_cli.render.html_index import calls_title, event_list, trace_index
+from toolcall_cli.render.html_meta import header, legend, rule_link, rules_section, used_marks
+from toolcall_cli.render.html_page import SOURCE_COLOUR, h, outcome_tag, page
+from toolcall_cli.render.html_svg import MAX_CALL_LANES, boundaries, call_spans, fmt_ms, swimlane
 from toolcall_cli.render.timeline_view import shifted_sources
 
 #: Traces drawn in full; the rest are listed by name.
@@ -54,41 +57,24 @@ def _skew_note(report: TimelineReport) -> str:
     )
 
 
-def _legend(sources: Iterable[str]) -> str:
-    items = [
-        f'<span><i class="sw" style="background:{SOURCE_COLOUR.get(s, "#5b6472")}"></i>'
-        f"{h(s)} event</span>"
-        for s in sources
-    ]
-    items += [
-        f'<span><i class="sw" style="background:{OK_FILL[p]}"></i>'
-        f"{_PHASE_LABEL[p]} within SLA</span>"
-        for p in ("initiation_ms", "service_ms", "injection_ms")
-    ]
-    items.append(
-        '<span><svg width="22" height="11" aria-hidden="true"><rect width="22" height="11" '
-        'fill="url(#hatch)"/></svg>phase over SLA (hatched)</span>'
-    )
-    items.append(
-        '<span><svg width="22" height="11" aria-hidden="true"><line x1="0" y1="6" x2="22" y2="6" '
-        'class="span" stroke="#8c959f" stroke-width="2" stroke-dasharray="3 3"/></svg>'
-        "seen, no phase measurable</span>"
-    )
-    items += [
-        f'<span><svg aria-hidden="true"><use href="#g-{o}"/></svg>{h(label)}</span>'
-        for o, (label, _) in OUTCOME_STYLE.items()
-    ]
-    items.append(
-        '<span><svg aria-hidden="true"><use href="#g-error"/></svg>HTTP error status</span>'
-    )
-    return f'<div class="legend" aria-label="legend">{"".join(items)}</div>'
+def own_end_to_end(
+    marks: Mapping[str, pd.Timestamp], ends: tuple[pd.Timestamp, pd.Timestamp] | None
+) -> float | None:
+    """The call's own round trip in ms: received → injected, else its first → last event
+    (the chat request around it is the trace's figure, shown once in the trace's line)."""
+    a, b = marks.get("received"), marks.get("injected")
+    if a is None or b is None:
+        a, b = ends if ends is not None else (None, None)
+    if a is None or b is None or pd.isna(a) or pd.isna(b) or b <= a:
+        return None
+    return float((b - a).total_seconds() * 1000.0)
 
 
-def _ms_cell(c: CallView, p: str) -> str:
-    v = c.phases.get(p)
+def _ms_cell(c: CallView, p: str, own: float | None) -> str:
+    v = own if p == "end_to_end_ms" else c.phases.get(p)
     if v is None:
         return '<td class="num">–</td>'
-    if p in c.breaches:
+    if p in c.breaches and p != "end_to_end_ms":
         return f'<td class="num breach">{h(fmt_ms(v))} ✗ over SLA</td>'
     return f'<td class="num">{h(fmt_ms(v))}</td>'
 
@@ -108,6 +94,7 @@ def _calls_table(
     calls: Sequence[CallView],
     cids: Sequence[str],
     refs: Mapping[str, list[tuple[str, str, str]]] | None,
+    own: Mapping[str, float | None],
 ) -> str:
     if not calls:
         return '<p class="note">No tool calls in this trace.</p>'
@@ -121,13 +108,14 @@ def _calls_table(
             f'<tr id="{cid}-row" data-call="{cid}"{bad}>'
             f"<td><code>{h(c.tool_call_id or '(empty id)', limit=80)}</code></td>"
             f"<td>{h(c.tool or '?', limit=80)}</td><td>{outcome_tag(c.outcome)}</td>"
-            + "".join(_ms_cell(c, p) for p in PHASES)
+            + "".join(_ms_cell(c, p, own.get(c.tool_call_id)) for p in PHASES)
             + (_codes_cell(refs.get(cid, [])) if refs is not None else "")
             + "</tr>"
         )
     return (
         '<table class="calls"><caption class="note" style="text-align:left">Calls and phase '
-        "latencies (✗ = above the SLA)</caption>"
+        "latencies (✗ = above the SLA; end to end is the call's own, received → injected)"
+        "</caption>"
         f'<thead><tr><th scope="col">call</th><th scope="col">tool</th><th scope="col">outcome</th>'
         f"{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
     )
@@ -149,11 +137,7 @@ def _finding(f: Finding, cid_of: dict[str, str], fid: str) -> str:
         links = f'<p class="calls">calls: {" ".join(parts)}{more}</p>'
     fix = f'<p class="fix"><b>Fix:</b> {h(f.fix)}</p>' if f.fix else ""
     expl = f"<p>{h(f.explanation)}</p>" if f.explanation else ""
-    ev = "".join(
-        f'<li><span class="origin mono">{h(e.origin, limit=300)}</span>'
-        f"<q>{h(e.text, limit=600)}</q></li>"
-        for e in f.evidence[:MAX_EVIDENCE]
-    )
+    ev = "".join(evidence_item(e) for e in f.evidence[:MAX_EVIDENCE])
     if len(f.evidence) > MAX_EVIDENCE:
         ev += f"<li>… {len(f.evidence) - MAX_EVIDENCE} more (--format json has all)</li>"
     detail = ""
@@ -166,7 +150,7 @@ def _finding(f: Finding, cid_of: dict[str, str], fid: str) -> str:
         )
     return (
         f'<article class="finding sev-{sev}" id="{fid}" data-code="{h(f.code)}"{data}>'
-        f'<h4><span class="sev">{sev.upper()}</span><code>{h(f.code)}</code>{h(f.name)}</h4>'
+        f'<h4><span class="sev">{sev.upper()}</span>{rule_link(f.code)}{h(f.name)}</h4>'
         f"<p>{h(f.message)}</p>{links}{fix}{detail}</article>"
     )
 
@@ -182,7 +166,7 @@ def _ids(tix: int, calls: Sequence[CallView]) -> tuple[list[str], dict[str, str]
 
 def _meta(b: TraceBlock) -> str:
     broken = sum(c.outcome != "result" for c in b.calls)
-    slow = sum(bool(c.breaches) for c in b.calls)
+    slow = sum(any(p != "end_to_end_ms" for p in c.breaches) for c in b.calls)
     first = b.events["ts_corrected"].min()
     when = (
         f"{first:%Y-%m-%d %H:%M:%S} UTC · "
@@ -193,8 +177,20 @@ def _meta(b: TraceBlock) -> str:
     return (
         f'<p class="meta">{h(when)}sessions {h(sessions, limit=200)} · '
         f"{_plural(len(b.events), 'event')} · "
-        f"{_plural(len(b.calls), 'call')}, <b>{broken} without result</b>, {slow} over SLA</p>"
+        f"{_plural(len(b.calls), 'call')}, <b>{broken} without result</b>, {slow} over SLA"
+        f"{_chat_total(b.calls)}</p>"
     )
+
+
+def _chat_total(calls: Sequence[CallView]) -> str:
+    """· chat request 9.5 s ✗ over SLA: the request around the calls, once per trace."""
+    totals = [c.phases.get("end_to_end_ms") for c in calls]
+    known = [v for v in totals if v is not None]
+    if not known:
+        return ""
+    over = any("end_to_end_ms" in c.breaches for c in calls)
+    mark = ' <b class="breach">✗ over SLA</b>' if over else ""
+    return f' · <span class="chat">chat request {h(fmt_ms(max(known)))}{mark}</span>'
 
 
 def _trace_section(
@@ -202,8 +198,13 @@ def _trace_section(
 ) -> str:
     calls = b.calls
     cids, by_id = _ids(tix, calls)
-    title = f"swimlane timeline of trace {b.trace}"
-    svg = swimlane(b, cids, by_id, shifted=shifted, title=title)
+    title = f"swimlane timeline of trace {b.trace}: {calls_title(calls)}"
+    svg = swimlane(b, cids, by_id, shifted=shifted, title=title, ev_prefix=f"t{tix}")
+    marks, ends = boundaries(b.events), call_spans(b.events)
+    own = {
+        c.tool_call_id: own_end_to_end(marks.get(c.tool_call_id, {}), ends.get(c.tool_call_id))
+        for c in calls
+    }
     more = ""
     if len(calls) > MAX_CALL_LANES:
         more = (
@@ -215,7 +216,10 @@ def _trace_section(
         for i, f in enumerate(findings):
             for cid in dict.fromkeys(by_id[c] for c in f.tool_call_ids if c in by_id):
                 refs.setdefault(cid, []).append((f.code, f"t{tix}-f{i + 1}", f.severity.value))
-    lanes = f'<div class="lanes">{svg}{more}{_calls_table(calls, cids, refs)}</div>'
+    lanes = (
+        f'<div class="lanes">{svg}{more}{_calls_table(calls, cids, refs, own)}'
+        f"{event_list(tix, b, by_id)}</div>"
+    )
     aside = ""
     if findings is not None:
         cards = "".join(_finding(f, by_id, f"t{tix}-f{i + 1}") for i, f in enumerate(findings))
@@ -225,13 +229,10 @@ def _trace_section(
     grid = "grid" if aside else "grid solo"
     return (
         f'<section class="trace" id="t{tix}" data-trace="{h(b.trace)}" aria-labelledby="t{tix}-h">'
-        f'<h2 id="t{tix}-h">Trace <code>{h(b.trace, limit=120)}</code></h2>{_meta(b)}'
+        f'<h2 id="t{tix}-h">Trace <code>{h(b.trace, limit=120)}</code> · '
+        f"{h(calls_title(calls), limit=200)}</h2>{_meta(b)}"
         f'<div class="{grid}">{lanes}{aside}</div></section>'
     )
-
-
-def _header(title: str, sub: str) -> str:
-    return f'<header class="top"><h1>{h(title)}</h1><p>{sub}</p></header>'
 
 
 def _footer() -> str:
@@ -306,8 +307,9 @@ def _banner(report: DiagnoseReport) -> str:
 
 @renders("html", DiagnoseReport)
 def to_html(report: DiagnoseReport, out: TextIO, opts: RenderOptions) -> None:
-    """The incident report: a banner with the top finding, then per trace its swimlane and
-    findings, then findings not tied to a drawn trace."""
+    """The incident report: a header (when, inputs, host, version, config), a banner with the
+    top finding, per trace its swimlane, events and findings, an index of every trace when
+    there are more than are drawn, then the text of every rule cited."""
     tr = _blocks(report)
     blocks = list(tr.traces) if tr else []
     per, loose = _assign(report.findings, blocks)
@@ -320,34 +322,33 @@ def to_html(report: DiagnoseReport, out: TextIO, opts: RenderOptions) -> None:
         ),
     )
     shown = [blocks[i] for i in order[:MAX_TRACES]]
+    shifted = shifted_sources(tr) if tr else {}
+    sections = [
+        _trace_section(tix, b, per.get(b.trace, []), shifted) for tix, b in enumerate(shown, 1)
+    ]
     parts = [_banner(report)]
     if tr is not None:
         parts.append(_skew_note(tr))
     if shown:
-        parts.append(_legend(_sources(shown)))
-    shifted = shifted_sources(tr) if tr else {}
-    for tix, b in enumerate(shown, 1):
-        parts.append(_trace_section(tix, b, per.get(b.trace, []), shifted))
+        parts.append(legend(_sources(shown), used_marks(sections)))
     hidden = [blocks[i] for i in order[MAX_TRACES:]]
+    if hidden:
+        drawn = {b.trace: tix for tix, b in enumerate(shown, 1)}
+        parts.append(trace_index([blocks[i] for i in order], drawn, per))
+    parts += sections
     for b in hidden:
         loose.extend(per.get(b.trace, []))
-    if hidden:
-        names = ", ".join(b.trace for b in hidden[:50])
-        parts.append(
-            f'<p class="note">{_plural(len(hidden), "more trace")} not drawn: '
-            f"{h(names, limit=2000)}</p>"
-        )
     if loose:
         cards = "".join(_finding(f, {}, f"x-f{i + 1}") for i, f in enumerate(loose))
         parts.append(
             '<section class="trace" id="other"><h2>Findings not tied to a drawn trace</h2>'
             f'<aside class="findings">{cards}</aside></section>'
         )
-    inputs = ", ".join(report.inputs) or "the store"
-    sub = f"diagnose · inputs: {h(inputs, limit=600)}"
-    body = (
-        _header("toolcall incident report", sub) + "<main>" + "".join(parts) + "</main>" + _footer()
+    parts.append(rules_section(f.code for f in report.findings))
+    top = header(
+        "toolcall incident report", "diagnose", report.inputs, getattr(report, "config", None)
     )
+    body = top + "<main>" + "".join(parts) + "</main>" + _footer()
     out.write(page(f"toolcall diagnose — {len(report.findings)} findings", body))
 
 
@@ -357,14 +358,15 @@ def to_html(report: DiagnoseReport, out: TextIO, opts: RenderOptions) -> None:
 @renders("html", TimelineReport)
 def to_html_timeline(report: TimelineReport, out: TextIO, opts: RenderOptions) -> None:
     """The aligned timeline: per selected trace its swimlane and calls table."""
+    shifted = shifted_sources(report)
+    sections = [_trace_section(tix, b, None, shifted) for tix, b in enumerate(report.traces, 1)]
     parts = [_skew_note(report)]
     if report.traces:
-        parts.append(_legend(_sources(report.traces)))
+        parts.append(legend(_sources(report.traces), used_marks(sections)))
     else:
         parts.append('<p class="note">No traces to show.</p>')
-    shifted = shifted_sources(report)
-    for tix, b in enumerate(report.traces, 1):
-        parts.append(_trace_section(tix, b, None, shifted))
+    parts += sections
     sub = f"timeline · {len(report.traces)} of {report.total} traces shown"
-    body = _header("toolcall timeline", sub) + "<main>" + "".join(parts) + "</main>" + _footer()
+    top = header("toolcall timeline", sub, getattr(report, "inputs", ()), None)
+    body = top + '<main class="wide">' + "".join(parts) + "</main>" + _footer()
     out.write(page(f"toolcall timeline — {len(report.traces)} traces", body))
