@@ -70,8 +70,8 @@ def _pretty(e: Evidence, doc: Any) -> str:
     out: list[str] = []
     until: int | None = None  # the indent that closes the marked member
     for line in lines:
-        body = _highlight(line)
         indent = len(line) - len(line.lstrip())
+        body = _highlight(line[indent:])
         if marked and line.lstrip().startswith(marked):
             marked = None  # the first member of that name, with its whole value
             until = indent if line.rstrip().endswith(("{", "[")) else None
@@ -80,7 +80,7 @@ def _pretty(e: Evidence, doc: Any) -> str:
             body = f"<mark>{body}</mark>"
             if indent == until:
                 until = None
-        out.append(body)
+        out.append(" " * indent + body)
     return "\n".join(out)
 
 

@@ -36,8 +36,8 @@ def generated_at() -> datetime:
 def config_fingerprint(cfg: Any) -> str:
     """A short hash of the effective settings (where they were read from left out), so two
     reports can be told to come from the same configuration or not."""
-    if cfg is None:
-        return "defaults"
+    if cfg is None:  # the view was not handed the run's settings
+        return "not recorded"
     fields = getattr(cfg, "__dataclass_fields__", {})
     skip = {"path", "raw", "discovered", "notes"}
     body = repr([(k, getattr(cfg, k)) for k in fields if k not in skip])

@@ -22,12 +22,21 @@ from toolcall_cli.render.html_evidence import evidence_item
 from toolcall_cli.render.html_index import calls_title, event_list, trace_index
 from toolcall_cli.render.html_meta import header, legend, rule_link, rules_section, used_marks
 from toolcall_cli.render.html_page import SOURCE_COLOUR, h, outcome_tag, page
-from toolcall_cli.render.html_svg import MAX_CALL_LANES, boundaries, call_spans, fmt_ms, swimlane
+from toolcall_cli.render.html_svg import (
+    MAX_CALL_LANES,
+    WIDTH,
+    boundaries,
+    call_spans,
+    fmt_ms,
+    swimlane,
+)
 from toolcall_cli.render.timeline_view import shifted_sources
 
 #: Traces drawn in full; the rest are listed by name.
 MAX_TRACES = 25
 MAX_EVIDENCE = 12
+#: The swimlane's drawing width when it has its row to itself (the timeline page).
+WIDE = 1240
 _PHASE_LABEL = {
     "initiation_ms": "initiation",
     "service_ms": "tool service",
@@ -199,7 +208,8 @@ def _trace_section(
     calls = b.calls
     cids, by_id = _ids(tix, calls)
     title = f"swimlane timeline of trace {b.trace}: {calls_title(calls)}"
-    svg = swimlane(b, cids, by_id, shifted=shifted, title=title, ev_prefix=f"t{tix}")
+    width = WIDTH if findings is not None else WIDE
+    svg = swimlane(b, cids, by_id, shifted=shifted, title=title, ev_prefix=f"t{tix}", width=width)
     marks, ends = boundaries(b.events), call_spans(b.events)
     own = {
         c.tool_call_id: own_end_to_end(marks.get(c.tool_call_id, {}), ends.get(c.tool_call_id))
@@ -240,6 +250,15 @@ def _footer() -> str:
         f"<footer>toolcall {h(__version__)} · self-contained report: "
         "no external resources.</footer>"
     )
+
+
+def _origin_files(traces: Iterable[TraceBlock]) -> list[str]:
+    """The files the shown events were read from (their origins without line or pointer)."""
+    files: set[str] = set()
+    for b in traces:
+        origins = b.events["origin"].dropna().astype(str)
+        files.update(origins.str.replace(r"(:\d+)?(#.*)?$", "", regex=True).unique().tolist())
+    return sorted(files)
 
 
 def _sources(traces: Iterable[TraceBlock]) -> list[str]:
@@ -367,6 +386,6 @@ def to_html_timeline(report: TimelineReport, out: TextIO, opts: RenderOptions) -
         parts.append('<p class="note">No traces to show.</p>')
     parts += sections
     sub = f"timeline · {len(report.traces)} of {report.total} traces shown"
-    top = header("toolcall timeline", sub, getattr(report, "inputs", ()), None)
+    top = header("toolcall timeline", sub, _origin_files(report.traces), None)
     body = top + '<main class="wide">' + "".join(parts) + "</main>" + _footer()
     out.write(page(f"toolcall timeline — {len(report.traces)} traces", body))
