@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import html as html_lib
 import re
 import subprocess
 from html.parser import HTMLParser
@@ -125,17 +126,26 @@ def test_clicking_a_finding_highlights_its_events(flood_html: str, tmp_path: Pat
 
 HOVER = """
 var mark = document.querySelector('g.ev[data-ev]');
-mark.dispatchEvent(new MouseEvent('mouseenter'));
+mark.dispatchEvent(new MouseEvent('mouseenter', {clientX: 300, clientY: 200}));
+var tip = document.querySelector('div.tip');
 document.body.setAttribute('data-hovered', mark.getAttribute('data-ev'));
+document.body.setAttribute('data-tip', tip.hidden ? '' : tip.textContent);
 """
 
 
 @pytest.mark.browser
-def test_hovering_a_swimlane_mark_highlights_its_event_row(flood_html: str, tmp_path: Path) -> None:
+def test_hovering_a_swimlane_mark_highlights_its_row_and_shows_its_tooltip(
+    flood_html: str, tmp_path: Path
+) -> None:
     dom = _dom(flood_html, HOVER, tmp_path)
     ev = dom.body.get("data-hovered")
     lit = [a.get("data-ev") for a in dom.having("data-ev", "tr") if "evhl" in _classes(a)]
     assert lit == [ev]
+    # the tooltip is the mark's own hover text (time, source, kind, then its origin)
+    first = flood_html.index(f'data-ev="{ev}"')
+    title = re.search(r"<title>(.*?)</title>", flood_html[first:], re.S)
+    assert title and dom.body.get("data-tip") == html_lib.unescape(title.group(1))
+    assert "messages" in (dom.body.get("data-tip") or "")
 
 
 SEARCH = """

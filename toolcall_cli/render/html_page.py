@@ -13,6 +13,7 @@ import html
 from typing import Final
 
 from toolcall_cli.core.events import SOURCE_TRAITS
+from toolcall_cli.render.html_script import SCRIPT
 from toolcall_cli.render.safe import clean
 
 #: Outcome → (glyph label, colour); the glyph shapes are the `<symbol>`s of `SYMBOLS`.
@@ -147,6 +148,8 @@ details>summary{cursor:pointer;color:var(--muted)}
 .trace.focus [data-call]:not(.hl){opacity:.22}
 .trace.focus .hl .ph,.trace.focus .hl circle{stroke:#0969da;stroke-width:2}
 .trace.focus tr.hl td{background:#ddf4ff}
+div.tip{position:absolute;z-index:10;background:#1f2328;color:#fff;font-size:12px;padding:4px 8px;
+  border-radius:4px;white-space:pre-wrap;max-width:480px;pointer-events:none}
 a{color:#0969da}
 footer{color:var(--muted);padding:0 24px 24px;font-size:12px}
 dl.runmeta{display:grid;grid-template-columns:max-content 1fr;gap:1px 12px;margin:6px 0 0;
@@ -173,90 +176,6 @@ section.rules details{margin:4px 0}
 pre.ruledoc{white-space:pre-wrap;font-size:12.5px;background:#f6f8fa;padding:8px;border-radius:4px}
 main.wide .grid.solo{grid-template-columns:minmax(0,1fr)}
 @media (max-width:1000px){.grid{grid-template-columns:minmax(0,1fr)}}
-"""
-
-SCRIPT = """(function () {
-  var active = null;
-  function clear() {
-    document.querySelectorAll('.hl').forEach(function (e) { e.classList.remove('hl'); });
-    document.querySelectorAll('.trace.focus').forEach(function (e) {
-      e.classList.remove('focus'); });
-    if (active) { active.classList.remove('active'); active.setAttribute('aria-pressed', 'false'); }
-    active = null;
-  }
-  function focus(card) {
-    var was = card === active;
-    clear();
-    if (was) { return; }
-    var trace = card.closest('.trace');
-    var ids = (card.getAttribute('data-calls') || '').split(' ').filter(Boolean);
-    if (!trace || !ids.length) { return; }
-    ids.forEach(function (id) {
-      trace.querySelectorAll('[data-call="' + id + '"]').forEach(function (e) {
-        e.classList.add('hl'); });
-    });
-    trace.classList.add('focus');
-    card.classList.add('active');
-    card.setAttribute('aria-pressed', 'true');
-    active = card;
-  }
-  document.querySelectorAll('article.finding[data-calls]').forEach(function (card) {
-    card.setAttribute('tabindex', '0');
-    card.setAttribute('role', 'button');
-    card.setAttribute('aria-pressed', 'false');
-    card.addEventListener('click', function (ev) {
-      if (ev.target.closest('a, summary')) { return; }
-      focus(card);
-    });
-    card.addEventListener('keydown', function (ev) {
-      if (ev.key === 'Enter' || ev.key === ' ') { ev.preventDefault(); focus(card); }
-    });
-  });
-  function fromHash() {
-    var id = decodeURIComponent(location.hash.slice(1));
-    var card = id ? document.getElementById(id) : null;
-    if (card && card.matches('details.rule')) { card.open = true; }
-    if (card && card.matches('article.finding[data-calls]') && card !== active) { focus(card); }
-  }
-  function evmark(id, on) {
-    document.querySelectorAll('[data-ev="' + id + '"]').forEach(function (e) {
-      e.classList.toggle('evhl', on); });
-  }
-  document.querySelectorAll('[data-ev]').forEach(function (e) {
-    var id = e.getAttribute('data-ev');
-    e.addEventListener('mouseenter', function () { evmark(id, true); });
-    e.addEventListener('mouseleave', function () { evmark(id, false); });
-    if (e.tagName === 'g') {
-      e.addEventListener('click', function () {
-        var row = document.querySelector('tr[data-ev="' + id + '"]');
-        if (row) { row.scrollIntoView({block: 'nearest'}); row.focus(); }
-      });
-    }
-  });
-  document.querySelectorAll('section.tindex').forEach(function (sec) {
-    var size = parseInt(sec.getAttribute('data-page'), 10) || 25, page = 0;
-    var rows = Array.prototype.slice.call(sec.querySelectorAll('tbody tr'));
-    var box = sec.querySelector('input.tsearch');
-    function show() {
-      var q = box.value.toLowerCase(), hits = rows.filter(function (r) {
-        return r.textContent.toLowerCase().indexOf(q) >= 0; });
-      var pages = Math.max(1, Math.ceil(hits.length / size));
-      page = Math.min(page, pages - 1);
-      rows.forEach(function (r) { r.hidden = true; });
-      hits.slice(page * size, (page + 1) * size).forEach(function (r) { r.hidden = false; });
-      sec.querySelector('.tcount').textContent = hits.length + ' of ' + rows.length + ' traces';
-      sec.querySelector('.pageno').textContent = 'page ' + (page + 1) + ' of ' + pages;
-    }
-    box.addEventListener('input', function () { page = 0; show(); });
-    sec.querySelector('.prev').addEventListener('click', function () {
-      page = Math.max(0, page - 1); show(); });
-    sec.querySelector('.next').addEventListener('click', function () { page += 1; show(); });
-    show();
-  });
-  window.addEventListener('hashchange', fromHash);
-  fromHash();
-  document.body.setAttribute('data-ready', 'true');
-})();
 """
 
 

@@ -8,20 +8,21 @@ Element ids are positional (`t1`, `t1-c3`), so the output is deterministic.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, TextIO
 
 import pandas as pd
 
 from toolcall_cli import __version__
-from toolcall_cli.align.model import PHASES, CallView, TimelineReport, TraceBlock
+from toolcall_cli.align.model import CallView, TimelineReport, TraceBlock
 from toolcall_cli.core.findings import Finding
 from toolcall_cli.diagnose.base import DiagnoseReport
 from toolcall_cli.render import RenderOptions, renders
+from toolcall_cli.render.html_calls import calls_table, own_end_to_end
 from toolcall_cli.render.html_evidence import evidence_item
 from toolcall_cli.render.html_index import calls_title, event_list, trace_index
 from toolcall_cli.render.html_meta import header, legend, rule_link, rules_section, used_marks
-from toolcall_cli.render.html_page import SOURCE_COLOUR, h, outcome_tag, page
+from toolcall_cli.render.html_page import SOURCE_COLOUR, h, page
 from toolcall_cli.render.html_svg import (
     MAX_CALL_LANES,
     WIDTH,
@@ -37,12 +38,6 @@ MAX_TRACES = 25
 MAX_EVIDENCE = 12
 #: The swimlane's drawing width when it has its row to itself (the timeline page).
 WIDE = 1240
-_PHASE_LABEL = {
-    "initiation_ms": "initiation",
-    "service_ms": "tool service",
-    "injection_ms": "injection",
-    "end_to_end_ms": "end to end",
-}
 
 
 def _plural(n: int, word: str) -> str:
@@ -63,70 +58,6 @@ def _skew_note(report: TimelineReport) -> str:
     return (
         f'<p class="skew">Clock offsets against <b>{h(report.reference)}</b>: {parts}; {state}. '
         "A lane label shows the correction applied to its source.</p>"
-    )
-
-
-def own_end_to_end(
-    marks: Mapping[str, pd.Timestamp], ends: tuple[pd.Timestamp, pd.Timestamp] | None
-) -> float | None:
-    """The call's own round trip in ms: received → injected, else its first → last event
-    (the chat request around it is the trace's figure, shown once in the trace's line)."""
-    a, b = marks.get("received"), marks.get("injected")
-    if a is None or b is None:
-        a, b = ends if ends is not None else (None, None)
-    if a is None or b is None or pd.isna(a) or pd.isna(b) or b <= a:
-        return None
-    return float((b - a).total_seconds() * 1000.0)
-
-
-def _ms_cell(c: CallView, p: str, own: float | None) -> str:
-    v = own if p == "end_to_end_ms" else c.phases.get(p)
-    if v is None:
-        return '<td class="num">–</td>'
-    if p in c.breaches and p != "end_to_end_ms":
-        return f'<td class="num breach">{h(fmt_ms(v))} ✗ over SLA</td>'
-    return f'<td class="num">{h(fmt_ms(v))}</td>'
-
-
-def _codes_cell(refs: Sequence[tuple[str, str, str]]) -> str:
-    first: dict[str, tuple[str, str]] = {}
-    for code, fid, sev in refs:
-        first.setdefault(code, (fid, sev))  # one link per code: its highest-ranked finding
-    links = " ".join(
-        f'<a class="code sev-{sev}" href="#{fid}">{h(code)}</a>'
-        for code, (fid, sev) in first.items()
-    )
-    return f"<td>{links or '–'}</td>"
-
-
-def _calls_table(
-    calls: Sequence[CallView],
-    cids: Sequence[str],
-    refs: Mapping[str, list[tuple[str, str, str]]] | None,
-    own: Mapping[str, float | None],
-) -> str:
-    if not calls:
-        return '<p class="note">No tool calls in this trace.</p>'
-    head = "".join(f'<th scope="col">{_PHASE_LABEL[p]}</th>' for p in PHASES)
-    if refs is not None:
-        head += '<th scope="col">findings</th>'
-    rows = []
-    for c, cid in zip(calls, cids, strict=True):
-        bad = ' class="bad"' if c.outcome != "result" or c.breaches else ""
-        rows.append(
-            f'<tr id="{cid}-row" data-call="{cid}"{bad}>'
-            f"<td><code>{h(c.tool_call_id or '(empty id)', limit=80)}</code></td>"
-            f"<td>{h(c.tool or '?', limit=80)}</td><td>{outcome_tag(c.outcome)}</td>"
-            + "".join(_ms_cell(c, p, own.get(c.tool_call_id)) for p in PHASES)
-            + (_codes_cell(refs.get(cid, [])) if refs is not None else "")
-            + "</tr>"
-        )
-    return (
-        '<table class="calls"><caption class="note" style="text-align:left">Calls and phase '
-        "latencies (✗ = above the SLA; end to end is the call's own, received → injected)"
-        "</caption>"
-        f'<thead><tr><th scope="col">call</th><th scope="col">tool</th><th scope="col">outcome</th>'
-        f"{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
     )
 
 
@@ -227,7 +158,7 @@ def _trace_section(
             for cid in dict.fromkeys(by_id[c] for c in f.tool_call_ids if c in by_id):
                 refs.setdefault(cid, []).append((f.code, f"t{tix}-f{i + 1}", f.severity.value))
     lanes = (
-        f'<div class="lanes">{svg}{more}{_calls_table(calls, cids, refs, own)}'
+        f'<div class="lanes">{svg}{more}{calls_table(calls, cids, refs, own)}'
         f"{event_list(tix, b, by_id)}</div>"
     )
     aside = ""
