@@ -20,19 +20,12 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import FIXTURES, ROOT, need_chromium, need_corpus, need_tshark, run_cli
+from tests.render.test_html_browser import FLAGS as BROWSER_FLAGS
 
 ARTIFACTS = ROOT / "test-artifacts"
 EPOCH = {"SOURCE_DATE_EPOCH": "1735689600"}
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+#: The browser test's flags, with the window size each test sets itself.
+FLAGS = [f for f in BROWSER_FLAGS if not f.startswith("--window-size=")]
 TAU = "conversations/tau-bench/historical_trajectories__gpt-4o-airline.json"
 
 
