@@ -104,3 +104,23 @@ def test_header_is_path_line_col_code_message() -> None:
     assert header(f).plain == (
         "logs/mw.log:15:291 TR002 result-truncated: the result of call call_5 looks cut short"
     )
+
+
+@pytest.mark.parametrize("width", [80, 100, 120, 200])
+def test_the_diagnose_table_never_rewraps_a_frame(width: int) -> None:
+    from tests.conftest import FIXTURES, run_cli
+
+    res = run_cli(["diagnose", str(FIXTURES / "replay" / "booking")], env={"COLUMNS": str(width)})
+    assert res.exit_code == 1, res.stderr
+    cells = [ln.split("│")[3] for ln in res.stdout.splitlines() if ln.count("│") == 4]
+    in_frame, framed = False, 0
+    for c in cells:
+        if c.strip().startswith("-->"):
+            in_frame = True
+        elif c.strip().startswith("fix:") or c.startswith(" ") is False:
+            in_frame = False
+        elif in_frame:
+            # a frame line carries its gutter: a table re-wrap would start a line without it
+            assert re.match(r"^\s*\d*\s\|", c), (width, c)
+            framed += 1
+    assert framed > 20

@@ -69,11 +69,7 @@ def frame(e: Evidence, width: int) -> Text:
     text, (start, end) = _cleaned(e, room * MAX_LINES)
     pad = " " * gutter
     out = Text()
-    out.append(f"{pad}--> ", style="dim")
-    out.append(place(e), style="dim")
-    pointer = e.origin.partition("#")[2]
-    if e.line is not None and pointer:  # where in the document, beside where in the file
-        out.append(clean(f" #{pointer}", keep_newlines=False), style="dim")
+    out.append(_arrow(e, pad, width), style="dim")
     out.append(f"\n{pad} |", style="dim")
     offset = 0
     for n, source_line in enumerate(text.split("\n")):
@@ -93,6 +89,22 @@ def frame(e: Evidence, width: int) -> Text:
                     out.append(f"\n{pad} | ", style="dim")
                     out.append(" " * col + "^" * carets, style=_CARET_STYLE)
     return out
+
+
+def _arrow(e: Evidence, pad: str, width: int) -> str:
+    """``--> path:line:col #/pointer`` in *width* cells: the pointer goes first, then the
+    path's head (``…`` marks it), so the line is never wrapped inside the path."""
+    where = place(e)
+    pointer = e.origin.partition("#")[2]
+    lead = f"{pad}--> "
+    if e.line is not None and pointer:  # where in the document, beside where in the file
+        full = f"{lead}{where}" + clean(f" #{pointer}", keep_newlines=False)
+        if cell_len(full) <= width:
+            return full
+    room = max(MIN_WIDTH, width) - cell_len(lead)
+    if cell_len(where) > room:
+        where = "…" + where[-(room - 1) :]
+    return lead + where
 
 
 def _piece(out: Text, piece: str, at: int, start: int, end: int) -> None:
