@@ -64,8 +64,12 @@ class Outline(HTMLParser):
 _VOID = {"meta", "br", "hr", "img", "input", "link", "source", "wbr", "area", "base", "col"}
 
 
+#: A fixed generation time (reproducible-builds convention), so two renders are identical.
+EPOCH = {"SOURCE_DATE_EPOCH": "1735689600"}
+
+
 def _render(args: list[str]) -> str:
-    res = run_cli(args)
+    res = run_cli(args, env=EPOCH)
     assert res.exit_code in (0, 1), res.stderr
     return str(res.stdout)
 

@@ -8,10 +8,13 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolcall_cli.core.registry import Registry
 from toolcall_cli.errors import ExitCode, UsageError
+
+if TYPE_CHECKING:
+    from toolcall_cli.core.quoting.aim import Aim
 
 CODE_RE = re.compile(r"^[A-Z]{2}\d{3}$")
 DOC_HEADINGS = ("What it does", "Why it matters", "Example", "Fix")
@@ -72,10 +75,31 @@ def rule(code: str, name: str, severity: Severity, summary: str, *, doc: str | N
 
 @dataclass(frozen=True, slots=True)
 class Evidence:
-    """One line that proves a finding: where it is and what it says."""
+    """One line that proves a finding: where it is, what it says, and the part that proves it.
+
+    A rule cites an *origin* and, optionally, an *aim* (what in the line is the point: a JSON
+    member, a value, the cut tail). The quoting stage (`core.quoting`) then sets *text* to a
+    window of the input around that point, elided with ``…``, and *focus* to the point's
+    ``(start, end)`` span in *text* (code points, end exclusive; the whole text when nothing
+    narrower is known). *line* and *column* (1-based) place the focus in the input file.
+    """
 
     origin: str
     text: str
+    focus: tuple[int, int] | None = None
+    line: int | None = None
+    column: int | None = None
+    aim: Aim | None = None  # the rule's request; read by the quoting stage only
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON shape of DESIGN §4: ``{origin, text, focus}`` (+ line and column)."""
+        return {
+            "origin": self.origin,
+            "text": self.text,
+            "focus": list(self.focus) if self.focus is not None else None,
+            "line": self.line,
+            "column": self.column,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,7 +151,7 @@ class Finding:
             "trace_id": self.trace_id,
             "session_id": self.session_id,
             "tool_call_ids": list(self.tool_call_ids),
-            "evidence": [{"origin": e.origin, "text": e.text} for e in self.evidence],
+            "evidence": [e.to_dict() for e in self.evidence],
             "explanation": self.explanation,
             "fix": self.fix,
         }

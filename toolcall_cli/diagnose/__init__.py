@@ -144,4 +144,5 @@ def diagnose_events(
         summary=rep.summary,
         inputs=inputs,
         timeline=timeline,
+        config=cfg,
     )

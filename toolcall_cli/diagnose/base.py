@@ -96,3 +96,5 @@ class DiagnoseReport(Report):
 
     #: The aligned `Timeline` the findings were drawn from (for views that draw it, e.g. html).
     timeline: Any = field(default=None, compare=False, repr=False)
+    #: The effective `Config` of the run (the html header prints its fingerprint).
+    config: Any = field(default=None, compare=False, repr=False)

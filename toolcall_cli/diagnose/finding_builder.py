@@ -4,7 +4,8 @@ from the rule's documentation; evidence as origins (quoted later, see `core.quot
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from toolcall_cli.core.cells import text
@@ -18,6 +19,8 @@ _HEADING = re.compile(r"^(What it does|Why it matters|Example|Fix)\s*:?\s*$", re
 if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
+
+    from toolcall_cli.core.quoting.aim import Aim
 
     #: What a finding is proven by: a frame of event rows, or the labels of rows of the context's
     #: event table (`ctx.events()`; its index is 0..n-1) — cheaper when findings are many.
@@ -48,12 +51,14 @@ def make(
     explanation: str | None = None,
     fix: str | None = None,
     limit: int = 5,
+    aims: Mapping[int, Aim] | None = None,
     **kw: Any,
 ) -> Finding:
     """A finding of *rule* proven by *rows*: ids, trace and session filled from the rows.
 
     The evidence is the rows' origins with their own text; `core.quoting` quotes it (and sets
-    the location from the first origin) once every rule has run.
+    the location from the first origin) once every rule has run, each quote a window around
+    what *aims* (row label → `Aim`) names as the point of that row.
     """
     import pandas as pd
 
@@ -74,6 +79,8 @@ def make(
         proof: tuple[Evidence, ...] = evidence_from(cells["origins"], cells["row"], limit=limit)
     else:
         proof = cited_from(cells["origins"], cells["labels"], limit=limit)
+    if aims:
+        proof = _aimed(proof, rows, cells, aims)
     return Finding.of(
         rule,
         message,
@@ -87,6 +94,20 @@ def make(
         extra=extra or {},
         **kw,
     )
+
+
+def _aimed(
+    proof: tuple[Evidence, ...], rows: Rows, cells: dict[str, Any], aims: Mapping[int, Aim]
+) -> tuple[Evidence, ...]:
+    """*proof* with each entry's aim: the aim of the first cited row with its origin."""
+    import pandas as pd
+
+    labels = rows.index.tolist() if isinstance(rows, pd.DataFrame) else cells["labels"]
+    by_origin: dict[str, Aim] = {}
+    for origin, label in zip(cells["origins"], labels, strict=False):
+        if label in aims:
+            by_origin.setdefault(str(None if missing(origin) else origin), aims[label])
+    return tuple(replace(e, aim=by_origin[e.origin]) if e.origin in by_origin else e for e in proof)
 
 
 def _frame_cells(rows: pd.DataFrame, limit: int) -> dict[str, Any]:

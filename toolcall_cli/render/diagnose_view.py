@@ -15,7 +15,7 @@ from toolcall_cli import __version__
 from toolcall_cli.core.findings import RULES, Finding
 from toolcall_cli.core.jsonio import pretty
 from toolcall_cli.diagnose.base import DiagnoseReport
-from toolcall_cli.render import RenderOptions, renders
+from toolcall_cli.render import RenderOptions, excerpt, renders
 from toolcall_cli.render._rich import SEVERITY_STYLE, cell, console
 from toolcall_cli.render.safe import clean, md
 from toolcall_cli.render.sarif import sarif_log
@@ -103,12 +103,10 @@ def to_table(report: DiagnoseReport, out: TextIO, opts: RenderOptions) -> None:
         for f in findings:
             sev = f.severity.value
             body = Text()
-            body.append_text(cell(f"{f.name}: {f.message}", limit=400))
+            body.append_text(excerpt.header(f))
             for e in f.evidence:
-                body.append("\n  ")
-                body.append_text(cell(e.origin, style="dim", limit=160))
-                body.append("\n    ")
-                body.append_text(cell(e.text, limit=300))
+                body.append("\n")
+                body.append_text(excerpt.frame(e, con.width - excerpt.TABLE_OVERHEAD))
             if f.fix:
                 body.append("\n  fix: ", style="bold")
                 body.append_text(cell(f.fix, limit=400))

@@ -13,6 +13,7 @@ import html
 from typing import Final
 
 from toolcall_cli.core.events import SOURCE_TRAITS
+from toolcall_cli.render.html_script import SCRIPT
 from toolcall_cli.render.safe import clean
 
 #: Outcome → (glyph label, colour); the glyph shapes are the `<symbol>`s of `SYMBOLS`.
@@ -93,7 +94,7 @@ section.trace>h2{margin:0;font-size:17px}
 .meta{color:var(--muted);margin:2px 0 10px}
 .grid{display:grid;grid-template-columns:minmax(0,3fr) minmax(340px,2fr);gap:18px;align-items:start}
 .grid.solo{grid-template-columns:minmax(0,1fr)}
-.lanes svg.swim{width:100%;max-width:1040px;height:auto;display:block;background:#fff}
+.lanes svg.swim{width:100%;height:auto;display:block;background:#fff}
 svg.defs{position:absolute}
 .legend{display:flex;flex-wrap:wrap;gap:4px 16px;margin:8px 0;color:var(--muted);font-size:12.5px}
 .legend span{display:inline-flex;align-items:center;gap:5px}
@@ -147,57 +148,34 @@ details>summary{cursor:pointer;color:var(--muted)}
 .trace.focus [data-call]:not(.hl){opacity:.22}
 .trace.focus .hl .ph,.trace.focus .hl circle{stroke:#0969da;stroke-width:2}
 .trace.focus tr.hl td{background:#ddf4ff}
+div.tip{position:absolute;z-index:10;background:#1f2328;color:#fff;font-size:12px;padding:4px 8px;
+  border-radius:4px;white-space:pre-wrap;max-width:480px;pointer-events:none}
 a{color:#0969da}
 footer{color:var(--muted);padding:0 24px 24px;font-size:12px}
+dl.runmeta{display:grid;grid-template-columns:max-content 1fr;gap:1px 12px;margin:6px 0 0;
+  font-size:12.5px}
+dl.runmeta dt{color:var(--muted)}
+dl.runmeta dd{margin:0;overflow-wrap:anywhere}
+pre.quote{white-space:pre-wrap;overflow-wrap:anywhere;margin:2px 0;font:12.5px ui-monospace,
+  "DejaVu Sans Mono",monospace;max-height:22em;overflow:auto}
+pre.quote mark,pre.quote mark span{background:#fff8c5;outline:1px solid #d4a72c}
+.j-key{color:#0550ae}.j-str{color:#0a3069}.j-num{color:#953800}.j-lit{color:#8250df}
+.chat .breach,.meta .breach{color:var(--err)}
+details.events{margin-top:10px}
+.evscroll{max-height:24em;overflow:auto;border:1px solid var(--line)}
+table.events{border-collapse:collapse;width:100%;font-size:12.5px}
+table.events td,table.events th{padding:2px 6px;border-bottom:1px solid var(--line);
+  text-align:left;vertical-align:top}
+table.events tr{cursor:pointer}
+table.events tr.hl td,table.events tr.evhl td{background:#ddf4ff}
+.swim .ev.evhl circle{stroke:#0969da;stroke-width:2.5;r:6}
+table.tindex{border-collapse:collapse;width:100%;font-size:13px}
+table.tindex td,table.tindex th{padding:2px 6px;border-bottom:1px solid var(--line);text-align:left}
+table.tindex tr.sev-error td:first-child{border-left:4px solid var(--err)}
+section.rules details{margin:4px 0}
+pre.ruledoc{white-space:pre-wrap;font-size:12.5px;background:#f6f8fa;padding:8px;border-radius:4px}
+main.wide .grid.solo{grid-template-columns:minmax(0,1fr)}
 @media (max-width:1000px){.grid{grid-template-columns:minmax(0,1fr)}}
-"""
-
-SCRIPT = """(function () {
-  var active = null;
-  function clear() {
-    document.querySelectorAll('.hl').forEach(function (e) { e.classList.remove('hl'); });
-    document.querySelectorAll('.trace.focus').forEach(function (e) {
-      e.classList.remove('focus'); });
-    if (active) { active.classList.remove('active'); active.setAttribute('aria-pressed', 'false'); }
-    active = null;
-  }
-  function focus(card) {
-    var was = card === active;
-    clear();
-    if (was) { return; }
-    var trace = card.closest('.trace');
-    var ids = (card.getAttribute('data-calls') || '').split(' ').filter(Boolean);
-    if (!trace || !ids.length) { return; }
-    ids.forEach(function (id) {
-      trace.querySelectorAll('[data-call="' + id + '"]').forEach(function (e) {
-        e.classList.add('hl'); });
-    });
-    trace.classList.add('focus');
-    card.classList.add('active');
-    card.setAttribute('aria-pressed', 'true');
-    active = card;
-  }
-  document.querySelectorAll('article.finding[data-calls]').forEach(function (card) {
-    card.setAttribute('tabindex', '0');
-    card.setAttribute('role', 'button');
-    card.setAttribute('aria-pressed', 'false');
-    card.addEventListener('click', function (ev) {
-      if (ev.target.closest('a, summary')) { return; }
-      focus(card);
-    });
-    card.addEventListener('keydown', function (ev) {
-      if (ev.key === 'Enter' || ev.key === ' ') { ev.preventDefault(); focus(card); }
-    });
-  });
-  function fromHash() {
-    var id = decodeURIComponent(location.hash.slice(1));
-    var card = id ? document.getElementById(id) : null;
-    if (card && card.matches('article.finding[data-calls]') && card !== active) { focus(card); }
-  }
-  window.addEventListener('hashchange', fromHash);
-  fromHash();
-  document.body.setAttribute('data-ready', 'true');
-})();
 """
 
 

@@ -53,24 +53,25 @@ class Scale:
     t0: pd.Timestamp | None
     span_ms: float
     origin: pd.Timestamp | None = None  # the trace's first clocked event: "+0 ms" on the axis
+    width: float = WIDTH  # the drawing's width in user units
 
     def x(self, ts: Any) -> float | None:
         """The x of *ts* (None when it has no time)."""
         if self.t0 is None or ts is None or pd.isna(ts):
             return None
         ms = (ts - self.t0).total_seconds() * 1000.0
-        return LABEL_W + (WIDTH - LABEL_W - RIGHT_PAD) * ms / self.span_ms
+        return LABEL_W + (self.width - LABEL_W - RIGHT_PAD) * ms / self.span_ms
 
 
-def scale_of(events: pd.DataFrame) -> Scale:
+def scale_of(events: pd.DataFrame, width: float = WIDTH) -> Scale:
     """A scale spanning the trace's clocked events, padded a little on both sides."""
     ts = events["ts_corrected"].dropna()
     if ts.empty:
-        return Scale(None, 1.0)
+        return Scale(None, 1.0, width=width)
     lo, hi = ts.min(), ts.max()
     span = max((hi - lo).total_seconds() * 1000.0, 1.0)
     pad = span * 0.03
-    return Scale(lo - pd.Timedelta(milliseconds=pad), span + 2 * pad, lo)
+    return Scale(lo - pd.Timedelta(milliseconds=pad), span + 2 * pad, lo, width)
 
 
 def _nice_step(span_ms: float) -> float:
@@ -134,7 +135,8 @@ def boundaries(events: pd.DataFrame) -> dict[str, dict[str, pd.Timestamp]]:
     return out
 
 
-def _ends(events: pd.DataFrame) -> dict[str, tuple[pd.Timestamp, pd.Timestamp]]:
+def call_spans(events: pd.DataFrame) -> dict[str, tuple[pd.Timestamp, pd.Timestamp]]:
+    """Per call id its first and last corrected event time."""
     clk = events[events["ts_corrected"].notna() & events["call"].notna()]
     g = clk.groupby(clk["call"].astype(str))["ts_corrected"].agg(["min", "max"])
     return {str(k): (r["min"], r["max"]) for k, r in g.iterrows()}
@@ -177,7 +179,13 @@ def _use(glyph: str, x: float, y: float, size: float = 14) -> str:
 
 
 def _source_lane(
-    rows: pd.DataFrame, source: str, y: int, sc: Scale, ids: Mapping[str, str], note: str
+    rows: pd.DataFrame,
+    source: str,
+    y: int,
+    sc: Scale,
+    ids: Mapping[str, str],
+    note: str,
+    ev_prefix: str = "",
 ) -> list[str]:
     colour = SOURCE_COLOUR.get(source, "#5b6472")
     mid = y + LANE_H / 2
@@ -185,7 +193,7 @@ def _source_lane(
     label = source + (f" {note}" if note else "")
     out = [
         f'<g class="lane lane-src" data-lane="{h(source)}">',
-        f'<rect x="0" y="{y}" width="{WIDTH}" height="{LANE_H}" class="lane-alt"/>',
+        f'<rect x="0" y="{y}" width="{sc.width}" height="{LANE_H}" class="lane-alt"/>',
         f'<rect x="8" y="{mid - 5:.1f}" width="10" height="10" rx="2" fill="{colour}"/>',
         f'<text x="24" y="{mid + 4:.1f}" class="lbl-src">{h(label)}</text>',
     ]
@@ -194,15 +202,18 @@ def _source_lane(
             f'<text x="{LABEL_W - 8}" y="{mid + 4:.1f}" text-anchor="end" class="ticklbl">'
             f"{untimed} untimed</text>"
         )
-    for i, ev in enumerate(rows.head(MAX_EVENTS).itertuples(index=False)):
+    head = rows.head(MAX_EVENTS)
+    for i, (label, ev) in enumerate(zip(head.index, head.itertuples(index=False), strict=True)):
         x = sc.x(ev.ts_corrected)
         if x is None:
             if sc.t0 is not None:
                 continue
             # no clock at all: spread markers in message order
-            x = _order_x(i, len(rows))
+            x = _order_x(i, len(rows), sc.width)
         call = ids.get(_s(ev.call), "")
         attr = f' data-call="{call}"' if call else ""
+        if ev_prefix:  # the same id as the event's row in the event list
+            attr += f' data-ev="{ev_prefix}-e{label}"'
         tip = h(f"{_time(ev.ts_corrected)} {describe(ev)}\n{_s(ev.origin)}", limit=400)
         trouble = TROUBLE_KINDS.get(str(ev.kind))
         code = _s(ev.http_status)
@@ -229,19 +240,19 @@ def _phase_tip(c: CallView, key: str, name: str) -> str:
     return f"{name}: {fmt_ms(v)} ({state})"
 
 
-def _order_x(i: int, n: int) -> float:
+def _order_x(i: int, n: int, width: float = WIDTH) -> float:
     """x of the i-th of n events when a trace has no clock (message order)."""
-    return LABEL_W + (WIDTH - LABEL_W - RIGHT_PAD) * (i + 0.5) / max(n, 1)
+    return LABEL_W + (width - LABEL_W - RIGHT_PAD) * (i + 0.5) / max(n, 1)
 
 
-def _order_positions(ev: pd.DataFrame) -> dict[str, float]:
+def _order_positions(ev: pd.DataFrame, width: float = WIDTH) -> dict[str, float]:
     """Per call the x of its first message event, for traces without any clock."""
     msgs = ev[ev["source"].isin(UNCLOCKED_SOURCES)].head(MAX_EVENTS)
     out: dict[str, float] = {}
     for i, call in enumerate(msgs["call"].tolist()):
         key = _s(call)
         if key and key not in out:
-            out[key] = _order_x(i, len(msgs))
+            out[key] = _order_x(i, len(msgs), width)
     return out
 
 
@@ -263,7 +274,7 @@ def _call_lane(
         f"<title>{h(name)} — {h(c.outcome)}</title>",
     ]
     if lanecls:
-        out.append(f'<rect x="0" y="{y}" width="{WIDTH}" height="{LANE_H}" class="{lanecls}"/>')
+        out.append(f'<rect x="0" y="{y}" width="{sc.width}" height="{LANE_H}" class="{lanecls}"/>')
     out.append(
         f'<text x="8" y="{mid + 4:.1f}" class="{"lbl-bad" if bad else "lbl"}">'
         f"{h(name, limit=25, one_line=True)}</text>"
@@ -300,7 +311,7 @@ def _call_lane(
         # unclocked: where the call sits in message order, else at the start
         x_end = order_x - 10 if order_x is not None else LABEL_W + 8
     gl = c.outcome if c.outcome in OUTCOME_STYLE else "missing"
-    gx = min(x_end + 10, WIDTH - RIGHT_PAD + 10)
+    gx = min(x_end + 10, sc.width - RIGHT_PAD + 10)
     word = ""
     if bad:
         colour = OUTCOME_STYLE[gl][1]
@@ -323,11 +334,13 @@ def swimlane(
     *,
     shifted: Mapping[str, float],
     title: str,
+    ev_prefix: str = "",
+    width: int = WIDTH,
 ) -> str:
     """The SVG of one trace; *cids* are the page's stable element ids of `block.calls` (in
     order) and *ids* maps a tool_call_id to its element id for the events."""
     ev = block.events
-    sc = scale_of(ev)
+    sc = scale_of(ev, width)
     present = [s for s in SOURCES if (ev["source"] == s).any()]
     calls = block.calls[:MAX_CALL_LANES]
     height = AXIS_H + LANE_H * (len(present) + len(calls)) + 10
@@ -335,18 +348,18 @@ def swimlane(
     y = AXIS_H
     for src in present:
         note = f"(clock {shifted[src]:+.1f} ms)" if src in shifted else ""
-        body += _source_lane(ev[ev["source"] == src], src, y, sc, ids, note)
+        body += _source_lane(ev[ev["source"] == src], src, y, sc, ids, note, ev_prefix)
         y += LANE_H
-    body.append(f'<line class="sep" x1="0" y1="{y}" x2="{WIDTH}" y2="{y}"/>')
+    body.append(f'<line class="sep" x1="0" y1="{y}" x2="{width}" y2="{y}"/>')
     marks = boundaries(ev)
-    order = _order_positions(ev) if sc.t0 is None else {}
-    ends = _ends(ev)
+    order = _order_positions(ev, width) if sc.t0 is None else {}
+    ends = call_spans(ev)
     for c, cid in zip(calls, cids, strict=False):
         key = c.tool_call_id
         body += _call_lane(c, cid, y, sc, marks.get(key, {}), ends.get(key), order.get(key))
         y += LANE_H
     return (
-        f'<svg class="swim" viewBox="0 0 {WIDTH} {height}" width="{WIDTH}" height="{height}" '
+        f'<svg class="swim" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
         f'role="img" aria-label="{h(title)}" xmlns="http://www.w3.org/2000/svg">'
         f"<title>{h(title)}</title>\n" + "\n".join(body) + "\n</svg>"
     )

@@ -8,29 +8,36 @@ Element ids are positional (`t1`, `t1-c3`), so the output is deterministic.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, TextIO
 
 import pandas as pd
 
 from toolcall_cli import __version__
-from toolcall_cli.align.model import PHASES, CallView, TimelineReport, TraceBlock
+from toolcall_cli.align.model import CallView, TimelineReport, TraceBlock
 from toolcall_cli.core.findings import Finding
 from toolcall_cli.diagnose.base import DiagnoseReport
 from toolcall_cli.render import RenderOptions, renders
-from toolcall_cli.render.html_page import OUTCOME_STYLE, SOURCE_COLOUR, h, outcome_tag, page
-from toolcall_cli.render.html_svg import MAX_CALL_LANES, OK_FILL, fmt_ms, swimlane
+from toolcall_cli.render.html_calls import calls_table, own_end_to_end
+from toolcall_cli.render.html_evidence import evidence_item
+from toolcall_cli.render.html_index import calls_title, event_list, trace_index
+from toolcall_cli.render.html_meta import header, legend, rule_link, rules_section, used_marks
+from toolcall_cli.render.html_page import SOURCE_COLOUR, h, page
+from toolcall_cli.render.html_svg import (
+    MAX_CALL_LANES,
+    WIDTH,
+    boundaries,
+    call_spans,
+    fmt_ms,
+    swimlane,
+)
 from toolcall_cli.render.timeline_view import shifted_sources
 
 #: Traces drawn in full; the rest are listed by name.
 MAX_TRACES = 25
 MAX_EVIDENCE = 12
-_PHASE_LABEL = {
-    "initiation_ms": "initiation",
-    "service_ms": "tool service",
-    "injection_ms": "injection",
-    "end_to_end_ms": "end to end",
-}
+#: The swimlane's drawing width when it has its row to itself (the timeline page).
+WIDE = 1240
 
 
 def _plural(n: int, word: str) -> str:
@@ -54,85 +61,6 @@ def _skew_note(report: TimelineReport) -> str:
     )
 
 
-def _legend(sources: Iterable[str]) -> str:
-    items = [
-        f'<span><i class="sw" style="background:{SOURCE_COLOUR.get(s, "#5b6472")}"></i>'
-        f"{h(s)} event</span>"
-        for s in sources
-    ]
-    items += [
-        f'<span><i class="sw" style="background:{OK_FILL[p]}"></i>'
-        f"{_PHASE_LABEL[p]} within SLA</span>"
-        for p in ("initiation_ms", "service_ms", "injection_ms")
-    ]
-    items.append(
-        '<span><svg width="22" height="11" aria-hidden="true"><rect width="22" height="11" '
-        'fill="url(#hatch)"/></svg>phase over SLA (hatched)</span>'
-    )
-    items.append(
-        '<span><svg width="22" height="11" aria-hidden="true"><line x1="0" y1="6" x2="22" y2="6" '
-        'class="span" stroke="#8c959f" stroke-width="2" stroke-dasharray="3 3"/></svg>'
-        "seen, no phase measurable</span>"
-    )
-    items += [
-        f'<span><svg aria-hidden="true"><use href="#g-{o}"/></svg>{h(label)}</span>'
-        for o, (label, _) in OUTCOME_STYLE.items()
-    ]
-    items.append(
-        '<span><svg aria-hidden="true"><use href="#g-error"/></svg>HTTP error status</span>'
-    )
-    return f'<div class="legend" aria-label="legend">{"".join(items)}</div>'
-
-
-def _ms_cell(c: CallView, p: str) -> str:
-    v = c.phases.get(p)
-    if v is None:
-        return '<td class="num">–</td>'
-    if p in c.breaches:
-        return f'<td class="num breach">{h(fmt_ms(v))} ✗ over SLA</td>'
-    return f'<td class="num">{h(fmt_ms(v))}</td>'
-
-
-def _codes_cell(refs: Sequence[tuple[str, str, str]]) -> str:
-    first: dict[str, tuple[str, str]] = {}
-    for code, fid, sev in refs:
-        first.setdefault(code, (fid, sev))  # one link per code: its highest-ranked finding
-    links = " ".join(
-        f'<a class="code sev-{sev}" href="#{fid}">{h(code)}</a>'
-        for code, (fid, sev) in first.items()
-    )
-    return f"<td>{links or '–'}</td>"
-
-
-def _calls_table(
-    calls: Sequence[CallView],
-    cids: Sequence[str],
-    refs: Mapping[str, list[tuple[str, str, str]]] | None,
-) -> str:
-    if not calls:
-        return '<p class="note">No tool calls in this trace.</p>'
-    head = "".join(f'<th scope="col">{_PHASE_LABEL[p]}</th>' for p in PHASES)
-    if refs is not None:
-        head += '<th scope="col">findings</th>'
-    rows = []
-    for c, cid in zip(calls, cids, strict=True):
-        bad = ' class="bad"' if c.outcome != "result" or c.breaches else ""
-        rows.append(
-            f'<tr id="{cid}-row" data-call="{cid}"{bad}>'
-            f"<td><code>{h(c.tool_call_id or '(empty id)', limit=80)}</code></td>"
-            f"<td>{h(c.tool or '?', limit=80)}</td><td>{outcome_tag(c.outcome)}</td>"
-            + "".join(_ms_cell(c, p) for p in PHASES)
-            + (_codes_cell(refs.get(cid, [])) if refs is not None else "")
-            + "</tr>"
-        )
-    return (
-        '<table class="calls"><caption class="note" style="text-align:left">Calls and phase '
-        "latencies (✗ = above the SLA)</caption>"
-        f'<thead><tr><th scope="col">call</th><th scope="col">tool</th><th scope="col">outcome</th>'
-        f"{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
-    )
-
-
 def _finding(f: Finding, cid_of: dict[str, str], fid: str) -> str:
     sev = f.severity.value
     cids = [cid_of[c] for c in f.tool_call_ids if c in cid_of]
@@ -149,11 +77,7 @@ def _finding(f: Finding, cid_of: dict[str, str], fid: str) -> str:
         links = f'<p class="calls">calls: {" ".join(parts)}{more}</p>'
     fix = f'<p class="fix"><b>Fix:</b> {h(f.fix)}</p>' if f.fix else ""
     expl = f"<p>{h(f.explanation)}</p>" if f.explanation else ""
-    ev = "".join(
-        f'<li><span class="origin mono">{h(e.origin, limit=300)}</span>'
-        f"<q>{h(e.text, limit=600)}</q></li>"
-        for e in f.evidence[:MAX_EVIDENCE]
-    )
+    ev = "".join(evidence_item(e) for e in f.evidence[:MAX_EVIDENCE])
     if len(f.evidence) > MAX_EVIDENCE:
         ev += f"<li>… {len(f.evidence) - MAX_EVIDENCE} more (--format json has all)</li>"
     detail = ""
@@ -166,7 +90,7 @@ def _finding(f: Finding, cid_of: dict[str, str], fid: str) -> str:
         )
     return (
         f'<article class="finding sev-{sev}" id="{fid}" data-code="{h(f.code)}"{data}>'
-        f'<h4><span class="sev">{sev.upper()}</span><code>{h(f.code)}</code>{h(f.name)}</h4>'
+        f'<h4><span class="sev">{sev.upper()}</span>{rule_link(f.code)}{h(f.name)}</h4>'
         f"<p>{h(f.message)}</p>{links}{fix}{detail}</article>"
     )
 
@@ -182,7 +106,7 @@ def _ids(tix: int, calls: Sequence[CallView]) -> tuple[list[str], dict[str, str]
 
 def _meta(b: TraceBlock) -> str:
     broken = sum(c.outcome != "result" for c in b.calls)
-    slow = sum(bool(c.breaches) for c in b.calls)
+    slow = sum(any(p != "end_to_end_ms" for p in c.breaches) for c in b.calls)
     first = b.events["ts_corrected"].min()
     when = (
         f"{first:%Y-%m-%d %H:%M:%S} UTC · "
@@ -193,8 +117,20 @@ def _meta(b: TraceBlock) -> str:
     return (
         f'<p class="meta">{h(when)}sessions {h(sessions, limit=200)} · '
         f"{_plural(len(b.events), 'event')} · "
-        f"{_plural(len(b.calls), 'call')}, <b>{broken} without result</b>, {slow} over SLA</p>"
+        f"{_plural(len(b.calls), 'call')}, <b>{broken} without result</b>, {slow} over SLA"
+        f"{_chat_total(b.calls)}</p>"
     )
+
+
+def _chat_total(calls: Sequence[CallView]) -> str:
+    """· chat request 9.5 s ✗ over SLA: the request around the calls, once per trace."""
+    totals = [c.phases.get("end_to_end_ms") for c in calls]
+    known = [v for v in totals if v is not None]
+    if not known:
+        return ""
+    over = any("end_to_end_ms" in c.breaches for c in calls)
+    mark = ' <b class="breach">✗ over SLA</b>' if over else ""
+    return f' · <span class="chat">chat request {h(fmt_ms(max(known)))}{mark}</span>'
 
 
 def _trace_section(
@@ -202,8 +138,14 @@ def _trace_section(
 ) -> str:
     calls = b.calls
     cids, by_id = _ids(tix, calls)
-    title = f"swimlane timeline of trace {b.trace}"
-    svg = swimlane(b, cids, by_id, shifted=shifted, title=title)
+    title = f"swimlane timeline of trace {b.trace}: {calls_title(calls)}"
+    width = WIDTH if findings is not None else WIDE
+    svg = swimlane(b, cids, by_id, shifted=shifted, title=title, ev_prefix=f"t{tix}", width=width)
+    marks, ends = boundaries(b.events), call_spans(b.events)
+    own = {
+        c.tool_call_id: own_end_to_end(marks.get(c.tool_call_id, {}), ends.get(c.tool_call_id))
+        for c in calls
+    }
     more = ""
     if len(calls) > MAX_CALL_LANES:
         more = (
@@ -215,7 +157,10 @@ def _trace_section(
         for i, f in enumerate(findings):
             for cid in dict.fromkeys(by_id[c] for c in f.tool_call_ids if c in by_id):
                 refs.setdefault(cid, []).append((f.code, f"t{tix}-f{i + 1}", f.severity.value))
-    lanes = f'<div class="lanes">{svg}{more}{_calls_table(calls, cids, refs)}</div>'
+    lanes = (
+        f'<div class="lanes">{svg}{more}{calls_table(calls, cids, refs, own)}'
+        f"{event_list(tix, b, by_id)}</div>"
+    )
     aside = ""
     if findings is not None:
         cards = "".join(_finding(f, by_id, f"t{tix}-f{i + 1}") for i, f in enumerate(findings))
@@ -225,13 +170,10 @@ def _trace_section(
     grid = "grid" if aside else "grid solo"
     return (
         f'<section class="trace" id="t{tix}" data-trace="{h(b.trace)}" aria-labelledby="t{tix}-h">'
-        f'<h2 id="t{tix}-h">Trace <code>{h(b.trace, limit=120)}</code></h2>{_meta(b)}'
+        f'<h2 id="t{tix}-h">Trace <code>{h(b.trace, limit=120)}</code> · '
+        f"{h(calls_title(calls), limit=200)}</h2>{_meta(b)}"
         f'<div class="{grid}">{lanes}{aside}</div></section>'
     )
-
-
-def _header(title: str, sub: str) -> str:
-    return f'<header class="top"><h1>{h(title)}</h1><p>{sub}</p></header>'
 
 
 def _footer() -> str:
@@ -239,6 +181,15 @@ def _footer() -> str:
         f"<footer>toolcall {h(__version__)} · self-contained report: "
         "no external resources.</footer>"
     )
+
+
+def _origin_files(traces: Iterable[TraceBlock]) -> list[str]:
+    """The files the shown events were read from (their origins without line or pointer)."""
+    files: set[str] = set()
+    for b in traces:
+        origins = b.events["origin"].dropna().astype(str)
+        files.update(origins.str.replace(r"(:\d+)?(#.*)?$", "", regex=True).unique().tolist())
+    return sorted(files)
 
 
 def _sources(traces: Iterable[TraceBlock]) -> list[str]:
@@ -306,8 +257,9 @@ def _banner(report: DiagnoseReport) -> str:
 
 @renders("html", DiagnoseReport)
 def to_html(report: DiagnoseReport, out: TextIO, opts: RenderOptions) -> None:
-    """The incident report: a banner with the top finding, then per trace its swimlane and
-    findings, then findings not tied to a drawn trace."""
+    """The incident report: a header (when, inputs, host, version, config), a banner with the
+    top finding, per trace its swimlane, events and findings, an index of every trace when
+    there are more than are drawn, then the text of every rule cited."""
     tr = _blocks(report)
     blocks = list(tr.traces) if tr else []
     per, loose = _assign(report.findings, blocks)
@@ -320,34 +272,33 @@ def to_html(report: DiagnoseReport, out: TextIO, opts: RenderOptions) -> None:
         ),
     )
     shown = [blocks[i] for i in order[:MAX_TRACES]]
+    shifted = shifted_sources(tr) if tr else {}
+    sections = [
+        _trace_section(tix, b, per.get(b.trace, []), shifted) for tix, b in enumerate(shown, 1)
+    ]
     parts = [_banner(report)]
     if tr is not None:
         parts.append(_skew_note(tr))
     if shown:
-        parts.append(_legend(_sources(shown)))
-    shifted = shifted_sources(tr) if tr else {}
-    for tix, b in enumerate(shown, 1):
-        parts.append(_trace_section(tix, b, per.get(b.trace, []), shifted))
+        parts.append(legend(_sources(shown), used_marks(sections)))
     hidden = [blocks[i] for i in order[MAX_TRACES:]]
+    if hidden:
+        drawn = {b.trace: tix for tix, b in enumerate(shown, 1)}
+        parts.append(trace_index([blocks[i] for i in order], drawn, per))
+    parts += sections
     for b in hidden:
         loose.extend(per.get(b.trace, []))
-    if hidden:
-        names = ", ".join(b.trace for b in hidden[:50])
-        parts.append(
-            f'<p class="note">{_plural(len(hidden), "more trace")} not drawn: '
-            f"{h(names, limit=2000)}</p>"
-        )
     if loose:
         cards = "".join(_finding(f, {}, f"x-f{i + 1}") for i, f in enumerate(loose))
         parts.append(
             '<section class="trace" id="other"><h2>Findings not tied to a drawn trace</h2>'
             f'<aside class="findings">{cards}</aside></section>'
         )
-    inputs = ", ".join(report.inputs) or "the store"
-    sub = f"diagnose · inputs: {h(inputs, limit=600)}"
-    body = (
-        _header("toolcall incident report", sub) + "<main>" + "".join(parts) + "</main>" + _footer()
+    parts.append(rules_section(f.code for f in report.findings))
+    top = header(
+        "toolcall incident report", "diagnose", report.inputs, getattr(report, "config", None)
     )
+    body = top + "<main>" + "".join(parts) + "</main>" + _footer()
     out.write(page(f"toolcall diagnose — {len(report.findings)} findings", body))
 
 
@@ -357,14 +308,15 @@ def to_html(report: DiagnoseReport, out: TextIO, opts: RenderOptions) -> None:
 @renders("html", TimelineReport)
 def to_html_timeline(report: TimelineReport, out: TextIO, opts: RenderOptions) -> None:
     """The aligned timeline: per selected trace its swimlane and calls table."""
+    shifted = shifted_sources(report)
+    sections = [_trace_section(tix, b, None, shifted) for tix, b in enumerate(report.traces, 1)]
     parts = [_skew_note(report)]
     if report.traces:
-        parts.append(_legend(_sources(report.traces)))
+        parts.append(legend(_sources(report.traces), used_marks(sections)))
     else:
         parts.append('<p class="note">No traces to show.</p>')
-    shifted = shifted_sources(report)
-    for tix, b in enumerate(report.traces, 1):
-        parts.append(_trace_section(tix, b, None, shifted))
+    parts += sections
     sub = f"timeline · {len(report.traces)} of {report.total} traces shown"
-    body = _header("toolcall timeline", sub) + "<main>" + "".join(parts) + "</main>" + _footer()
+    top = header("toolcall timeline", sub, _origin_files(report.traces), None)
+    body = top + '<main class="wide">' + "".join(parts) + "</main>" + _footer()
     out.write(page(f"toolcall timeline — {len(report.traces)} traces", body))

@@ -27,10 +27,15 @@ from typing import Any
 from toolcall_cli.core.findings import Evidence, Finding, Location
 from toolcall_cli.core.jsonio import dumps, try_loads
 from toolcall_cli.core.quoting import input_files
+from toolcall_cli.core.quoting.aim import locate, window
 from toolcall_cli.core.redact import Redactor
 
-#: Longest quote kept (characters); evidence is for proving, not for dumping payloads.
+#: Longest quote `Quoter.quote` keeps (characters); evidence is for proving, not for dumping
+#: payloads. Evidence quotes are windows around their focus instead (`aim.window`).
 QUOTE_LIMIT = 400
+#: Longest text read for one evidence quote before its window is cut (a result's tail, where it
+#: was cut, must be inside; a multi-megabyte line is not redacted whole for a 200-char window).
+_READ_LIMIT = 1 << 16
 
 _LINE = re.compile(r"^(?P<path>.+):(?P<line>\d+)$")
 _FRAME = re.compile(r"^(?P<path>.+)#frame=(?P<frame>\d+)$")
@@ -115,11 +120,16 @@ class Quoter:
         return Location(path=path, line=line, pointer=pointer or None)
 
     def quote(self, origin: str) -> str:
-        """The text at *origin*: a raw line, compact JSON at a pointer, or a frame reference.
+        """The text at *origin*: a raw line, compact JSON at a pointer, or a frame reference,
+        redacted and cut to `QUOTE_LIMIT`.
 
         Returns "" when the origin cannot be read or is not an input of the run (the caller
         falls back to the event's text).
         """
+        return _short(self._redactor, self._raw(origin))
+
+    def _raw(self, origin: str) -> str:
+        """The whole unredacted text at *origin* ("" when it cannot be quoted)."""
         if not origin:
             return ""
         m = _FRAME.match(origin)
@@ -133,7 +143,7 @@ class Quoter:
             return self._pointer(path, line_m, pointer)
         if line_m:
             raw = input_files.line(line_m["path"], int(line_m["line"]))
-            return _short(self._redactor, raw) if raw is not None else ""
+            return raw.rstrip("\r\n") if raw is not None else ""
         return ""
 
     def _pointer(self, path: str, line_m: re.Match[str] | None, pointer: str) -> str:
@@ -147,16 +157,38 @@ class Quoter:
         found, value = resolve_pointer(doc, pointer)
         if not found:
             return ""
-        return _short(self._redactor, value if isinstance(value, str) else dumps(value))
+        return value if isinstance(value, str) else dumps(value)
 
     def evidence(self, e: Evidence) -> Evidence:
-        """*e* quoted: the input's text at its origin, the event's own text (*stand_in*) where
-        the origin cannot be quoted, both for a frame."""
-        text = self.quote(e.origin)
-        if not text or _FRAME.match(e.origin):
-            summary = _short(self._redactor, self._stand_in(e))
-            text = f"{text}: {summary}" if text and summary else (text or summary)
-        return Evidence(origin=e.origin, text=text)
+        """*e* quoted: a window of the input's text at its origin around what the rule aimed
+        at (the event's own text, *stand_in*, where the origin cannot be quoted; both for a
+        frame), with the focus span and the focus's line and column in the input."""
+        tail = e.aim is not None and e.aim.tail
+        raw = _bounded(self._raw(e.origin), tail=tail)
+        frame = _FRAME.match(e.origin) is not None
+        full = self._redactor.text(raw)
+        if not full or frame:
+            own = _bounded(self._stand_in(e), tail=tail).rstrip("\r\n")
+            summary = self._redactor.text(own)
+            full = f"{full}: {summary}" if full and summary else (full or summary)
+        span = locate(full, e.aim)
+        text, focus = window(full, span)
+        line, column = self._place(e.origin, span if raw and not frame else None)
+        return Evidence(origin=e.origin, text=text, focus=focus, line=line, column=column)
+
+    def _place(self, origin: str, span: tuple[int, int] | None) -> tuple[int | None, int | None]:
+        """The 1-based line and column of the focus in the input: a raw line's focus column
+        (None when the quote is not the input's text), or, for a pointer, where the line of
+        the pointed value starts."""
+        loc = self.locate(origin)
+        if loc.line is None or loc.path is None:
+            return None, None
+        if loc.pointer is None:
+            return loc.line, (span[0] + 1 if span else None)
+        if _LINE.match(origin.partition("#")[0]):  # a member of a JSONL line: quoted apart
+            return loc.line, None
+        raw = input_files.line(loc.path, loc.line) if self._is_input(loc.path) else None
+        return loc.line, (len(raw) - len(raw.lstrip()) + 1 if raw else None)
 
     def finding(self, f: Finding) -> Finding:
         """*f* with its evidence quoted and, unless the rule set one, its location taken from
@@ -178,6 +210,13 @@ def quote_findings(
     *stand_in* gives an entry's event text where the quote needs it."""
     quoter = Quoter(files, redactor, stand_in)
     return tuple(quoter.finding(f) for f in findings)
+
+
+def _bounded(text: str, *, tail: bool) -> str:
+    """*text* within `_READ_LIMIT`: its end when the point is the tail, else its start."""
+    if len(text) <= _READ_LIMIT:
+        return text
+    return text[-_READ_LIMIT:] if tail else text[:_READ_LIMIT]
 
 
 def _key(p: Path) -> str:

@@ -25,17 +25,27 @@ Fix
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from toolcall_cli.core.cells import text
+from toolcall_cli.core.events import RESULT_KINDS
 from toolcall_cli.core.findings import Finding, Severity, rule
+from toolcall_cli.core.quoting.aim import Aim
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
 from toolcall_cli.diagnose.flooding.cancellations import cite_floods
 from toolcall_cli.diagnose.flooding.observed_calls import observed_calls
+from toolcall_cli.diagnose.frames import column
+from toolcall_cli.diagnose.rows_by_key import rows_by_call
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: A loop is this many calls of one tool with equal arguments and different ids.
 LOOP_MIN = 3
+#: Characters of the first call's result that locate it in the quoted line.
+_HEAD = 40
 
 RULE = rule(
     "FL001",
@@ -69,14 +79,34 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
         firsts = grp.drop_duplicates("_ident")
         ids = [text(c) for c in firsts["tool_call_id"]]
         shown = [i or "(empty id)" for i in ids]
+        rows, aims = _story(ctx, firsts, ids[0], str(scope), str(tool))
         yield make(
             RULE,
             ctx,
             f"{tool} was called {len(idents)} times with the same arguments {_short(str(canon))} "
             f"({', '.join(shown[:5])}{' …' if len(shown) > 5 else ''})",
-            cite_floods(ctx, firsts, session_ids=[str(scope)]),
+            rows,
             call_ids=ids,
             session_id=str(scope),
             tool=str(tool),
             extra={"repeats": len(idents)},
+            aims=aims,
         )
+
+
+def _story(
+    ctx: DiagnoseContext, firsts: pd.DataFrame, first_id: str | None, scope: str, tool: str
+) -> tuple[list[int], dict[int, Aim]]:
+    """The rows that tell the loop, in reading order: the first call, the result the model got
+    after it, the flooding cancellation, the repeats; and the point of each row."""
+    labels = [int(x) for x in firsts.index]
+    cited = cite_floods(ctx, labels, session_ids=[scope])
+    flood = cited[:1] if len(cited) > len(labels) else []
+    kinds, details = column(ctx, "kind"), column(ctx, "detail")
+    result = [i for i in rows_by_call(ctx).labels(first_id) if kinds[i] in RESULT_KINDS][:1]
+    aims = {i: Aim(key="arguments", needle=tool) for i in labels}
+    for i in result:
+        aims[i] = Aim(key="content", needle=(text(details[i]) or "")[:_HEAD] or None)
+    for i in flood:
+        aims[i] = Aim(key="msg", needle="flooding")
+    return [labels[0], *result, *flood, *labels[1:]], aims

@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from toolcall_cli.core.findings import Finding, Severity, rule
+from toolcall_cli.core.quoting.aim import Aim
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
@@ -64,4 +65,6 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
             grp.index.tolist(),
             call_ids=[] if cid == "(unknown)" else [str(cid)],
             extra={"answered_call_id": got[0] if got else None},
+            # the point of each line: the id the service answered with, or the words saying so
+            aims=dict.fromkeys(grp.index.tolist(), Aim(key="call_id", needle="mismatch")),
         )

@@ -29,6 +29,7 @@ from toolcall_cli.core.cells import text
 from toolcall_cli.core.events import RESPONSE_KINDS, RESULT_KINDS
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.core.jsonscan import cut_json, parses
+from toolcall_cli.core.quoting.aim import TAIL, Aim
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.call_label import call_label, tools_by_call
@@ -138,6 +139,7 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
         rows = [idx]
         if cid:
             rows += [i for i in rows_by_call(ctx).labels(cid) if kinds[i] in RESPONSE_KINDS][:2]
+        wire_size = wire.get(cid or "")
         who = (
             f"the result of {call_label(cid, tool)}"
             if cid
@@ -153,6 +155,24 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
                 "signals": signals,
                 "chars": len(detail),
                 "budget": budget,
-                "wire_size": wire.get(cid or ""),
+                "wire_size": wire_size,
             },
+            aims=_aims(rows, detail, wire_size),
         )
+
+
+def _tail(detail: str) -> str:
+    """The last `TAIL` characters of *detail*, starting at a token when one starts nearby."""
+    tail = detail.rstrip()[-TAIL:]
+    space = tail.find(" ", 0, TAIL // 3)
+    return tail[space + 1 :] if space >= 0 else tail
+
+
+def _aims(rows: list[int], detail: str, wire_size: int | None) -> dict[int, Aim]:
+    """The point of each row: the result's marker or cut tail, the size the wire reports."""
+    marker = _MARKER.search(detail)
+    cut = marker.group(0).strip() if marker else _tail(detail)
+    aims = {rows[0]: Aim(needle=cut, tail=True)}
+    if wire_size is not None:
+        aims.update({i: Aim(key="size", needle=str(wire_size)) for i in rows[1:]})
+    return aims

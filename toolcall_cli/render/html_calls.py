@@ -1,0 +1,84 @@
+"""The calls table of a trace in the HTML report: per call its outcome, phase latencies and
+findings. End to end is the call's own round trip (received → injected); the chat request
+around the calls is the trace's figure, shown once in the trace's line."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import pandas as pd
+
+from toolcall_cli.align.model import PHASES, CallView
+from toolcall_cli.render.html_page import h, outcome_tag
+from toolcall_cli.render.html_svg import fmt_ms
+
+PHASE_LABEL = {
+    "initiation_ms": "initiation",
+    "service_ms": "tool service",
+    "injection_ms": "injection",
+    "end_to_end_ms": "end to end",
+}
+
+
+def own_end_to_end(
+    marks: Mapping[str, pd.Timestamp], ends: tuple[pd.Timestamp, pd.Timestamp] | None
+) -> float | None:
+    """The call's own round trip in ms: received → injected, else its first → last event
+    (the chat request around it is the trace's figure, shown once in the trace's line)."""
+    a, b = marks.get("received"), marks.get("injected")
+    if a is None or b is None:
+        a, b = ends if ends is not None else (None, None)
+    if a is None or b is None or pd.isna(a) or pd.isna(b) or b <= a:
+        return None
+    return float((b - a).total_seconds() * 1000.0)
+
+
+def _ms_cell(c: CallView, p: str, own: float | None) -> str:
+    v = own if p == "end_to_end_ms" else c.phases.get(p)
+    if v is None:
+        return '<td class="num">–</td>'
+    if p in c.breaches and p != "end_to_end_ms":
+        return f'<td class="num breach">{h(fmt_ms(v))} ✗ over SLA</td>'
+    return f'<td class="num">{h(fmt_ms(v))}</td>'
+
+
+def _codes_cell(refs: Sequence[tuple[str, str, str]]) -> str:
+    first: dict[str, tuple[str, str]] = {}
+    for code, fid, sev in refs:
+        first.setdefault(code, (fid, sev))  # one link per code: its highest-ranked finding
+    links = " ".join(
+        f'<a class="code sev-{sev}" href="#{fid}">{h(code)}</a>'
+        for code, (fid, sev) in first.items()
+    )
+    return f"<td>{links or '–'}</td>"
+
+
+def calls_table(
+    calls: Sequence[CallView],
+    cids: Sequence[str],
+    refs: Mapping[str, list[tuple[str, str, str]]] | None,
+    own: Mapping[str, float | None],
+) -> str:
+    if not calls:
+        return '<p class="note">No tool calls in this trace.</p>'
+    head = "".join(f'<th scope="col">{PHASE_LABEL[p]}</th>' for p in PHASES)
+    if refs is not None:
+        head += '<th scope="col">findings</th>'
+    rows = []
+    for c, cid in zip(calls, cids, strict=True):
+        bad = ' class="bad"' if c.outcome != "result" or c.breaches else ""
+        rows.append(
+            f'<tr id="{cid}-row" data-call="{cid}"{bad}>'
+            f"<td><code>{h(c.tool_call_id or '(empty id)', limit=80)}</code></td>"
+            f"<td>{h(c.tool or '?', limit=80)}</td><td>{outcome_tag(c.outcome)}</td>"
+            + "".join(_ms_cell(c, p, own.get(c.tool_call_id)) for p in PHASES)
+            + (_codes_cell(refs.get(cid, [])) if refs is not None else "")
+            + "</tr>"
+        )
+    return (
+        '<table class="calls"><caption class="note" style="text-align:left">Calls and phase '
+        "latencies (✗ = above the SLA; end to end is the call's own, received → injected)"
+        "</caption>"
+        f'<thead><tr><th scope="col">call</th><th scope="col">tool</th><th scope="col">outcome</th>'
+        f"{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    )
