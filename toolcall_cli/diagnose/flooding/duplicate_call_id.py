@@ -35,6 +35,7 @@ from toolcall_cli.diagnose.finding_builder import make
 from toolcall_cli.diagnose.flooding.cancellations import cite_floods
 from toolcall_cli.diagnose.flooding.observed_calls import observed_calls
 from toolcall_cli.diagnose.frames import attr, of_kind
+from toolcall_cli.diagnose.incidents import FLOOD_OR001, SLOW_REQUEST
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -45,6 +46,7 @@ RULE = rule(
     Severity.error,
     "one tool_call_id on two or more different calls (id generation defect)",
     doc=__doc__,
+    explains=(FLOOD_OR001, SLOW_REQUEST),
 )
 
 
