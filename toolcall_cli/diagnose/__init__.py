@@ -71,7 +71,10 @@ def classify(
 
 
 def summarize(ctx: DiagnoseContext, findings: list[Finding]) -> dict[str, Any]:
-    """`{"traces","sessions","calls","events","findings":{severity:n},"by_code":{code:n}}`."""
+    """`{"traces","sessions","calls","events","findings":{severity:n},"by_code":{code:n},
+    "incidents":n,"symptoms":n,"headlines":{trace:sentence}}` of linked *findings*."""
+    from toolcall_cli.diagnose.headlines import incident_counts, trace_headlines
+
     ev = ctx.events()
     good = ev[ev["kind"] != UNPARSED]
     by_sev = {s.value: 0 for s in Severity}
@@ -93,6 +96,9 @@ def summarize(ctx: DiagnoseContext, findings: list[Finding]) -> dict[str, Any]:
         "by_source": _per_source(good),
         "findings": by_sev,
         "by_code": dict(sorted(by_code.items())),
+        "incidents": incident_counts(findings)[0],
+        "symptoms": incident_counts(findings)[1],
+        "headlines": trace_headlines(findings),
     }
 
 

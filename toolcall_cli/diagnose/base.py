@@ -96,3 +96,7 @@ class DiagnoseReport(Report):
 
     #: The aligned `Timeline` the findings were drawn from (for views that draw it, e.g. html).
     timeline: Any = field(default=None, compare=False, repr=False)
+    #: How the views group findings: "trace" (each incident under its trace) or "code".
+    group_by: str = "trace"
+    #: Views print per-code counts instead of the findings (`--statistics`).
+    statistics: bool = False
