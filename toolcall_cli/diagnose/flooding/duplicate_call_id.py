@@ -46,6 +46,10 @@ RULE = rule(
     Severity.error,
     "one tool_call_id on two or more different calls (id generation defect)",
     doc=__doc__,
+    other_severities={
+        Severity.warning: "an id reused in a later turn after the first call was answered, or "
+        "one call with an empty id"
+    },
     explains=(FLOOD_OR001, SLOW_REQUEST),
 )
 

@@ -38,6 +38,7 @@ RULE = rule(
     Severity.warning,
     "one session's calls counted on ≥2 middleware instances (window not shared)",
     doc=__doc__,
+    other_severities={Severity.error: "the session also had a flooding cancellation"},
     explains=(FLOOD_OR001, SLOW_REQUEST),
 )
 

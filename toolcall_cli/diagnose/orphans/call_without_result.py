@@ -58,6 +58,9 @@ RULE = rule(
     Severity.error,
     "a tool call with no tool result",
     doc=__doc__,
+    other_severities={
+        Severity.warning: "the unanswered call ends the conversation and no other source records it"
+    },
     explains=(SLOW_REQUEST,),
 )
 
