@@ -37,7 +37,7 @@ BLOCKED = Explains("OR001", breakpoints=("blocked",))
 #: another change, or the code is still to land: FL007, PR009, PR011).
 DECLARED_HERE: dict[str, tuple[Explains, ...]] = {
     "FL001": (FLOOD_OR001, SLOW_REQUEST),
-    "FL007": (FLOOD_OR001, SLOW_REQUEST),
+    "FL007": (FLOOD_OR001,),
     "PR001": (BLOCKED,),
     "PR002": (BLOCKED,),
     "TR003": (BLOCKED, Explains("PR001")),
@@ -174,11 +174,12 @@ def _root(i: int, direct: dict[int, int]) -> int:
     return i
 
 
-def _incident_key(root: Finding, symptoms: list[Finding]) -> tuple[int, int, str, str, str]:
-    """Worst severity in the incident first, then the calls it touches, then code (stable)."""
+def _incident_key(root: Finding, symptoms: list[Finding]) -> tuple[int, int, int, str, str, str]:
+    """Worst severity in the incident first, then the calls it touches, then how much it
+    explains, then code (stable)."""
     worst = min(f.severity.rank for f in (root, *symptoms))
     calls = {c for f in (root, *symptoms) for c in f.tool_call_ids}
-    return (worst, -len(calls), root.code, root.trace_id or "", root.message)
+    return (worst, -len(calls), -len(symptoms), root.code, root.trace_id or "", root.message)
 
 
 @dataclass(frozen=True, slots=True)

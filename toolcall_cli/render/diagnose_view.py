@@ -1,5 +1,5 @@
 """Views of a diagnose report: table (per trace or per code, each incident led by its headline,
-symptoms under their cause), json and sarif; markdown is `diagnose_markdown`, `--statistics`
+symptoms under their cause), json and sarif; markdown is `diagnose_markdown_view`, `--statistics`
 is `diagnose_stats`."""
 
 from __future__ import annotations

@@ -35,7 +35,7 @@ from toolcall_cli.diagnose.finding_builder import make
 from toolcall_cli.diagnose.flooding.cancellations import cite_floods
 from toolcall_cli.diagnose.flooding.observed_calls import observed_calls
 from toolcall_cli.diagnose.frames import attr, of_kind
-from toolcall_cli.diagnose.incidents import FLOOD_OR001, SLOW_REQUEST
+from toolcall_cli.diagnose.incidents import FLOOD_OR001
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -50,7 +50,7 @@ RULE = rule(
         Severity.warning: "an id reused in a later turn after the first call was answered, or "
         "one call with an empty id"
     },
-    explains=(FLOOD_OR001, SLOW_REQUEST),
+    explains=(FLOOD_OR001,),
 )
 
 

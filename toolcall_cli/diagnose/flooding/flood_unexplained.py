@@ -37,7 +37,7 @@ from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
 from toolcall_cli.diagnose.flooding.cancellations import flood_rows
-from toolcall_cli.diagnose.incidents import FLOOD_OR001, SLOW_REQUEST
+from toolcall_cli.diagnose.incidents import FLOOD_OR001
 
 RULE = rule(
     "FL006",
@@ -45,7 +45,7 @@ RULE = rule(
     Severity.error,
     "a flooding cancellation that none of FL001–FL005 explains",
     doc=__doc__,
-    explains=(FLOOD_OR001, SLOW_REQUEST),
+    explains=(FLOOD_OR001,),
 )
 
 CAUSES = ("FL001", "FL002", "FL003", "FL004", "FL005")
