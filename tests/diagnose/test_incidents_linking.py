@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 import toolcall_cli.diagnose  # noqa: F401 - registers every rule
 from toolcall_cli.core.findings import RULES, Finding, Severity, finding_id
 from toolcall_cli.diagnose.headlines import headline, trace_headlines
@@ -127,3 +129,28 @@ def test_documented_severities() -> None:
     fl003 = RULES.get("FL003")
     assert fl003.severity is Severity.error and fl003.allows(Severity.warning)
     assert not RULES.get("TR001").allows(Severity.warning)
+
+
+@pytest.mark.corpus
+def test_no_link_forms_on_tau_bench() -> None:
+    """tau-bench's findings that share a call (FL001 and FL003 on one id, FL003 beside PR006
+    or TR004) are independent: a reused id explains no loop, raw JSON explains no reused id."""
+    from tests.conftest import CORPUS, need_corpus
+    from toolcall_cli.diagnose import diagnose_events
+    from toolcall_cli.sources import ingest_paths
+
+    need_corpus()
+    tau = CORPUS / "conversations/tau-bench/historical_trajectories__gpt-4o-airline.json"
+    report = diagnose_events(ingest_paths([tau]).events)
+    findings = report.findings
+    shared = {
+        (a.code, b.code)
+        for a in findings
+        for b in findings
+        if a.code < b.code
+        and a.trace_id == b.trace_id
+        and set(a.tool_call_ids) & set(b.tool_call_ids)
+    }
+    assert shared == {("FL001", "FL003"), ("FL003", "PR006"), ("FL003", "TR004")}
+    assert all(f.caused_by is None and not f.symptoms for f in findings)
+    assert (report.summary["incidents"], report.summary["symptoms"]) == (len(findings), 0)
