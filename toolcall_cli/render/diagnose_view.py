@@ -129,8 +129,9 @@ def to_table(report: DiagnoseReport, out: TextIO, opts: RenderOptions) -> None:
     if len(report.findings) > LEAD_FINDINGS:
         con.print(cell(_lead(report), one_line=False, limit=None))
     if report.group_by == "code":
+        every = {f.id: f for f in report.findings}
         for code, findings in by_code(shown).items():
-            con.print(_code_table(code, findings))
+            con.print(_code_table(code, findings, every))
     else:
         for trace, findings in by_trace(shown).items():
             con.print(cell(_trace_title(trace, findings), style="bold", limit=120))
@@ -177,20 +178,28 @@ def _trace_table(findings: list[Finding]) -> Table:
     return t
 
 
-def _code_table(code: str, findings: list[Finding]) -> Table:
+def _code_table(code: str, findings: list[Finding], every: dict[str, Finding]) -> Table:
+    """One code's findings; a symptom names its cause (and shows no fix: it is the cause's)."""
     first = findings[0]
     t = _table(clean(f"{code} {first.name} · {len(findings):,}", keep_newlines=False))
-    by_id = {f.id: f for f in findings}
     for f in findings:
-        body = _body(f, set())
-        cause = by_id.get(f.caused_by or "")
+        body = _body(f, set(), fix=f.caused_by is None)
         if f.caused_by is not None:
             body.append("\n  symptom of ", style="dim")
-            body.append_text(cell(cause.code if cause else f.caused_by, style="dim"))
+            body.append_text(cell(_named(every.get(f.caused_by)), style="dim"))
         elif f.symptoms:
-            body.append(f"\n  explains {len(f.symptoms)} finding(s)", style="dim")
+            listed = ", ".join(_named(every.get(s)) for s in f.symptoms[:5])
+            body.append("\n  explains ", style="dim")
+            body.append_text(cell(listed + (" …" if len(f.symptoms) > 5 else ""), style="dim"))
         t.add_row(_severity(f), cell(f.code, style="bold"), body)
     return t
+
+
+def _named(f: Finding | None) -> str:
+    """`OR001 on call_7`: a linked finding in a few words."""
+    if f is None:
+        return "(not shown)"
+    return f.code + (f" on {', '.join(f.tool_call_ids[:3])}" if f.tool_call_ids else "")
 
 
 def _table(title: str | None) -> Table:

@@ -48,6 +48,13 @@ RULE = rule(
     explains=(FLOOD_OR001,),
 )
 
+#: The fix when the replay names the limit: the evidence is there, the limit is the question.
+_LIMIT_FIX = (
+    "The limit cancelled the call as configured. If the burst was legitimate, raise the tool's "
+    "per_tool limit (or flooding.max_calls) in the middleware and in toolcall.toml; if not, "
+    "read the conversation for why the model made that many calls."
+)
+
 CAUSES = ("FL001", "FL002", "FL003", "FL004", "FL005")
 
 
@@ -97,6 +104,7 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
             call_ids=ids,
             session_id=session,
             extra={"cancellations": n, "replayed_limit": limit},
+            fix=_LIMIT_FIX if limit else None,
         )
 
 
