@@ -54,8 +54,16 @@ def test_statistics_counts_causes_and_symptoms() -> None:
 def test_the_top_finding_is_the_replayed_limit() -> None:
     """The booking run's first incident names the limit replay found, not 'no evidence'."""
     res = run_cli([*BOOKING, "--format", "json", "--fail-on", "never"])
-    first = json.loads(res.stdout)["findings"][0]
+    findings = json.loads(res.stdout)["findings"]
+    first, second = findings[:2]
     assert first["code"] == "FL006" and first["caused_by"] is None
+    # the cancelled call's missing result is the flood cancellation's symptom (flood-cancelled)
+    assert (second["code"], second["tool_call_ids"], second["breakpoint"]) == (
+        "OR001",
+        ["call_7"],
+        "blocked",
+    )
+    assert first["symptoms"] == [second["id"]] and second["caused_by"] == first["id"]
     assert "'send_email' is limited to 2 calls per 60 s" in first["message"]
     assert (
         first["replayed_limit"]
