@@ -16,6 +16,7 @@ Rules whose module another change is rewriting declare their links here
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -46,6 +47,7 @@ DECLARED_HERE: dict[str, tuple[Explains, ...]] = {
 }
 
 
+@functools.cache
 def declared(code: str) -> tuple[Explains, ...]:
     """What findings of *code* explain: the rule's own declaration, else `DECLARED_HERE`."""
     own = RULES.get(code).explains if code in RULES else ()
@@ -140,8 +142,12 @@ def link(findings: Iterable[Finding], ctx: DiagnoseContext | None = None) -> lis
         by_scope.setdefault(f.trace_id or f"s:{f.session_id}", []).append(i)
     direct: dict[int, int] = {}  # symptom → its best-ranked cause (rank order = list order)
     for members in by_scope.values():
+        if len(members) < 2:
+            continue
+        index = _Index(ranked, members)
         for s in members:
-            cause = next((c for c in members if explains(ranked[c], ranked[s], ctx)), None)
+            sym = ranked[s]
+            cause = next((c for c in index.candidates(sym) if explains(ranked[c], sym, ctx)), None)
             if cause is not None:
                 direct[s] = cause
     root = {i: _root(i, direct) for i in range(len(ranked))}
@@ -155,11 +161,43 @@ def link(findings: Iterable[Finding], ctx: DiagnoseContext | None = None) -> lis
             caused_by=None if root[i] == i else ranked[root[i]].id,
             symptoms=tuple(ranked[s].id for s in symptoms.get(i, ())),
         )
+        if root[i] != i or i in symptoms
+        else f  # most findings explain nothing and nothing explains them: no copy
         for i, f in enumerate(ranked)
     ]
     roots = [i for i in range(len(ranked)) if root[i] == i]
     roots.sort(key=lambda i: _incident_key(ranked[i], [ranked[s] for s in symptoms.get(i, ())]))
     return [linked[j] for i in roots for j in (i, *symptoms.get(i, ()))]
+
+
+class _Index:
+    """The findings of one trace that may explain a symptom: those that declare its code and
+    share one of its calls (or match by scope), and those of its related code — so a trace of
+    thousands of findings is not compared pair by pair."""
+
+    def __init__(self, ranked: list[Finding], members: list[int]) -> None:
+        self.by_call: dict[tuple[str, str], list[int]] = {}
+        self.by_scope: dict[str, list[int]] = {}
+        self.by_code: dict[str, list[int]] = {}
+        for c in members:
+            f = ranked[c]
+            self.by_code.setdefault(f.code, []).append(c)
+            for e in declared(f.code):
+                if e.match == "scope":
+                    self.by_scope.setdefault(e.code, []).append(c)
+                    continue
+                for call in f.tool_call_ids:
+                    self.by_call.setdefault((e.code, call), []).append(c)
+
+    def candidates(self, sym: Finding) -> list[int]:
+        """Possible causes of *sym*, best-ranked first."""
+        found: set[int] = set(self.by_scope.get(sym.code, ()))
+        for call in sym.tool_call_ids:
+            found.update(self.by_call.get((sym.code, call), ()))
+        related = sym.fact("related_code")
+        if related:
+            found.update(self.by_code.get(str(related), ()))
+        return sorted(found)
 
 
 def _root(i: int, direct: dict[int, int]) -> int:
