@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import FIXTURES, run_cli
+from tests.conftest import FIXTURES, assert_golden, run_cli
 
 BUNDLES = sorted(p for p in (FIXTURES / "incidents").iterdir() if (p / "expected.json").exists())
 
@@ -69,3 +69,50 @@ def test_generator_is_reproducible(tmp_path: Path) -> None:
             assert f.read_bytes() == (committed / f.name).read_bytes(), (
                 f"{out.name}/{f.name} is stale: rerun the generator"
             )
+
+
+#: Each bundle's incidents: (root cause, its symptoms), worst first, as a senior engineer
+#: tells the story. A flooding cause explains the cancellation's missing result; a missing
+#: result, a loop or a retry explains the slow request; a split session does not.
+INCIDENTS = {
+    "call-id-mismatch": [("OR003", ["OR001"])],
+    "double-submit": [("FL002", [])],
+    "duplicate-call-id": [("FL003", [])],
+    "flooding-model-loop": [("FL001", ["TM002"])],
+    "healthy": [],
+    "retry-duplicate": [("FL004", ["TM002"]), ("TM002", [])],
+    "session-state-loss": [("FL005", []), ("TM002", [])],
+    "silent-drop": [("TR001", ["OR001", "TM002"])],
+    "truncated-result": [("TR002", [])],
+}
+
+
+@pytest.mark.tshark
+@pytest.mark.parametrize("bundle", BUNDLES, ids=[b.name for b in BUNDLES])
+def test_bundle_incidents(bundle: Path, tshark: str) -> None:
+    res = run_cli(["diagnose", str(bundle), "--format", "json", "--fail-on", "never"])
+    doc = json.loads(res.stdout)
+    by_id = {f["id"]: f for f in doc["findings"]}
+    told = [
+        (f["code"], [by_id[s]["code"] for s in f["symptoms"]])
+        for f in doc["findings"]
+        if f["caused_by"] is None
+    ]
+    assert told == INCIDENTS[bundle.name]
+    assert doc["summary"]["incidents"] == len(told)
+    assert doc["summary"]["symptoms"] == sum(len(s) for _, s in told)
+    if told:  # the trace's headline starts with its first root cause
+        assert next(iter(doc["summary"]["headlines"].values())).startswith(told[0][0] + " ")
+
+
+@pytest.mark.tshark
+@pytest.mark.parametrize("bundle", BUNDLES, ids=[b.name for b in BUNDLES])
+def test_bundle_grouped_output_golden(bundle: Path, tshark: str, update_goldens: bool) -> None:
+    """The table a senior engineer reads: per trace, each incident's headline first, then the
+    cause with its evidence and fix, its symptoms nested under it."""
+    rel = bundle.relative_to(FIXTURES.parent)
+    assert_golden(
+        f"diagnose/incidents/{bundle.name}",
+        ["diagnose", str(rel), "--fail-on", "never"],
+        update=update_goldens,
+    )

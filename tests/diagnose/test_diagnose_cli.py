@@ -65,7 +65,9 @@ def test_output_file_and_store(tmp_path: Path) -> None:
     out = tmp_path / "report.md"
     res = run_cli(["diagnose", POSITIVE, "-f", "markdown", "-o", str(out)])
     assert res.exit_code == 1 and res.stdout == ""
-    assert out.read_text().startswith("**toolcall diagnose**: 1 error")
+    assert out.read_text().startswith(
+        "**toolcall diagnose**: 1 incident (root cause), 0 symptoms: 1 error"
+    )
     store = tmp_path / "store"
     assert run_cli(["ingest", POSITIVE, "--store", str(store)]).exit_code == 0
     from_store = run_cli(["diagnose", "--store", str(store), "-f", "json"])

@@ -108,8 +108,9 @@ def pages() -> dict[str, str]:
     main.append(_exit_section())
     main.append(".SH RULES")
     for r in load_all():
+        others = "".join(f"\n{_esc(f'{s.value} when {why}')}" for s, why in r.other_severities)
         main.append(
-            f".SS {r.code} {_esc(r.name)} ({r.severity.value})\n{_esc(r.summary)}\n"
+            f".SS {r.code} {_esc(r.name)} ({r.severity.value})\n{_esc(r.summary)}{others}\n"
             f".PP\n.nf\n{_esc(r.doc)}\n.fi"
         )
     main.append("")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import hashlib
 import inspect
 import re
 from collections.abc import Iterable
@@ -43,6 +44,23 @@ class FailOn(str, Enum):
 
 
 @dataclass(frozen=True, slots=True)
+class Explains:
+    """A rule's claim that its finding explains a finding of *code* (DESIGN §4 `caused_by`).
+
+    *match* says which pairs are linked: ``call`` (the symptom shares a call id with the
+    cause), ``calls`` (every call of the symptom is one of the cause's) or ``scope`` (same
+    trace, or same session). *breakpoints* narrows OR001 symptoms to those breakpoints;
+    *facts* names conditions the linking stage checks on the symptom
+    (`diagnose.incidents.FACTS`, e.g. ``flood-cancelled``). Links form only inside one trace.
+    """
+
+    code: str
+    match: str = "call"
+    breakpoints: tuple[str, ...] = ()
+    facts: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Rule:
     """A finding code's identity and documentation."""
 
@@ -52,23 +70,52 @@ class Rule:
     summary: str
     doc: str = ""  # "What it does / Why it matters / Example / Fix" text
     aliases: tuple[str, ...] = ()
+    #: The findings this rule's findings explain (they become its symptoms).
+    explains: tuple[Explains, ...] = ()
+    #: Severities other than the catalogue's this rule may give, each with the documented
+    #: context (`toolcall rules CODE` prints them; a test holds findings to them).
+    other_severities: tuple[tuple[Severity, str], ...] = ()
 
     def __post_init__(self) -> None:
         if not CODE_RE.match(self.code):
             raise ValueError(f"bad rule code {self.code!r}")
+
+    def allows(self, severity: Severity) -> bool:
+        """True when *severity* is the catalogue's or one the rule documents a context for."""
+        return severity is self.severity or any(s is severity for s, _ in self.other_severities)
 
 
 #: Every code toolcall can emit, for `toolcall rules`, SARIF rule tables and the man page.
 RULES: Registry[Rule] = Registry("rule")
 
 
-def rule(code: str, name: str, severity: Severity, summary: str, *, doc: str | None = None) -> Rule:
-    """Declare and register a rule; *doc* defaults to the calling module's docstring."""
+def rule(
+    code: str,
+    name: str,
+    severity: Severity,
+    summary: str,
+    *,
+    doc: str | None = None,
+    explains: Iterable[Explains] = (),
+    other_severities: dict[Severity, str] | None = None,
+) -> Rule:
+    """Declare and register a rule; *doc* defaults to the calling module's docstring.
+
+    *explains* lists the findings this rule's findings explain; *other_severities* maps each
+    severity the rule may give besides *severity* to the context that gives it."""
     if doc is None:
         frame = inspect.stack()[1]
         module = inspect.getmodule(frame[0])
         doc = inspect.cleandoc(module.__doc__ or "") if module else ""
-    r = Rule(code=code, name=name, severity=severity, summary=summary, doc=doc)
+    r = Rule(
+        code=code,
+        name=name,
+        severity=severity,
+        summary=summary,
+        doc=doc,
+        explains=tuple(explains),
+        other_severities=tuple((other_severities or {}).items()),
+    )
     RULES.add(code, r)
     return r
 
@@ -128,6 +175,26 @@ class Finding:
     location: Location = field(default_factory=Location)
     tool: str | None = None
     extra: tuple[tuple[str, Any], ...] = ()  # rule-specific facts (e.g. ("breakpoint", "blocked"))
+    #: Stable id: a hash of code, scope (trace, else session) and call ids (`finding_id`).
+    id: str = ""
+    #: The id of the root-cause finding that explains this one (None: it is a root cause).
+    caused_by: str | None = None
+    #: The ids of the findings this one explains, in rank order.
+    symptoms: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.id:  # frozen: the default id is set once, here
+            scope = self.trace_id or self.session_id or ""
+            object.__setattr__(self, "id", finding_id(self.code, scope, self.tool_call_ids))
+
+    @property
+    def is_symptom(self) -> bool:
+        """True when another finding of the run explains this one."""
+        return self.caused_by is not None
+
+    def fact(self, key: str) -> Any:
+        """A rule-specific fact from `extra` (None when absent)."""
+        return dict(self.extra).get(key)
 
     @classmethod
     def of(cls, r: Rule, message: str, **kw: Any) -> Finding:
@@ -144,6 +211,7 @@ class Finding:
     def to_dict(self) -> dict[str, Any]:
         """The JSON shape of DESIGN §6."""
         d: dict[str, Any] = {
+            "id": self.id,
             "code": self.code,
             "name": self.name,
             "severity": self.severity.value,
@@ -154,10 +222,19 @@ class Finding:
             "evidence": [e.to_dict() for e in self.evidence],
             "explanation": self.explanation,
             "fix": self.fix,
+            "caused_by": self.caused_by,
+            "symptoms": list(self.symptoms),
         }
         if self.extra:
             d.update(dict(self.extra))
         return d
+
+
+def finding_id(code: str, scope: str, call_ids: Iterable[str], *, salt: str = "") -> str:
+    """16 hex digits of sha256(code|scope|call ids[|salt]): the same finding of the same input
+    gets the same id in every run and every format (*salt* parts findings that share the rest)."""
+    key = f"{code}|{scope}|{','.join(call_ids)}" + (f"|{salt}" if salt else "")
+    return hashlib.sha256(key.encode()).hexdigest()[:16]
 
 
 def fails(findings: Iterable[Finding], fail_on: FailOn) -> bool:

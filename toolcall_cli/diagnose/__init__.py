@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolcall_cli.core.config import DEFAULT, Config
 from toolcall_cli.core.events import UNPARSED
-from toolcall_cli.core.findings import Finding, Severity, rank_findings, select_codes
+from toolcall_cli.core.findings import Finding, Severity, select_codes
 from toolcall_cli.core.registry import Registry
 from toolcall_cli.diagnose.base import Classifier, DiagnoseContext, DiagnoseReport, TimelineLike
 from toolcall_cli.diagnose.evidence import stand_in
@@ -54,8 +54,11 @@ from toolcall_cli.diagnose import truncation as _truncation  # noqa: E402,F401
 def classify(
     ctx: DiagnoseContext, *, select: Iterable[str] = (), ignore: Iterable[str] = ()
 ) -> DiagnoseReport:
-    """Run every selected classifier on *ctx*; findings ranked errors first, then by reach."""
+    """Run every selected classifier on *ctx*, then link them (`incidents.link`): root causes
+    ranked errors first, then by reach, each followed by the symptoms it explains."""
     from toolcall_cli.diagnose.batches import WHOLE_TIMELINE, split_context
+    from toolcall_cli.diagnose.cited_codes import cite_present
+    from toolcall_cli.diagnose.incidents import link
 
     codes = select_codes(CLASSIFIERS.names(), select=select, ignore=ignore)
     found: list[Finding] = []
@@ -63,13 +66,16 @@ def classify(
     for code in sorted(codes):
         for part in [ctx] if code in WHOLE_TIMELINE else batches:
             found.extend(part.findings_of(code))
-    ranked = rank_findings(found)
+    ranked = cite_present(link(found, ctx), CLASSIFIERS.names())
     summary = summarize(ctx, ranked)
     return DiagnoseReport(command="diagnose", findings=tuple(ranked), summary=summary)
 
 
 def summarize(ctx: DiagnoseContext, findings: list[Finding]) -> dict[str, Any]:
-    """`{"traces","sessions","calls","events","findings":{severity:n},"by_code":{code:n}}`."""
+    """`{"traces","sessions","calls","events","findings":{severity:n},"by_code":{code:n},
+    "incidents":n,"symptoms":n,"headlines":{trace:sentence}}` of linked *findings*."""
+    from toolcall_cli.diagnose.headlines import incident_counts, trace_headlines
+
     ev = ctx.events()
     good = ev[ev["kind"] != UNPARSED]
     by_sev = {s.value: 0 for s in Severity}
@@ -91,6 +97,9 @@ def summarize(ctx: DiagnoseContext, findings: list[Finding]) -> dict[str, Any]:
         "by_source": _per_source(good),
         "findings": by_sev,
         "by_code": dict(sorted(by_code.items())),
+        "incidents": incident_counts(findings)[0],
+        "symptoms": incident_counts(findings)[1],
+        "headlines": trace_headlines(findings),
     }
 
 

@@ -98,3 +98,7 @@ class DiagnoseReport(Report):
     timeline: Any = field(default=None, compare=False, repr=False)
     #: The effective `Config` of the run (the html header prints its fingerprint).
     config: Any = field(default=None, compare=False, repr=False)
+    #: How the views group findings: "trace" (each incident under its trace) or "code".
+    group_by: str = "trace"
+    #: Views print per-code counts instead of the findings (`--statistics`).
+    statistics: bool = False

@@ -54,7 +54,7 @@ for _name, _desc in (
 VIEWS: dict[str, tuple[str, ...]] = {
     "IngestReport": ("ingest_view",),
     "TimelineReport": ("timeline_view", "html_view"),
-    "DiagnoseReport": ("diagnose_view", "html_view"),
+    "DiagnoseReport": ("diagnose_view", "diagnose_markdown_view", "html_view"),
     "ReplayReport": ("replay_view",),
     "LintReport": ("lint_view",),
     "RulesReport": ("rules_view",),

@@ -1,9 +1,9 @@
-"""Views of a diagnose report: table (grouped per trace, evidence under each finding), json,
-markdown (for an incident ticket) and sarif."""
+"""Views of a diagnose report: table (per trace or per code, each incident led by its headline,
+symptoms under their cause), json and sarif; markdown is `diagnose_markdown_view`, `--statistics`
+is `diagnose_stats`."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, TextIO
@@ -15,9 +15,11 @@ from toolcall_cli import __version__
 from toolcall_cli.core.findings import RULES, Finding
 from toolcall_cli.core.jsonio import pretty
 from toolcall_cli.diagnose.base import DiagnoseReport
+from toolcall_cli.diagnose.headlines import headline, incident_counts
+from toolcall_cli.diagnose.incidents import Incident, incidents
 from toolcall_cli.render import RenderOptions, excerpt, renders
 from toolcall_cli.render._rich import SEVERITY_STYLE, cell, console
-from toolcall_cli.render.safe import clean, md
+from toolcall_cli.render.safe import clean
 from toolcall_cli.render.sarif import sarif_log
 
 SCHEMA_VERSION = 1
@@ -25,10 +27,13 @@ NO_TRACE = "(inputs)"
 #: Findings the table prints in full (rank order: errors first); the rest are counted per
 #: code under them. A terminal of ten thousand tables helps nobody; json lists every one.
 TABLE_FINDINGS = 100
+#: Above this many findings the table opens with what they add up to (a big run).
+LEAD_FINDINGS = 20
 
 
 def summary_line(report: DiagnoseReport) -> str:
-    """`3 errors, 1 warning in 2 traces` (infos only when present); the stderr summary too."""
+    """`1 incident (root cause), 2 symptoms: 2 errors, 1 warning in 1 trace` (infos only
+    when present; no incident part without findings); the stderr summary too."""
     c = report.counts()
     traces = report.summary.get("traces", 0)
 
@@ -38,16 +43,36 @@ def summary_line(report: DiagnoseReport) -> str:
     parts = [n("error", "error"), n("warning", "warning")]
     if c["info"]:
         parts.append(n("info", "info"))
-    return f"{', '.join(parts)} in {traces} trace{'' if traces == 1 else 's'}"
+    counts = f"{', '.join(parts)} in {traces} trace{'' if traces == 1 else 's'}"
+    if not report.findings:
+        return counts
+    return f"{incidents_phrase(report.findings)}: {counts}"
+
+
+def incidents_phrase(findings: Iterable[Finding]) -> str:
+    """`3 incidents (root causes), 4 symptoms`."""
+    roots, symptoms = incident_counts(findings)
+    return (
+        f"{roots} incident{'' if roots == 1 else 's'} (root cause{'' if roots == 1 else 's'}), "
+        f"{symptoms} symptom{'' if symptoms == 1 else 's'}"
+    )
 
 
 def by_trace(findings: Iterable[Finding]) -> dict[str, list[Finding]]:
-    """Findings grouped per trace in rank order (findings without a trace last)."""
+    """Findings grouped per trace in incident order (findings without a trace last)."""
     groups: dict[str, list[Finding]] = {}
     for f in findings:
         groups.setdefault(f.trace_id or NO_TRACE, []).append(f)
     if NO_TRACE in groups:
         groups[NO_TRACE] = groups.pop(NO_TRACE)
+    return groups
+
+
+def by_code(findings: Iterable[Finding]) -> dict[str, list[Finding]]:
+    """Findings grouped per code, codes in order of their first finding (the worst first)."""
+    groups: dict[str, list[Finding]] = {}
+    for f in findings:
+        groups.setdefault(f.code, []).append(f)
     return groups
 
 
@@ -62,7 +87,12 @@ def _document(report: DiagnoseReport) -> dict[str, Any]:
 
 @renders("json", DiagnoseReport)
 def to_json(report: DiagnoseReport, out: TextIO, opts: RenderOptions) -> None:
-    """The report as one JSON document (DESIGN §6)."""
+    """The report as one JSON document (DESIGN §6); with `--statistics` the counts per code."""
+    if report.statistics:
+        from toolcall_cli.render.diagnose_stats import statistics_document
+
+        out.write(pretty(statistics_document(report)) + "\n")
+        return
     out.write(pretty(_document(report)) + "\n")
 
 
@@ -79,8 +109,14 @@ def _what_was_read(report: DiagnoseReport) -> str:
 
 @renders("table", DiagnoseReport)
 def to_table(report: DiagnoseReport, out: TextIO, opts: RenderOptions) -> None:
-    """One table per trace; each finding's evidence lines and fix under it."""
+    """One table per trace (or per code with `--group-by code`), each incident led by its
+    headline: the root cause's row with its evidence and fix, its symptoms nested under it."""
     con = console(out, opts)
+    if report.statistics:
+        from toolcall_cli.render.diagnose_stats import statistics_table
+
+        statistics_table(report, con)
+        return
     if not report.findings:
         con.print(
             cell(
@@ -90,31 +126,129 @@ def to_table(report: DiagnoseReport, out: TextIO, opts: RenderOptions) -> None:
         )
         return
     shown, rest = report.findings[:TABLE_FINDINGS], report.findings[TABLE_FINDINGS:]
-    for trace, findings in by_trace(shown).items():
-        sessions = sorted({f.session_id for f in findings if f.session_id})
-        title = f"trace {trace}" if trace != NO_TRACE else "inputs"
-        if sessions:
-            title += f" · session {', '.join(sessions[:3])}{' …' if len(sessions) > 3 else ''}"
-        title = clean(title, keep_newlines=False, limit=120)
-        t = Table(title=title, title_justify="left", show_lines=True)
-        t.add_column("severity", no_wrap=True)
-        t.add_column("code", no_wrap=True)
-        t.add_column("finding", overflow="fold")
-        for f in findings:
-            sev = f.severity.value
-            body = Text()
-            body.append_text(excerpt.header(f))
-            for e in f.evidence:
-                body.append("\n")
-                body.append_text(excerpt.frame(e, con.width - excerpt.TABLE_OVERHEAD))
-            if f.fix:
-                body.append("\n  fix: ", style="bold")
-                body.append_text(cell(f.fix, limit=400))
-            sev_cell = cell(sev, style=SEVERITY_STYLE.get(sev, ""))
-            t.add_row(sev_cell, cell(f.code, style="bold"), body)
-        con.print(t)
+    width = con.width - excerpt.TABLE_OVERHEAD - len("└ ")  # a symptom's code cell is wider
+    if len(report.findings) > LEAD_FINDINGS:
+        con.print(cell(_lead(report), one_line=False, limit=None))
+    if report.group_by == "code":
+        every = {f.id: f for f in report.findings}
+        for code, findings in by_code(shown).items():
+            con.print(_code_table(code, findings, every, width))
+    else:
+        for trace, findings in by_trace(shown).items():
+            con.print(cell(_trace_title(trace, findings), style="bold", limit=120))
+            for line in _headlines(findings):
+                con.print(line)
+            con.print(_trace_table(findings, width))
     if rest:
         con.print(cell(_more(rest), one_line=False, limit=None))
+
+
+def _lead(report: DiagnoseReport) -> str:
+    """The first line of a big run: what it adds up to, and how to see it per code."""
+    return (
+        f"{len(report.findings):,} findings: {incidents_phrase(report.findings)} in "
+        f"{report.summary.get('traces', 0):,} traces "
+        "(--statistics counts them per code; --group-by code groups them)"
+    )
+
+
+def _headlines(findings: list[Finding]) -> list[Text]:
+    """`incident: CAUSE → EFFECT.` for each incident of one trace."""
+    out = []
+    incs = incidents(findings)
+    for i, inc in enumerate(incs, 1):
+        label = f"incident {i}: " if len(incs) > 1 else "incident: "
+        line = Text(label, style="bold")
+        line.append_text(cell(headline(inc), limit=600))
+        out.append(line)
+    return out
+
+
+def _trace_title(trace: str, findings: list[Finding]) -> str:
+    sessions = sorted({f.session_id for f in findings if f.session_id})
+    title = f"trace {trace}" if trace != NO_TRACE else "inputs"
+    if sessions:
+        title += f" · session {', '.join(sessions[:3])}{' …' if len(sessions) > 3 else ''}"
+    return title
+
+
+def _trace_table(findings: list[Finding], width: int) -> Table:
+    t = _table(None)
+    for inc in incidents(findings):
+        _add_incident(t, inc, width)
+    return t
+
+
+def _code_table(code: str, findings: list[Finding], every: dict[str, Finding], width: int) -> Table:
+    """One code's findings; a symptom names its cause (and shows no fix: it is the cause's)."""
+    first = findings[0]
+    t = _table(clean(f"{code} {first.name} · {len(findings):,}", keep_newlines=False))
+    for f in findings:
+        body = _body(f, set(), width, fix=f.caused_by is None)
+        if f.caused_by is not None:
+            body.append("\n  symptom of ", style="dim")
+            body.append_text(cell(_named(every.get(f.caused_by)), style="dim"))
+        elif f.symptoms:
+            listed = ", ".join(_named(every.get(s)) for s in f.symptoms[:5])
+            body.append("\n  explains ", style="dim")
+            body.append_text(cell(listed + (" …" if len(f.symptoms) > 5 else ""), style="dim"))
+        t.add_row(_severity(f), cell(f.code, style="bold"), body)
+    return t
+
+
+def _named(f: Finding | None) -> str:
+    """`OR001 on call_7`: a linked finding in a few words."""
+    if f is None:
+        return "(not shown)"
+    return f.code + (f" on {', '.join(f.tool_call_ids[:3])}" if f.tool_call_ids else "")
+
+
+def _table(title: str | None) -> Table:
+    t = Table(title=title, title_justify="left", show_lines=True)
+    t.add_column("severity", no_wrap=True)
+    t.add_column("code", no_wrap=True)
+    t.add_column("finding", overflow="fold")
+    return t
+
+
+def _add_incident(t: Table, inc: Incident, width: int) -> None:
+    """The cause's row in full, then one row per symptom: its message and only the evidence
+    the cause did not already quote (the fix is the cause's)."""
+    quoted: set[tuple[str, str]] = set()
+    t.add_row(
+        _severity(inc.cause), cell(inc.cause.code, style="bold"), _body(inc.cause, quoted, width)
+    )
+    for s in inc.symptoms:
+        body = Text()
+        body.append(f"symptom of {inc.cause.code}: ", style="dim")
+        body.append_text(_body(s, quoted, width, fix=False))
+        t.add_row(_severity(s), cell(f"└ {s.code}", style="bold"), body)
+
+
+def _severity(f: Finding) -> Text:
+    return cell(f.severity.value, style=SEVERITY_STYLE.get(f.severity.value, ""))
+
+
+def _body(f: Finding, quoted: set[tuple[str, str]], width: int, *, fix: bool = True) -> Text:
+    """`path:line:col CODE name: message`, the evidence not in *quoted* (which it extends),
+    each as an excerpt frame *width* columns wide, and the fix."""
+    body = Text()
+    body.append_text(excerpt.header(f))
+    _evidence(body, f, quoted, width)
+    if fix and f.fix:
+        body.append("\n  fix: ", style="bold")
+        body.append_text(cell(f.fix, limit=400))
+    return body
+
+
+def _evidence(body: Text, f: Finding, quoted: set[tuple[str, str]], width: int) -> None:
+    """Each evidence item not quoted yet, as a frame: its place, its lines, the focus marked."""
+    for e in f.evidence:
+        if (e.origin, e.text) in quoted:
+            continue
+        quoted.add((e.origin, e.text))
+        body.append("\n")
+        body.append_text(excerpt.frame(e, width))
 
 
 def _more(rest: tuple[Finding, ...]) -> str:
@@ -129,43 +263,6 @@ def _more(rest: tuple[Finding, ...]) -> str:
         "  (--format json lists every finding; --select/--ignore CODE narrow the table; "
         "`toolcall timeline --trace-id ID` shows one trace)"
     )
-
-
-def fenced(text: str) -> str:
-    """A Markdown code block that no backtick run inside *text* can close early."""
-    body = clean(text, keep_newlines=True)
-    longest = max((len(m) for m in re.findall(r"`+", body)), default=0)
-    fence = "`" * max(3, longest + 1)
-    return f"{fence}text\n{body}\n{fence}\n"
-
-
-@renders("markdown", DiagnoseReport)
-def to_markdown(report: DiagnoseReport, out: TextIO, opts: RenderOptions) -> None:
-    """A summary line, a findings table, then each finding's evidence as code blocks."""
-    s = report.summary
-    out.write(
-        f"**toolcall diagnose**: {summary_line(report)} · {s.get('sessions', 0)} sessions, "
-        f"{s.get('calls', 0)} calls, {s.get('events', 0)} events\n\n"
-    )
-    if not report.findings:
-        out.write("No findings.\n")
-        return
-    out.write("| # | severity | code | trace | calls | finding |\n|---:|---|---|---|---|---|\n")
-    for i, f in enumerate(report.findings, 1):
-        ids = ", ".join(f.tool_call_ids[:3]) + (" …" if len(f.tool_call_ids) > 3 else "")
-        out.write(
-            f"| {i} | {f.severity.value} | {f.code} {md(f.name)} | {md(f.trace_id or '')} | "
-            f"{md(ids)} | {md(f.message, limit=300)} |\n"
-        )
-    for i, f in enumerate(report.findings, 1):
-        out.write(f"\n### {i}. {f.code} {md(f.name)}: {md(f.message, limit=300)}\n\n")
-        if f.explanation:
-            out.write(md(f.explanation) + "\n\n")
-        if f.evidence:
-            lines = "\n".join(f"{e.origin}\n  {e.text}" for e in f.evidence)
-            out.write(fenced(lines))
-        if f.fix:
-            out.write(f"\n**Fix:** {md(f.fix)}\n")
 
 
 @renders("sarif", DiagnoseReport)

@@ -241,7 +241,8 @@ def _banner(report: DiagnoseReport) -> str:
     )
     if not report.findings:
         return f'<div class="banner clean"><h2>No findings</h2>{counts}</div>'
-    top = report.findings[0]
+    # the banner names a root cause, never a symptom of another finding
+    top = next((f for f in report.findings if f.caused_by is None), report.findings[0])
     calls = ", ".join(top.tool_call_ids[:6]) + (" …" if len(top.tool_call_ids) > 6 else "")
     where = [f"trace <code>{h(top.trace_id)}</code>"] if top.trace_id else []
     if calls:
@@ -251,8 +252,14 @@ def _banner(report: DiagnoseReport) -> str:
     return (
         f'<div class="banner sev-{h(top.severity.value)}">'
         f"<h2>Top finding: <code>{h(top.code)}</code> {h(top.name)} "
-        f"({h(top.severity.value)})</h2><p>{h(top.message)}</p>{loc}{fix}{counts}</div>"
+        f"({h(top.severity.value)})</h2><p>{h(top.message)}</p>{loc}{_explains(top)}{fix}"
+        f"{counts}</div>"
     )
+
+
+def _explains(top: Finding) -> str:
+    n = len(top.symptoms)
+    return f'<p class="note">explains {n} other finding{"s" if n != 1 else ""}</p>' if n else ""
 
 
 @renders("html", DiagnoseReport)

@@ -23,7 +23,17 @@ def _rule_dict(r: object) -> dict[str, object]:
         "severity": r.severity.value,
         "summary": r.summary,
         "doc": r.doc,
+        "other_severities": [{"severity": s.value, "when": why} for s, why in r.other_severities],
     }
+
+
+def severity_note(r: object) -> str:
+    """`error; warning when …` — the catalogue's severity and each documented other one."""
+    from toolcall_cli.core.findings import Rule
+
+    assert isinstance(r, Rule)
+    others = "; ".join(f"{s.value} when {why}" for s, why in r.other_severities)
+    return f"{r.severity.value}; {others}" if others else r.severity.value
 
 
 @renders("json", RulesReport)
@@ -40,6 +50,8 @@ def to_table(report: RulesReport, out: TextIO, opts: RenderOptions) -> None:
         r = report.rules[0]
         con.print(cell(f"{r.code} {r.name} ({r.severity.value})", style="bold"))
         con.print(cell(r.summary))
+        if r.other_severities:
+            con.print(cell(f"severity: {severity_note(r)}", one_line=False, limit=None))
         con.print()
         con.print(cell(r.doc, one_line=False, limit=None))
         return
@@ -50,10 +62,15 @@ def to_table(report: RulesReport, out: TextIO, opts: RenderOptions) -> None:
         t.add_row(
             cell(r.code),
             cell(r.name),
-            cell(r.severity.value, style=SEVERITY_STYLE[r.severity.value]),
+            cell(
+                r.severity.value + ("*" if r.other_severities else ""),
+                style=SEVERITY_STYLE[r.severity.value],
+            ),
             cell(r.summary),
         )
     con.print(t)
+    if any(r.other_severities for r in report.rules):
+        con.print(cell("* lower or higher in a documented context: `toolcall rules CODE`"))
 
 
 @renders("markdown", RulesReport)
@@ -61,7 +78,8 @@ def to_markdown(report: RulesReport, out: TextIO, opts: RenderOptions) -> None:
     """Markdown catalogue, or one rule's doc."""
     if report.single:
         r = report.rules[0]
-        out.write(f"## {r.code} {r.name} ({r.severity.value})\n\n{r.summary}\n\n{r.doc}\n")
+        sev = f"Severity: {md(severity_note(r))}\n\n" if r.other_severities else ""
+        out.write(f"## {r.code} {r.name} ({r.severity.value})\n\n{r.summary}\n\n{sev}{r.doc}\n")
         return
     out.write("| code | name | severity | summary |\n|---|---|---|---|\n")
     for r in report.rules:

@@ -6,6 +6,11 @@
 whose ``uri`` is relative to *root* (``uriBaseId`` ``%SRCROOT%``) and ``region.startLine`` ≥ 1,
 and ``partialFingerprints["toolcall/v1"]`` = sha256(code|path|pointer|call_id).
 
+Linked findings (diagnose incidents, DESIGN §4) carry their links: a root cause lists each
+symptom's location in ``relatedLocations`` (message ``symptom CODE: …``), a symptom lists its
+cause's (``caused by CODE: …``), and ``properties`` hold ``id``, ``caused_by`` and
+``symptoms``. Findings without links (lint) are unchanged.
+
 A finding without a ``location.path`` is placed at its first evidence origin
 (``path:line``, ``path#/pointer`` or ``path#frame=N``), so diagnose findings land on the log
 line that proves them.
@@ -59,6 +64,36 @@ def _place(f: Finding) -> tuple[str | None, int, str]:
     return None, 1, ""
 
 
+def _location(f: Finding, root: Path) -> dict[str, Any] | None:
+    """The physical location of *f* (None when it has no file)."""
+    path, line, _ = _place(f)
+    if path is None:
+        return None
+    uri, relative = _uri(path, root)
+    artifact: dict[str, Any] = {"uri": uri}
+    if relative:
+        artifact["uriBaseId"] = "%SRCROOT%"
+    return {"artifactLocation": artifact, "region": {"startLine": line}}
+
+
+def _related(f: Finding, by_id: dict[str, Finding], root: Path) -> list[dict[str, Any]]:
+    """relatedLocations: a cause's symptoms, or a symptom's cause."""
+    linked = [("symptom", by_id[s]) for s in f.symptoms if s in by_id]
+    if f.caused_by in by_id:
+        linked.append(("caused by", by_id[f.caused_by]))
+    out: list[dict[str, Any]] = []
+    for how, other in linked:
+        entry: dict[str, Any] = {
+            "id": len(out),
+            "message": {"text": f"{how} {other.code}: {other.message}"},
+        }
+        where = _location(other, root)
+        if where is not None:
+            entry["physicalLocation"] = where
+        out.append(entry)
+    return out
+
+
 def _rule_entry(r: Rule) -> dict[str, Any]:
     return {
         "id": r.code,
@@ -81,6 +116,8 @@ def sarif_log(
     """The SARIF 2.1.0 log of *findings*; *rules* become ``tool.driver.rules``."""
     rule_list = sorted({r.code: r for r in rules}.values(), key=lambda r: r.code)
     index = {r.code: i for i, r in enumerate(rule_list)}
+    findings = list(findings)
+    by_id = {f.id: f for f in findings if f.id}
     results = []
     for f in findings:
         path, line, pointer = _place(f)
@@ -102,7 +139,7 @@ def sarif_log(
                 {"physicalLocation": {"artifactLocation": artifact, "region": {"startLine": line}}}
             ]
         res["partialFingerprints"] = {"toolcall/v1": fingerprint(f.code, uri, pointer, call_id)}
-        props = {
+        props: dict[str, Any] = {
             k: v
             for k, v in (
                 ("pointer", pointer),
@@ -112,6 +149,10 @@ def sarif_log(
             )
             if v
         }
+        related = _related(f, by_id, root)
+        if related:
+            res["relatedLocations"] = related
+            props.update(id=f.id, caused_by=f.caused_by, symptoms=list(f.symptoms))
         if props:
             res["properties"] = props
         results.append(res)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from enum import Enum
 from pathlib import Path
 from typing import Annotated
 
@@ -44,6 +45,28 @@ ToolsOpt = Annotated[
 ]
 
 
+class GroupBy(str, Enum):
+    """--group-by choices."""
+
+    trace = "trace"
+    code = "code"
+
+
+GroupByOpt = Annotated[
+    GroupBy,
+    typer.Option(
+        "--group-by", help="Group findings per trace (incidents under their trace) or per code."
+    ),
+]
+StatisticsOpt = Annotated[
+    bool,
+    typer.Option(
+        "--statistics",
+        help="Print per-code counts (severity, root causes, symptoms) instead of the findings.",
+    ),
+]
+
+
 def run(
     paths: PathsArg = None,
     fmt: FormatOpt = Format.table,
@@ -65,9 +88,13 @@ def run(
     no_skew: NoSkewOpt = False,
     no_redact: NoRedactOpt = False,
     follow_symlinks: FollowSymlinksOpt = False,
+    group_by: GroupByOpt = GroupBy.trace,
+    statistics: StatisticsOpt = False,
 ) -> None:
     """Diagnose root causes; exit 1 if any finding is at or above --fail-on."""
     check_format(fmt, ("table", "json", "markdown", "sarif", "html"), "diagnose")
+    if statistics:
+        check_format(fmt, ("table", "json", "markdown"), "diagnose --statistics")
     # the core and the views load here, not at import: see cli/app.py (start-up)
     from toolcall_cli.cli._inputs import evidence_for, parse_options
     from toolcall_cli.core.findings import select_codes
@@ -108,7 +135,7 @@ def run(
         skipped=evidence.skipped,
         cfg=cfg,
     )
-    emit(report, fmt, output)
+    emit(replace(report, group_by=group_by.value, statistics=statistics), fmt, output)
     if not _settings.current().quiet:
         say(f"toolcall: {summary_line(report)}")
     raise typer.Exit(int(report.exit_code(fail_on)))

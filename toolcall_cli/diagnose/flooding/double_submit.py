@@ -32,6 +32,7 @@ from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
 from toolcall_cli.diagnose.flooding.cancellations import cite_floods
 from toolcall_cli.diagnose.flooding.http_requests import TOOL_PATH, ns, requests, result_between
+from toolcall_cli.diagnose.incidents import FLOOD_OR001
 
 if TYPE_CHECKING:
     pass
@@ -45,6 +46,7 @@ RULE = rule(
     Severity.error,
     "≥2 chat POSTs of one session within 1 s (front end)",
     doc=__doc__,
+    explains=(FLOOD_OR001,),
 )
 
 

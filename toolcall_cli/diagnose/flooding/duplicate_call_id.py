@@ -35,6 +35,7 @@ from toolcall_cli.diagnose.finding_builder import make
 from toolcall_cli.diagnose.flooding.cancellations import cite_floods
 from toolcall_cli.diagnose.flooding.observed_calls import observed_calls
 from toolcall_cli.diagnose.frames import attr, of_kind
+from toolcall_cli.diagnose.incidents import FLOOD_OR001
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -45,6 +46,11 @@ RULE = rule(
     Severity.error,
     "one tool_call_id on two or more different calls (id generation defect)",
     doc=__doc__,
+    other_severities={
+        Severity.warning: "an id reused in a later turn after the first call was answered, or "
+        "one call with an empty id"
+    },
+    explains=(FLOOD_OR001,),
 )
 
 

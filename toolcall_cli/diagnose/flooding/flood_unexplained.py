@@ -5,7 +5,10 @@ What it does
   one of FL001 model-loop, FL002 double-submit, FL003 duplicate-call-id, FL004
   retry-duplicate or FL005 session-state-loss fired for that session or those calls. If
   none did, it reports the cancellation as unexplained, with the evidence that is there,
-  instead of guessing a cause.
+  instead of guessing a cause. The cancelled calls are replayed through the validation
+  pipeline: when its rate limiter rejects them too, the finding quotes the limit that
+  cancelled them (`'send_email' is limited to 2 calls per 60 s`), since then the limit, as
+  configured, is the cause.
 
 Why it matters
   A flooding cancellation is a symptom with several unrelated causes, and each needs a
@@ -21,7 +24,8 @@ Fix
   Collect the missing evidence: the conversation (messages), the middleware log with
   instance names, the access log with $http_x_session_id and $http_x_tool_call_id, or a
   capture. If the limit is simply too low for a legitimate burst of calls, raise
-  flooding.max_calls or the tool's per_tool limit in toolcall.toml.
+  flooding.max_calls or the tool's per_tool limit in toolcall.toml (the limit the replay
+  names, when it names one).
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
 from toolcall_cli.diagnose.flooding.cancellations import flood_rows
+from toolcall_cli.diagnose.incidents import FLOOD_OR001
 
 RULE = rule(
     "FL006",
@@ -40,6 +45,14 @@ RULE = rule(
     Severity.error,
     "a flooding cancellation that none of FL001–FL005 explains",
     doc=__doc__,
+    explains=(FLOOD_OR001,),
+)
+
+#: The fix when the replay names the limit: the evidence is there, the limit is the question.
+_LIMIT_FIX = (
+    "The limit cancelled the call as configured. If the burst was legitimate, raise the tool's "
+    "per_tool limit (or flooding.max_calls) in the middleware and in toolcall.toml; if not, "
+    "read the conversation for why the model made that many calls."
 )
 
 CAUSES = ("FL001", "FL002", "FL003", "FL004", "FL005")
@@ -74,14 +87,40 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
         ):
             continue
         n = len(grp)
+        session = None if key == "(no session)" else str(key)
+        limit = _replayed_limit(ctx, ids, session, sorted(traces))
+        why = (
+            f"replay names the limit that cancelled {'them' if n != 1 else 'it'}: {limit}"
+            if limit
+            else "no evidence shows why"
+        )
         yield make(
             RULE,
             ctx,
             f"{n} call{'s were' if n != 1 else ' was'} cancelled as tool-call flooding in "
-            f"{key}, and no evidence shows why (no model loop, double submit, duplicate id, "
-            "retry or split session was found)",
+            f"{key}, and {why} (no model loop, double submit, duplicate id, retry or split "
+            "session was found)",
             grp,
             call_ids=ids,
-            session_id=None if key == "(no session)" else str(key),
-            extra={"cancellations": n},
+            session_id=session,
+            extra={"cancellations": n, "replayed_limit": limit},
+            fix=_LIMIT_FIX if limit else None,
         )
+
+
+def _replayed_limit(
+    ctx: DiagnoseContext, ids: list[str], session: str | None, traces: list[str]
+) -> str | None:
+    """The rate-limit verdict the replay gives the first cancelled call it rejects, if any
+    (the replay TR001 runs, shared through the context's cache)."""
+    # TR001 owns the per-session replay; reading it keeps one replay per session
+    from toolcall_cli.diagnose.truncation.silent_validation_drop import _replay_scope
+
+    if not ids or (session is None and not traces):
+        return None
+    replays, _ = _replay_scope(ctx, session, traces[0] if traces else None)
+    for cid in ids:
+        for v in getattr(replays.get(cid), "stages", ()):
+            if v.stage == "ratelimit" and v.verdict == "fail":
+                return str(v.detail or v.reason)
+    return None

@@ -34,6 +34,7 @@ from toolcall_cli.diagnose.finding_builder import make
 from toolcall_cli.diagnose.flooding.cancellations import cite_floods
 from toolcall_cli.diagnose.flooding.http_requests import TOOL_PATH, requests
 from toolcall_cli.diagnose.frames import of_kind
+from toolcall_cli.diagnose.incidents import FLOOD_OR001, SLOW_REQUEST
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -47,6 +48,7 @@ RULE = rule(
     Severity.error,
     "the same call sent to the tool service twice (timeout retry without a new id)",
     doc=__doc__,
+    explains=(FLOOD_OR001, SLOW_REQUEST),
 )
 
 

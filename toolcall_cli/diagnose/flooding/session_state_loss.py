@@ -29,6 +29,7 @@ from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
 from toolcall_cli.diagnose.flooding.cancellations import cite_floods, flood_rows
 from toolcall_cli.diagnose.frames import column, of_kind
+from toolcall_cli.diagnose.incidents import FLOOD_OR001
 from toolcall_cli.diagnose.rows_by_key import RowsByKey
 
 RULE = rule(
@@ -37,6 +38,8 @@ RULE = rule(
     Severity.warning,
     "one session's calls counted on ≥2 middleware instances (window not shared)",
     doc=__doc__,
+    other_severities={Severity.error: "the session also had a flooding cancellation"},
+    explains=(FLOOD_OR001,),
 )
 
 

@@ -22,12 +22,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from toolcall_cli.core.findings import Finding, Severity, rule
+from toolcall_cli.core.findings import Explains, Finding, Severity, rule
 from toolcall_cli.core.quoting.aim import Aim
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
 from toolcall_cli.diagnose.frames import attr, with_attrs
+from toolcall_cli.diagnose.incidents import SLOW_REQUEST
 
 RULE = rule(
     "OR003",
@@ -35,6 +36,7 @@ RULE = rule(
     Severity.error,
     "the tool service answered with another call_id",
     doc=__doc__,
+    explains=(Explains("OR001", breakpoints=("response-dropped",)), SLOW_REQUEST),
 )
 
 

@@ -45,6 +45,7 @@ from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
 from toolcall_cli.diagnose.frames import objects, with_attrs
+from toolcall_cli.diagnose.incidents import SLOW_REQUEST
 from toolcall_cli.diagnose.orphans.pairing import conversation_index, positional_results
 from toolcall_cli.diagnose.rows_by_key import RowsByKey
 
@@ -57,6 +58,10 @@ RULE = rule(
     Severity.error,
     "a tool call with no tool result",
     doc=__doc__,
+    other_severities={
+        Severity.warning: "the unanswered call ends the conversation and no other source records it"
+    },
+    explains=(SLOW_REQUEST,),
 )
 
 _FAILED_HTTP = (499, 502, 503, 504)

@@ -26,6 +26,7 @@ from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.call_label import call_label
 from toolcall_cli.diagnose.finding_builder import make
 from toolcall_cli.diagnose.frames import objects
+from toolcall_cli.diagnose.incidents import BLOCKED
 from toolcall_cli.diagnose.protocol.call_rows import call_rows, per_call, row_mask
 
 RULE = rule(
@@ -34,6 +35,7 @@ RULE = rule(
     Severity.warning,
     "`function.arguments` given as an object",
     doc=__doc__,
+    explains=(BLOCKED,),
 )
 
 

@@ -16,8 +16,11 @@ Example
   message with 'tool_calls'` → a tool result without its call (OR002).
 
 Fix
-  Follow the related code's fix; the provider rejects the whole request until the history is
-  repaired, so retries with the same history fail the same way.
+  It depends on the cause (`provider_fixes`). A broken history (a missing or orphan result, a
+  duplicate id, arguments that are not JSON) or a rejected tool definition: repair it before
+  the next request, since a retry with the same history fails the same way. A rate limit
+  (HTTP 429): back off and retry, honouring Retry-After. An overloaded provider: retry with
+  backoff. An unrecognised message is a warning: read the provider's words.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
 from toolcall_cli.diagnose.frames import has_key, with_attrs
+from toolcall_cli.diagnose.protocol.provider_fixes import fix_for
 
 if TYPE_CHECKING:
     import numpy as np
@@ -45,6 +49,7 @@ RULE = rule(
     'a known provider error message (e.g. "must be a response to a preceeding message with '
     "'tool_calls'\")",
     doc=__doc__,
+    other_severities={Severity.warning: "a provider error body that matches no known message"},
 )
 
 _Q = r"[\"'`\\]*"  # any quoting around a field name
@@ -339,4 +344,5 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
                 "cause": g.known.cause,
                 "related_code": g.known.related_code,
             },
+            fix=fix_for(g.known.cause, g.known.related_code),
         )

@@ -24,6 +24,7 @@ from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
+from toolcall_cli.diagnose.incidents import BLOCKED
 from toolcall_cli.diagnose.protocol.tool_names import name_checks
 
 RULE = rule(
@@ -32,6 +33,7 @@ RULE = rule(
     Severity.error,
     "a name that matches a tool only ignoring case",
     doc=__doc__,
+    explains=(BLOCKED,),
 )
 
 

@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from toolcall_cli.core.cells import text
-from toolcall_cli.core.findings import Finding, Severity, rule
+from toolcall_cli.core.findings import Explains, Finding, Severity, rule
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.call_label import call_label, tools_by_call
@@ -42,6 +42,7 @@ RULE = rule(
     Severity.warning,
     "a tool timeout reported to the model as a bare error, with no progress or resume token",
     doc=__doc__,
+    explains=(Explains("OR001", breakpoints=("no-response",)), Explains("TM002", match="calls")),
 )
 
 _TIMEOUT_TEXT = re.compile(

@@ -43,6 +43,9 @@ RULE = rule(
     Severity.warning,
     "history longer than the window (default 42 messages): earlier results were rolled out",
     doc=__doc__,
+    other_severities={
+        Severity.info: "results were rolled out but no later call uses an identifier only they held"
+    },
 )
 
 _ID_LIKE = re.compile(r"^(?=.*\d)[\w.@:/-]{4,}$|^[A-Z0-9_-]{5,}$")

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from toolcall_cli.core.cells import text
 from toolcall_cli.core.events import RESPONSE_KINDS, RESULT_KINDS
-from toolcall_cli.core.findings import Finding, Severity, rule
+from toolcall_cli.core.findings import Explains, Finding, Severity, rule
 from toolcall_cli.core.jsonscan import cut_json, parses
 from toolcall_cli.core.quoting.aim import TAIL, Aim
 from toolcall_cli.diagnose import CLASSIFIERS
@@ -46,6 +46,7 @@ RULE = rule(
     Severity.warning,
     "a tool result cut short (marker, cut JSON, length at a budget, smaller than on the wire)",
     doc=__doc__,
+    explains=(Explains("FL001"),),
 )
 
 #: Truncation markers that tools, frameworks and middlewares append.

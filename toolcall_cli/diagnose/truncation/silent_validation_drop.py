@@ -43,6 +43,7 @@ from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.call_label import call_label
 from toolcall_cli.diagnose.finding_builder import make
 from toolcall_cli.diagnose.frames import isin_set, objects, with_attrs
+from toolcall_cli.diagnose.incidents import BLOCKED, SLOW_REQUEST
 from toolcall_cli.diagnose.rows_by_key import RowsByKey
 from toolcall_cli.errors import UsageError
 
@@ -55,6 +56,7 @@ RULE = rule(
     Severity.error,
     "a call that never reached the tool and never got a result; replay names the failing rule",
     doc=__doc__,
+    explains=(BLOCKED, SLOW_REQUEST),
 )
 
 #: Kinds that say nothing about the infrastructure's view (calls, results, unparsed lines).
