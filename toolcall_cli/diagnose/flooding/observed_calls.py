@@ -1,5 +1,11 @@
-"""The calls flooding rules compare: every observed call with its scope, identity and
-canonical arguments."""
+"""The calls flooding rules compare: every observed call with its scope, identity, canonical
+arguments and occasion.
+
+The occasion is the assistant turn that made the call (`source:turn`, from the adapters'
+`turn`/`msg_index` attrs; the same call seen by the middleware takes its conversation row's
+turn), else the call itself: identical calls of one turn are one occasion (FL007's parallel
+duplicates), not a loop. `_rank` orders a session's occasions as they happened.
+"""
 
 from __future__ import annotations
 
@@ -25,9 +31,28 @@ def observed_calls(ctx: DiagnoseContext) -> pd.DataFrame:
         ids = calls["tool_call_id"].astype(object)
         calls["_ident"] = ids.where(ids.notna() & (ids != ""), "@" + calls["origin"].astype(str))
         calls["_canon"] = [canonical_args(a) for a in calls["args"].tolist()]
-        return calls[calls["_scope"].notna()]
+        calls = calls[calls["_scope"].notna()]
+        return _with_occasions(calls)
 
     return ctx.memo("flooding_calls", build)
+
+
+def _with_occasions(calls: pd.DataFrame) -> pd.DataFrame:
+    import pandas as pd
+
+    turns = [
+        a.get("turn", a.get("msg_index")) for a in calls["_attrs"].tolist()
+    ]  # conversation rows only: the middleware logs no turns
+    keys = [
+        f"{src}:{t}" if t is not None and not isinstance(t, bool) else None
+        for src, t in zip(calls["source"].astype(object).tolist(), turns, strict=True)
+    ]
+    occ = pd.Series(keys, index=calls.index, dtype=object)
+    occ = occ.groupby(calls["_ident"], sort=False).transform("first")
+    calls = calls.assign(_occasion=occ.where(occ.notna(), "@" + calls["_ident"].astype(str)))
+    firsts = calls.drop_duplicates(["_scope", "_occasion"])[["_scope", "_occasion"]]
+    firsts = firsts.assign(_rank=firsts.groupby("_scope", sort=False).cumcount())
+    return calls.merge(firsts, on=["_scope", "_occasion"], how="left").set_axis(calls.index)
 
 
 def canonical_args(raw: Any) -> str | None:

@@ -2,7 +2,11 @@
 What it does
   Compares each called tool name with the registry (`--tools`, the config's `tools`) or, when
   none is given, with the tools the conversation declared. Names found nowhere are reported
-  once per session with a did-you-mean. Skipped when no tool list is known.
+  once per session with a did-you-mean, made after stripping leaked chat-template tokens
+  (`startEngine<|channel|>commentary` → `startEngine`, see PR009) and only when a known name
+  is close token by token: at most one word spelt differently (`get_wether` → `get_weather`),
+  added or dropped; `calculate_sphere_volume` gets no suggestion of `calculate_park_area`.
+  Skipped when no tool list is known.
 
 Why it matters
   The model invented or misremembered a tool; the middleware rejects the call or, worse, a
