@@ -10,8 +10,8 @@ What it does
   with this call. So no content, a bare code or type (`500`, `{"error": {"type":
   "InternalError"}}`), a generic phrase (`Internal Server Error`, `Request failed with status
   code 500`) or a bare stack trace (`KeyError: 'city'`) fire; `Error: flight HAT030 not
-  available` or `Unknown city 'Pariss'` do not. Timeouts are TM001's and JSON-RPC protocol
-  errors (codes -32768…-32000: the tool never ran) are not tool failures.
+  available` or `Unknown city 'Pariss'` do not. Timeouts are TM001's; a call to a name no
+  tool has (PR002) and JSON-RPC protocol errors (codes -32768…-32000) never ran a tool.
 
 Why it matters
   The tool ran and failed, and the model learns only that: it cannot tell a wrong argument
@@ -40,6 +40,7 @@ from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.call_label import tool_to_call, tools_by_call
 from toolcall_cli.diagnose.finding_builder import make
 from toolcall_cli.diagnose.frames import objects
+from toolcall_cli.diagnose.protocol.tool_names import name_checks
 from toolcall_cli.diagnose.tool_failures import actionable, is_timeout, result_failure, result_rows
 
 RULE = rule(
@@ -50,6 +51,17 @@ RULE = rule(
     "model was not told in words it can act on",
     doc=__doc__,
 )
+
+
+def _never_ran(ctx: DiagnoseContext) -> set[str]:
+    """Ids of the calls to names no tool has (PR002's): their error is not a tool's."""
+    return {
+        cid
+        for code, _sid, _name, _hint, rows in name_checks(ctx)
+        if code == "PR002"
+        for raw in rows["tool_call_id"].tolist()
+        if (cid := text(raw))
+    }
 
 
 def _protocol_error(a: dict[str, Any]) -> bool:
@@ -65,7 +77,7 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     if not len(rows):
         return
     tools = None
-    seen: set[str] = set()
+    seen = _never_ran(ctx)
     for label, cid_raw, tool_raw, status, a, detail in zip(
         rows.index.tolist(),
         objects(rows, "tool_call_id"),

@@ -176,7 +176,7 @@ def _decoder_error(body: str, error: orjson.JSONDecodeError | None) -> str:
     """Where the block stops being JSON, in words (the decoder's position, 1-based)."""
     if error is None:
         return "not a call object"
-    pos = error.pos
+    pos, body = error.pos, body.strip()  # the decoder read the stripped block
     ch = body[pos] if 0 <= pos < len(body) else ""
     return f"unexpected {ch!r} at character {pos + 1}" if ch else "it ends before it closes"
 

@@ -117,7 +117,15 @@ def _emit_entry(
                 else None
             )
             _emit_step(
-                sink, conv, step, where, q, turn=t, step=s, ran=step_log, tokens=_at(tokens, t, s)
+                sink,
+                conv,
+                step,
+                where,
+                q,
+                turn=t,
+                step=s,
+                ran=step_log,
+                tokens=_at(tokens, t, s) if multi else tokens,
             )
     unanswered = q.turns[len(turns) :] if q is not None else []
     for t, msgs in enumerate(unanswered, start=len(turns)):  # turns the model never answered
