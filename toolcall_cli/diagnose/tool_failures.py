@@ -38,6 +38,8 @@ _FAILED_STATUS = frozenset({"error", "failed", "failure", "fail"})
 _FRAME = re.compile(r'^\s*File "[^"]*", line \d+.*$|^\s{2,}\S.*$', re.M)
 _CLASS_NAME = re.compile(r"\b[\w.]*(?:Error|Exception|Exit|Interrupt|Warning)\b")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9'_-]+")
+#: A code, not a word: capitals with a digit or an underscore (`E_INTERNAL`, `HTTP500`).
+_CODE = re.compile(r"(?=[A-Z0-9_-]*[0-9_])[A-Z][A-Z0-9_-]*")
 #: Words every failure message shares: they say that it failed, not what to change.
 _GENERIC_WORDS = """error errors exception exceptions failed failure fail fails internal server
     unknown
@@ -45,7 +47,7 @@ _GENERIC_WORDS = """error errors exception exceptions failed failure fail fails 
     execution executing execute call calling request requests status code something went wrong
     please try again later was is has been not could can cannot unable sorry traceback most
     recent last call invalid input bad response returned result null none undefined true false
-    service unavailable timeout"""
+    service unavailable timeout message"""
 _GENERIC = frozenset(_GENERIC_WORDS.split())
 #: What TM001 reads (a timeout reported as a bare error is its finding, not PR011's).
 _TIMEOUT = re.compile(r"time[ d-]?out|timed out|deadline exceeded", re.I)
@@ -91,46 +93,45 @@ def _object(body: str) -> dict[str, Any] | None:
 
 
 def _from_object(doc: dict[str, Any]) -> Failure | None:
-    """The failure an object reports in its own members."""
+    """The failure an object reports in its own members; its words are the object's string
+    values (member names are structure, not words the model was told)."""
     if doc.get("isError") is True:
-        return Failure("isError: true", _content_words(doc.get("content")))
+        return Failure("isError: true", _values_text(doc.get("content")))
     status = doc.get("status")
     if isinstance(status, str) and status.lower() in _FAILED_STATUS:
-        said = doc.get("message", doc.get("error", doc.get("detail")))
-        return Failure(f"status: {status}", _said(said))
+        return Failure(f"status: {status}", _values_text(doc))
     err = doc.get("error")
     if err not in (None, "", {}, [], False):
-        return Failure("an error member", _said(err))
+        return Failure("an error member", _values_text(doc))
     return None
 
 
-def _said(value: Any) -> str:
-    """The words of an error value: a string, or an error object's message (its type and
-    code are not words for the model)."""
+def _values_text(value: Any, depth: int = 0) -> str:
+    """The string values of a JSON value, in order; a string that itself holds an object (a
+    JSON text or a Python repr, as ToolBench nests them) is read for its values too."""
+    if depth > 8:
+        return ""
     if isinstance(value, str):
-        return value
+        inner = _object(value) if value.lstrip().startswith("{") else None
+        return _values_text(inner, depth + 1) if inner is not None else value
     if isinstance(value, dict):
-        for key in ("message", "detail", "description", "reason", "msg"):
-            if isinstance(value.get(key), str):
-                return str(value[key])
-    return ""
-
-
-def _content_words(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return " ".join(
-            str(c.get("text")) for c in content if isinstance(c, dict) and c.get("text")
-        )
-    return ""
+        parts = [_values_text(v, depth + 1) for v in value.values()]
+    elif isinstance(value, list):
+        parts = [_values_text(v, depth + 1) for v in value]
+    else:
+        return ""
+    return " ".join(p for p in parts if p)
 
 
 def content_words(message: str) -> list[str]:
     """The words of a failure message that say something about this call (see the module doc)."""
     body = _FRAME.sub(" ", message)
     body = _CLASS_NAME.sub(" ", body)
-    return [w for w in _WORD.findall(body) if w.lower().strip("'_-") not in _GENERIC]
+    return [
+        w
+        for w in _WORD.findall(body)
+        if w.lower().strip("'_-") not in _GENERIC and not _CODE.fullmatch(w)
+    ]
 
 
 def actionable(message: str) -> bool:

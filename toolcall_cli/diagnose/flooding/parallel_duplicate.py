@@ -2,9 +2,10 @@
 What it does
   Groups the calls of each assistant turn (one message's `tool_calls`, one text message's
   blocks, one BFCL step) by tool name and canonical arguments (parsed JSON with sorted keys;
-  arguments that do not parse are compared as raw text; no arguments compare equal) and fires
-  when two or more calls with different ids share a group. Calls seen only by a middleware,
-  with no turn, are not grouped. FL001 counts such a turn once.
+  arguments that do not parse are compared as raw text) and fires when two or more calls with
+  different ids share a group. Calls without arguments are not grouped: asking a generator or
+  a clock twice at once can be the point ("two names for my pelican"). Calls seen only by a
+  middleware, with no turn, are not grouped. FL001 counts such a turn once.
 
 Why it matters
   The model asked for the same thing several times at once: the tool runs it once per copy
@@ -45,10 +46,10 @@ RULE = rule(
 def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     """Same tool, canonically equal arguments, ≥2 distinct ids in one assistant turn."""
     calls = observed_calls(ctx)
-    calls = calls[~calls["_occasion"].astype(str).str.startswith("@")]
+    calls = calls[~calls["_occasion"].astype(str).str.startswith("@") & calls["_canon"].notna()]
     if not len(calls):
         return
-    calls = calls.assign(_same=calls["_canon"].fillna("none"))
+    calls = calls.assign(_same=calls["_canon"])
     keys = ["_scope", "_occasion", "tool", "_same"]
     size = calls.groupby(keys, sort=False)["_ident"].transform("nunique")
     calls = calls[size >= 2]
@@ -57,7 +58,7 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
         ids = [text(c) for c in firsts["tool_call_id"]]
         shown = [i or "(no id)" for i in ids]
         args = str(canon).removeprefix("json:").removeprefix("raw:")
-        args = "no arguments" if canon == "none" else _short(args)
+        args = _short(args)
         yield make(
             RULE,
             ctx,
