@@ -31,6 +31,7 @@ from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.frames import objects, of_kind
 
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
 
 _ERROR_TEXT = re.compile(r"\A\s*(?:error|exception|traceback|failed|failure)\b", re.I)
@@ -49,6 +50,8 @@ _GENERIC_WORDS = """error errors exception exceptions failed failure fail fails 
     recent last call invalid input bad response returned result null none undefined true false
     service unavailable timeout message"""
 _GENERIC = frozenset(_GENERIC_WORDS.split())
+#: Content that may report a failure (a cheap column-wise prefilter of `result_failure`).
+_MAYBE_FAILED = r"(?i)error|fail|exception|traceback"
 #: What TM001 reads (a timeout reported as a bare error is its finding, not PR011's).
 _TIMEOUT = re.compile(r"time[ d-]?out|timed out|deadline exceeded", re.I)
 
@@ -147,7 +150,24 @@ def is_timeout(message: str) -> bool:
 def result_rows(ctx: DiagnoseContext) -> pd.DataFrame:
     """Tool results as the model received them, with parsed attrs."""
     return of_kind(
-        ctx, *RESULT_KINDS, columns=["tool_call_id", "tool", "status", "detail", "session_id"]
+        ctx,
+        *RESULT_KINDS,
+        columns=["tool_call_id", "tool", "status", "detail", "session_id", "attrs"],
+    )
+
+
+def may_report_failure(rows: pd.DataFrame) -> np.ndarray:
+    """Mask of the result rows that can report a failure at all (column-wise, before the
+    per-row reading): an error status, an error attr, or error words in the content."""
+    import numpy as np
+
+    if not len(rows):
+        return np.zeros(0, dtype=bool)
+    status = (rows["status"] == "error").fillna(False).to_numpy(dtype=bool)
+    attrs = rows["attrs"].str.contains("is_error|error_type", regex=True)
+    words = rows["detail"].str.contains(_MAYBE_FAILED, regex=True)
+    return (
+        status | attrs.fillna(False).to_numpy(dtype=bool) | words.fillna(False).to_numpy(dtype=bool)
     )
 
 
@@ -157,7 +177,8 @@ def call_outcomes(ctx: DiagnoseContext) -> dict[str, bool]:
 
     def build() -> dict[str, bool]:
         rows = result_rows(ctx)
-        out: dict[str, bool] = {}
+        out: dict[str, bool] = {text(c) or "": False for c in objects(rows, "tool_call_id")}
+        rows = rows[may_report_failure(rows)]
         for cid, status, a, detail in zip(
             objects(rows, "tool_call_id"),
             objects(rows, "status"),
@@ -168,6 +189,7 @@ def call_outcomes(ctx: DiagnoseContext) -> dict[str, bool]:
             key = text(cid)
             if key:
                 out[key] = out.get(key, False) or result_failure(status, a, detail) is not None
+        out.pop("", None)
         return out
 
     return ctx.memo("tool_failures:outcomes", build)

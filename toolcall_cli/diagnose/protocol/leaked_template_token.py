@@ -34,7 +34,7 @@ from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.call_label import call_label
 from toolcall_cli.diagnose.finding_builder import make
 from toolcall_cli.diagnose.frames import objects
-from toolcall_cli.diagnose.protocol.call_rows import call_rows, per_call, row_mask
+from toolcall_cli.diagnose.protocol.call_rows import call_rows, per_call
 from toolcall_cli.diagnose.protocol.template_tokens import (
     TEMPLATE_TOKEN,
     strip_template_tokens,
@@ -57,13 +57,11 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     calls = call_rows(ctx)
     if not len(calls):
         return
-    names = objects(calls, "tool")
-    args = objects(calls, "args")
-    hit = [
-        bool(TEMPLATE_TOKEN.search(str(n or ""))) or bool(TEMPLATE_TOKEN.search(str(a or "")))
-        for n, a in zip(names, args, strict=True)
-    ]
-    leaked = calls[row_mask(calls, hit)]
+    pattern = TEMPLATE_TOKEN.pattern  # column-wise: most calls hold no token at all
+    hit = calls["tool"].str.contains(pattern, regex=True).fillna(False) | calls[
+        "args"
+    ].str.contains(pattern, regex=True).fillna(False)
+    leaked = calls[hit.to_numpy(dtype=bool)]
     name_of = dict(zip(leaked.index.tolist(), objects(leaked, "tool"), strict=True))
     args_of = dict(zip(leaked.index.tolist(), objects(leaked, "args"), strict=True))
     for cid, labels in per_call(leaked):

@@ -41,7 +41,13 @@ from toolcall_cli.diagnose.call_label import tool_to_call, tools_by_call
 from toolcall_cli.diagnose.finding_builder import make
 from toolcall_cli.diagnose.frames import objects
 from toolcall_cli.diagnose.protocol.tool_names import name_checks
-from toolcall_cli.diagnose.tool_failures import actionable, is_timeout, result_failure, result_rows
+from toolcall_cli.diagnose.tool_failures import (
+    actionable,
+    is_timeout,
+    may_report_failure,
+    result_failure,
+    result_rows,
+)
 
 RULE = rule(
     "PR011",
@@ -74,6 +80,7 @@ def _protocol_error(a: dict[str, Any]) -> bool:
 def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     """PR011: one finding per result that reports a failure without actionable words."""
     rows = result_rows(ctx)
+    rows = rows[may_report_failure(rows)]
     if not len(rows):
         return
     tools = None
