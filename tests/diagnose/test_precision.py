@@ -184,8 +184,18 @@ def test_new_codes_stay_silent_on_tau_bench(corpus: Path) -> None:
     available on date 2024-05-13`): none is PR011; no turn repeats a call (FL007); no
     template token leaks (PR009)."""
     path = corpus / "conversations" / "tau-bench" / "historical_trajectories__gpt-4o-airline.json"
-    codes = _codes(_findings(path))
-    assert not {"FL007", "PR009", "PR011"} & set(codes)
+    found = _findings(path)
+    assert not {"FL007", "PR009", "PR011"} & set(_codes(found))
+    # the four loops stay loops: each group's last identical call failed again (the model
+    # thought between the repeats, but resubmitted the same booking and got the same error)
+    events = ingest_paths([path]).events
+    results = events[events["kind"] == "tool_result"]
+    said = dict(
+        zip(results["tool_call_id"].astype(str), results["detail"].astype(str), strict=True)
+    )
+    loops = [f for f in found if f.code == "FL001"]
+    assert len(loops) == 4
+    assert all(said[f.tool_call_ids[-1]].startswith("Error:") for f in loops)
 
 
 def test_cut_arguments_at_the_output_budget_are_tr003(tmp_path: Path) -> None:

@@ -29,6 +29,7 @@ from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
+from toolcall_cli.diagnose.protocol.template_tokens import template_tokens
 from toolcall_cli.diagnose.protocol.tool_names import name_checks
 
 RULE = rule(
@@ -48,6 +49,8 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
             continue
         ids = [t for c in rows["tool_call_id"] if (t := text(c))]
         mean = f"; did you mean {hint!r}?" if hint else ""
+        if hint and template_tokens(name):
+            mean += " (its chat-template tokens stripped, see PR009)"
         yield make(
             RULE,
             ctx,
