@@ -268,3 +268,16 @@ def test_cut_prefix(text: str, cut: bool) -> None:
     from toolcall_cli.core.jsonscan import cut_prefix
 
     assert (cut_prefix(text) is not None) is cut
+
+
+def test_a_tool_call_block_cut_at_the_end_of_the_text_is_tr003(tmp_path: Path) -> None:
+    """The text stops inside `<tool_call>`: a cut block at the end of the text is the proof."""
+    text = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Par'
+    doc = {"session_id": "s-cut-block", "messages": [{"role": "assistant", "content": text}]}
+    path = tmp_path / "cut_block.json"
+    path.write_text(json.dumps(doc))
+    found = _findings(path)
+    (tr003,) = [f for f in found if f.code == "TR003"]
+    assert "the text ends inside the tool_call block, before </tool_call>" in tr003.message
+    (pr001,) = [f for f in found if f.code == "PR001"]
+    assert "cut off" in pr001.message and "not valid JSON" not in pr001.message

@@ -3,8 +3,8 @@ on (PR011; FL001 reads the outcomes to tell a retry after remediation from a loo
 
 A result reports failure when its event says so (`status: error`, MCP `isError: true`, an
 `is_error` block, an `error.type`) or its content does: a JSON or Python-literal object with
-`isError: true`, a `status` of error/failed, or an `error` member; or text that starts with
-`Error`, `Exception`, `Traceback` or `Failed`.
+`isError: true`, a `status` of error/failed, an `error` member, or `success`/`ok` false; or
+text that starts with `Error`, `Exception`, `Traceback` or `Failed`.
 
 **Actionable** — the model can act on a failure when the content it was given names, in
 words, what went wrong with *this* call: after removing exception class names
@@ -106,6 +106,9 @@ def _from_object(doc: dict[str, Any]) -> Failure | None:
     err = doc.get("error")
     if err not in (None, "", {}, [], False):
         return Failure("an error member", _values_text(doc))
+    for key in ("success", "ok"):
+        if doc.get(key) is False:
+            return Failure(f"{key}: false", _values_text(doc))
     return None
 
 
