@@ -186,7 +186,7 @@ def test_tr003_router_rewrote_finish_reason(make_ctx: Callable[..., DiagnoseCont
                 "tool_call_id": "c1",
                 "tool": "w",
                 "args": '{"body": "Revenue grew',
-                "attrs": _a(msg_index=1, finish_reason="tool_calls"),
+                "attrs": _a(msg_index=1, turn=1, call_index=0, finish_reason="tool_calls"),
             }
         ]
     )

@@ -184,3 +184,32 @@ def test_bfcl_question_and_answer_files_are_not_results(corpus: Path, path: Path
     answers = BFCL / "possible_answer" / path.name
     if answers.is_file():
         assert best_format(read_head(answers, 65536), answers)[1] == 0
+
+
+def test_bfcl_inference_log_results_follow_their_step() -> None:
+    """A multi-turn result with BFCL's `inference_log`: each step's `role: tool` entries are
+    the results of that step's calls, in order, paired by an id made from the entry, turn,
+    step and index; the calls are no longer `ends_on_call`."""
+    path = ROOT / "fixtures" / "precision" / "bfcl_multi_turn_inference_log.json"
+    df = ADAPTER.parse(path, ParseOptions())
+    entry = df[df["session_id"] == "multi_turn_base_51"]
+    calls = entry[entry["kind"] == "tool_call"]
+    results = entry[entry["kind"] == "tool_result"]
+    assert calls["tool"].tolist() == [
+        "displayCarStatus",
+        "startEngine",
+        "lockDoors",
+        "startEngine",
+        "pressBrakePedal",
+        "startEngine",
+        "check_tire_pressure",
+        "send_message",
+    ]
+    assert results["tool_call_id"].tolist() == calls["tool_call_id"].tolist()
+    assert calls["tool_call_id"].tolist()[1] == "multi_turn_base_51#t1s0c0"
+    assert "All doors must be locked" in str(results["detail"].tolist()[1])
+    assert not any(a.get("ends_on_call") for a in attrs(calls))
+    assert [a.get("output_tokens") for a in attrs(calls)][:2] == [18, 17]
+    # the parallel step: five calls, five results, one step
+    par = df[(df["session_id"] == "multi_turn_base_53") & (df["kind"] == "tool_result")]
+    assert len(par) == 5 and {a.get("bfcl_step") for a in attrs(par)} == {0}

@@ -94,3 +94,49 @@ def cut_json(text: str | None) -> Brackets | None:
         return None
     sh = scan(text.strip())  # type: ignore[union-attr]
     return sh if sh.unbalanced and not sh.overclosed else None
+
+
+#: What a cut can stop just before, tried in turn after closing an open string: nothing, a
+#: value after `:`/`,`/`[`, the rest of a key, the rest of a literal or number.
+_VALUE_TAILS = ("", "null", ":null", '"_":null', "0", "e", "ue", "rue", "lse", "se", "ll", "l")
+_STRING_TAILS = ('"', '":null', 'n"', 'n":null', '0000"', '000"', '00"', '0"')
+
+
+def cut_prefix(text: str | None) -> Brackets | None:
+    """The brackets of *text* when it is a JSON object/array **cut off at its end**: a prefix of
+    some valid document (closing its open string and brackets, and at most finishing the
+    value, key or literal it stopped in, makes it parse). Else None.
+
+    This tells a cut from a malformed text whose brackets merely look open: a stray `"` in
+    complete arguments (`{"a": "b"", "c": 1}`) leaves a string "open" to the scanner, but no
+    ending completes it, because the damage is before the end.
+    """
+    sh = cut_json(text)
+    if sh is None:
+        return None
+    s = text.strip()  # type: ignore[union-attr]
+    closers = "".join("}" if c == "{" else "]" for c in reversed(sh.open))
+    tails = _STRING_TAILS if sh.in_string else _VALUE_TAILS
+    if any(parses(s + tail + closers) for tail in tails):
+        return sh
+    return None
+
+
+def first_error(text: str) -> tuple[int, str] | None:
+    """Where a JSON text first stops being JSON: (index, the character there, or "" at the end).
+
+    None when the text parses. The index is the decoder's: the first character no JSON
+    document could have there.
+    """
+    import json
+
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as e:
+        pos = e.pos
+        if e.msg.startswith("Unterminated string"):
+            return len(text), ""
+        return pos, text[pos] if pos < len(text) else ""
+    except (ValueError, RecursionError):
+        return None
+    return None

@@ -6,7 +6,8 @@ Kinds, checked in this order:
 - ``double-encoded`` — a JSON object escaped into a string (``"{\\"a\\": 1}"`` or ``{\\"a\\": 1}``);
 - ``comments`` — ``//`` or ``/* */`` comments around otherwise valid JSON;
 - ``python-literals`` — a Python dict repr: ``True``/``False``/``None``, single quotes;
-- ``cut-off`` — unbalanced brackets or an unterminated string (output cut at a token limit);
+- ``cut-off`` — unbalanced brackets or an unterminated string at the end (a JSON prefix: output
+  cut at a token limit);
 - ``malformed`` — anything else json-repair can still turn into a value.
 
 When none applies there is no repair.
@@ -22,7 +23,7 @@ from typing import Any
 import json_repair
 
 from toolcall_cli.core.jsonio import try_loads
-from toolcall_cli.core.jsonscan import scan
+from toolcall_cli.core.jsonscan import cut_prefix, looks_json, scan
 
 _COMMENT = re.compile(r'"(?:\\.|[^"\\])*"|//[^\n]*|/\*.*?\*/', re.S)
 
@@ -89,6 +90,7 @@ def classify(text: str | None) -> Repair | None:
         lit = None
     if isinstance(lit, dict | list):
         return Repair("python-literals", lit)
-    if _unbalanced(s):
+    # a stray quote leaves brackets "open" too: a cut is a JSON prefix (PR001's rule)
+    if _unbalanced(s) and (not looks_json(s) or cut_prefix(s) is not None):
         return Repair("cut-off", _json_repair(s))
     return Repair("malformed", _json_repair(s))

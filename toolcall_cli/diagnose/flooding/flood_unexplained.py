@@ -3,7 +3,8 @@ What it does
   For every session (or call) where the middleware cancelled a call because "tool-call
   flooding was detected" (an mw_flooded event, or the phrase in any source), checks whether
   one of FL001 model-loop, FL002 double-submit, FL003 duplicate-call-id, FL004
-  retry-duplicate or FL005 session-state-loss fired for that session or those calls. If
+  retry-duplicate, FL005 session-state-loss or FL007 parallel-duplicate (identical calls of
+  one turn, which FL001 no longer counts) fired for that session or those calls. If
   none did, it reports the cancellation as unexplained, with the evidence that is there,
   instead of guessing a cause. The cancelled calls are replayed through the validation
   pipeline: when its rate limiter rejects them too, the finding quotes the limit that
@@ -55,7 +56,7 @@ _LIMIT_FIX = (
     "read the conversation for why the model made that many calls."
 )
 
-CAUSES = ("FL001", "FL002", "FL003", "FL004", "FL005")
+CAUSES = ("FL001", "FL002", "FL003", "FL004", "FL005", "FL007")
 
 
 @CLASSIFIERS.register(RULE.code)

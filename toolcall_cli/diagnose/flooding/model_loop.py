@@ -4,7 +4,11 @@ What it does
   keys; arguments that do not parse are compared as raw text) and fires when three or more
   calls with different ids share a group. Calls without arguments ({} or "") are not grouped:
   repeating a parameterless call (list, refresh) is normal. Identical calls that failed count
-  too: a model retrying a failing call unchanged is the classic loop.
+  too: a model retrying a failing call unchanged is the classic loop. Calls are counted per
+  assistant turn: identical calls inside one turn are FL007 (parallel-duplicate), not a loop.
+  A retry after remediation is not a loop either: when every repeat follows a different
+  action (`startEngine` fails, the model calls `lockDoors` and `pressBrakePedal`, then
+  `startEngine` again) and the last repeat succeeds, the model fixed what the error named.
 
 Why it matters
   A model that repeats the same call is not getting a result it can use: the result is
@@ -36,6 +40,7 @@ from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
 from toolcall_cli.diagnose.flooding.cancellations import cite_floods
 from toolcall_cli.diagnose.flooding.observed_calls import observed_calls
+from toolcall_cli.diagnose.flooding.remediation import retried_after_remediation
 from toolcall_cli.diagnose.frames import column
 from toolcall_cli.diagnose.rows_by_key import rows_by_call
 
@@ -70,11 +75,11 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     if not len(calls):
         return
     # only groups that can reach the threshold (cheap pre-filter before the per-group work)
-    size = calls.groupby(["_scope", "tool", "_canon"], sort=False)["_ident"].transform("nunique")
+    size = calls.groupby(["_scope", "tool", "_canon"], sort=False)["_occasion"].transform("nunique")
     calls = calls[size >= LOOP_MIN]
     for (scope, tool, canon), grp in calls.groupby(["_scope", "tool", "_canon"], sort=True):
         idents = list(dict.fromkeys(grp["_ident"]))
-        if len(idents) < LOOP_MIN:
+        if grp["_occasion"].nunique() < LOOP_MIN or retried_after_remediation(ctx, grp):
             continue
         firsts = grp.drop_duplicates("_ident")
         ids = [text(c) for c in firsts["tool_call_id"]]

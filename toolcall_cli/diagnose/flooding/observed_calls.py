@@ -1,8 +1,17 @@
-"""The calls flooding rules compare: every observed call with its scope, identity and
-canonical arguments."""
+"""The calls flooding rules compare: every observed call with its scope, identity, canonical
+arguments and occasion.
+
+The occasion is the assistant turn that made the call: its source, the origin of the message
+holding it (the call's origin without its `/tool_calls/N` or `/content[/N]` tail, so two
+responses or two records never share one) and the adapters' `turn`/`msg_index` attr; the
+same call seen by the middleware takes its conversation row's occasion. Else it is the call
+itself: identical calls of one turn are one occasion (FL007's parallel
+duplicates), not a loop. `_rank` orders a session's occasions as they happened.
+"""
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from toolcall_cli.core.cells import text
@@ -25,9 +34,39 @@ def observed_calls(ctx: DiagnoseContext) -> pd.DataFrame:
         ids = calls["tool_call_id"].astype(object)
         calls["_ident"] = ids.where(ids.notna() & (ids != ""), "@" + calls["origin"].astype(str))
         calls["_canon"] = [canonical_args(a) for a in calls["args"].tolist()]
-        return calls[calls["_scope"].notna()]
+        calls = calls[calls["_scope"].notna()]
+        return _with_occasions(calls)
 
     return ctx.memo("flooding_calls", build)
+
+
+#: The tail of a call's origin below the message that holds it.
+_MESSAGE_OF = re.compile(r"/(?:tool_calls|content|function_call)(?:/\d+)?$")
+
+
+def _with_occasions(calls: pd.DataFrame) -> pd.DataFrame:
+    import pandas as pd
+
+    turns = [
+        a.get("turn", a.get("msg_index")) for a in calls["_attrs"].tolist()
+    ]  # conversation rows only: the middleware logs no turns
+    keys = [
+        f"{src}|{_MESSAGE_OF.sub('', str(origin))}|{t}"
+        if t is not None and not isinstance(t, bool)
+        else None
+        for src, origin, t in zip(
+            calls["source"].astype(object).tolist(),
+            calls["origin"].astype(object).tolist(),
+            turns,
+            strict=True,
+        )
+    ]
+    occ = pd.Series(keys, index=calls.index, dtype=object)
+    occ = occ.groupby(calls["_ident"], sort=False).transform("first")
+    calls = calls.assign(_occasion=occ.where(occ.notna(), "@" + calls["_ident"].astype(str)))
+    firsts = calls.drop_duplicates(["_scope", "_occasion"])[["_scope", "_occasion"]]
+    firsts = firsts.assign(_rank=firsts.groupby("_scope", sort=False).cumcount())
+    return calls.merge(firsts, on=["_scope", "_occasion"], how="left").set_axis(calls.index)
 
 
 def canonical_args(raw: Any) -> str | None:

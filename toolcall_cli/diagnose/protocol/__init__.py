@@ -1,4 +1,4 @@
-"""Protocol: calls, names and responses that break the tool-call contract (PR001–PR008).
+"""Protocol: calls, names and responses that break the tool-call contract (PR001–PR009, PR011).
 
 Each module declares, documents and registers one code; this package imports them by name.
 """
@@ -8,10 +8,12 @@ from __future__ import annotations
 from toolcall_cli.diagnose.protocol import (  # noqa: F401  (each registers its code)
     arguments_not_json,
     arguments_not_string,
+    leaked_template_token,
     provider_error,
     raw_json_result,
     response_contract,
     timestamp_skew,
+    tool_execution_error,
     tool_name_case_mismatch,
     unknown_tool,
 )

@@ -1,9 +1,14 @@
 """\
 What it does
-  Flags tool-call arguments that are not a JSON object and names the damage: cut off,
-  comments, Python literals (`'single quotes'`, `True`, `None`), trailing commas, unquoted
-  keys, double encoding (a JSON string holding JSON), or a non-object value. It says whether
-  a repair (json_repair) recovers an object. Empty arguments are accepted as `{}`.
+  Flags tool-call arguments that are not a JSON object and names the damage: cut off (a
+  prefix of JSON: it stops, unbalanced, at its end), comments, Python literals (`'single
+  quotes'`, `True`, `None`), trailing commas, unquoted keys, double encoding (a JSON string
+  holding JSON), a non-object value, or malformed (complete arguments with a stray character,
+  e.g. `{"path": "a.txt"", "mode": "r"}`: named with its position). It says whether a repair
+  (json_repair) recovers an object; a repair that would invent keys the text never names is
+  no repair. It also reports a text-protocol block (`<tool_call>…</tool_call>`) that was not
+  valid JSON and was read leniently (the event marked `block_invalid`): what was broken and
+  what the call was read as. Empty arguments are accepted as `{}`.
 
 Why it matters
   The middleware's prescreen rejects the call, or a lenient SDK passes a half-parsed object
@@ -28,7 +33,7 @@ from typing import Any
 from toolcall_cli.core.cells import text
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.core.jsonio import try_loads
-from toolcall_cli.core.jsonscan import cut_json, looks_json
+from toolcall_cli.core.jsonscan import cut_prefix, first_error, looks_json
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.call_label import call_label
@@ -50,6 +55,7 @@ RULE = rule(
 def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     """PR001: one finding per call whose string arguments are not a JSON object."""
     calls = call_rows(ctx)
+    yield from _invalid_blocks(ctx, calls)
     calls = calls[calls["args"].notna()]
     code_tools = set(BUILTIN_TOOLS.values())
     keep = [
@@ -57,6 +63,7 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
         and a.get("input_format") != "freeform"  # custom tools take free text by design
         and not (a.get("protocol") == "react" and not looks_json(args))
         and not (tool in code_tools and not looks_json(args))  # raw code, by design
+        and not _lenient_block(a)  # reported once, as the block it came from
         for a, args, tool in zip(
             calls["_attrs"].tolist(),
             calls["args"].astype(str).tolist(),
@@ -72,7 +79,7 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
         if hurt is None:
             continue
         if hurt.kind == "cut off":
-            repair = "a repair closes it but the cut-off values are lost (see TR003)"
+            repair = "a repair closes it but the cut-off values are lost"
         elif hurt.repairable:
             keys = (
                 ", ".join(map(str, list(hurt.repaired)[:5]))
@@ -149,7 +156,7 @@ def damage(text: str) -> Damage | None:
         return Damage("a JSON string, not an object", None)
     if parsed is not None or s == "null":
         return Damage(f"a JSON {_json_type(parsed)}, not an object", None)
-    if cut_json(s) is not None:
+    if cut_prefix(s) is not None:
         return Damage("cut off", _repair(s))
     if _COMMENT.search(s):
         return Damage("comments", _repair(s))
@@ -163,4 +170,61 @@ def damage(text: str) -> Damage | None:
         return Damage("trailing comma", _repair(s))
     if _UNQUOTED_KEY.search(s):
         return Damage("unquoted keys", _repair(s))
-    return Damage("malformed", _repair(s) if looks_json(s) else None)
+    if not looks_json(s):
+        return Damage("malformed", None)
+    return Damage(_malformed(s), _honest(s, _repair(s)))
+
+
+def _malformed(s: str) -> str:
+    """ "malformed", with the stray character and its position when the decoder names one."""
+    err = first_error(s)
+    if err is None or not err[1]:
+        return "malformed"
+    pos, ch = err
+    return f"malformed: a stray {ch!r} at character {pos + 1} of complete arguments"
+
+
+def _honest(s: str, repaired: Any | None) -> Any | None:
+    """The repaired value, or None when it carries a key the text never names (a repair that
+    invents keys recovers nothing the model sent)."""
+    if isinstance(repaired, dict) and any(
+        f'"{k}"' not in s and f"'{k}'" not in s for k in repaired
+    ):
+        return None
+    return repaired
+
+
+def _lenient_block(a: dict[str, Any]) -> bool:
+    """A complete text-protocol block that was not JSON and was read leniently (a block cut
+    at the end of the text is a cut, reported on its arguments)."""
+    return a.get("block_invalid") is True and not a.get("truncated")
+
+
+def _invalid_blocks(ctx: DiagnoseContext, calls: Any) -> Iterator[Finding]:
+    """Text-protocol blocks that were not valid JSON and were read leniently."""
+    bad = calls[row_mask(calls, [_lenient_block(a) for a in calls["_attrs"].tolist()])]
+    attrs_of = dict(zip(bad.index.tolist(), bad["_attrs"].tolist(), strict=True))
+    args_of = dict(zip(bad.index.tolist(), objects(bad, "args"), strict=True))
+    tool_of = dict(zip(bad.index.tolist(), objects(bad, "tool"), strict=True))
+    for cid, labels in per_call(bad):
+        a = attrs_of[labels[0]]
+        tool = text(tool_of[labels[0]])
+        args = text(args_of[labels[0]])
+        tag = a.get("tag") or "tool-call"
+        broken = a.get("block_error") or "not valid JSON"
+        read = a.get("block_repair") or "read leniently"
+        got = f"name {tool!r}" if tool else "no name"
+        got += f" and arguments {_clip(args)}" if args else " and no arguments"
+        yield make(
+            RULE,
+            ctx,
+            f"the <{tag}> block of {call_label(cid, tool)} is not valid JSON ({broken}); "
+            f"it was {read} as {got}: nothing the block did not say was added",
+            labels,
+            call_ids=[cid or None],
+            extra={"damage": "invalid block", "repairable": bool(tool), "block": tag},
+        )
+
+
+def _clip(s: str, limit: int = 80) -> str:
+    return s if len(s) <= limit else s[: limit - 1] + "…"

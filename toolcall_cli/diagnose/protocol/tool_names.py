@@ -5,13 +5,13 @@ conversation declared; without either, the rules stay silent.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from toolcall_cli.core.events import OBSERVED_CALL_KINDS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.frames import with_attrs
+from toolcall_cli.diagnose.protocol.name_suggestion import suggest
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -104,8 +104,7 @@ def name_checks(ctx: DiagnoseContext) -> list[tuple[str, str, str, str | None, p
             if str(name).lower() in lower:
                 out.append(("PR003", str(sid), str(name), lower[str(name).lower()], rows))
                 continue
-            close = difflib.get_close_matches(str(name), sorted(known), n=1, cutoff=0.6)
-            out.append(("PR002", str(sid), str(name), close[0] if close else None, rows))
+            out.append(("PR002", str(sid), str(name), suggest(name, known), rows))
         return out
 
     return ctx.memo("protocol:name_checks", build)

@@ -2,7 +2,11 @@
 What it does
   Compares each called tool name with the registry (`--tools`, the config's `tools`) or, when
   none is given, with the tools the conversation declared. Names found nowhere are reported
-  once per session with a did-you-mean. Skipped when no tool list is known.
+  once per session with a did-you-mean, made after stripping leaked chat-template tokens
+  (`startEngine<|channel|>commentary` → `startEngine`, see PR009) and only when a known name
+  is close token by token: at most one word spelt differently (`get_wether` → `get_weather`),
+  added or dropped; `calculate_sphere_volume` gets no suggestion of `calculate_park_area`.
+  Skipped when no tool list is known.
 
 Why it matters
   The model invented or misremembered a tool; the middleware rejects the call or, worse, a
@@ -25,6 +29,7 @@ from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
+from toolcall_cli.diagnose.protocol.template_tokens import template_tokens
 from toolcall_cli.diagnose.protocol.tool_names import name_checks
 
 RULE = rule(
@@ -44,6 +49,8 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
             continue
         ids = [t for c in rows["tool_call_id"] if (t := text(c))]
         mean = f"; did you mean {hint!r}?" if hint else ""
+        if hint and template_tokens(name):
+            mean += " (its chat-template tokens stripped, see PR009)"
         yield make(
             RULE,
             ctx,

@@ -61,11 +61,19 @@ def request_messages(body: dict[str, Any]) -> tuple[list[Any] | None, str | None
     return None, None
 
 
+def token_count(value: Any) -> int | None:
+    """A token count as given (an int; anything else is no count)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 def emit_request_meta(sink: Sink, conv: Conv, body: dict[str, Any], base: str) -> None:
     """Declared tools, stop sequences and top-level system prompts / instructions of a request."""
     stop = body.get("stop", body.get("stop_sequences"))
     stops = [stop] if isinstance(stop, str) else stop if isinstance(stop, list) else []
     conv.stop = tuple(s for s in stops if isinstance(s, str) and s)
+    conv.max_output_tokens = token_count(
+        body.get("max_completion_tokens", body.get("max_tokens", body.get("max_output_tokens")))
+    )
     for key in ("tools", "functions"):
         if key in body:
             openai.emit_tools(sink, conv, body[key], ptr(base, key))

@@ -133,6 +133,10 @@ def _emit_calls(
     raw_origins = msg.get("__call_origins__")  # set by the stream assembler: {k: origin}
     call_origins: dict[Any, Any] = raw_origins if isinstance(raw_origins, dict) else {}
     base: dict[str, Any] = {"msg_index": idx, "turn": conv.turn, "finish_reason": finish_reason}
+    if conv.output_tokens is not None:  # what TR003 weighs against the budget
+        base["output_tokens"] = conv.output_tokens
+    if conv.max_output_tokens is not None:
+        base["max_output_tokens"] = conv.max_output_tokens
     has_calls = (isinstance(calls, list) and bool(calls)) or legacy is not None
     if with_text and (text or not has_calls):
         attrs = dict(base)
@@ -272,6 +276,9 @@ def emit_choices(
     """A chat-completion response: each choice's message; returns the messages emitted."""
     ts = to_ts(body.get("created")) or ts
     out: list[Any] = []
+    usage: dict[str, Any] = body["usage"] if isinstance(body.get("usage"), dict) else {}
+    used = usage.get("completion_tokens", usage.get("output_tokens"))
+    conv.output_tokens = used if isinstance(used, int) and not isinstance(used, bool) else None
     for k, choice in response_entries(sink, conv, body, origin, "choices", "choice"):
         fr = choice.get("finish_reason")
         msg = choice.get("message", choice.get("delta"))
@@ -287,6 +294,7 @@ def emit_choices(
             finish_reason=fr if isinstance(fr, str) else as_id(fr),
         )
         out.append(msg)
+    conv.output_tokens = None  # the usage belongs to this response only
     return out
 
 

@@ -53,6 +53,9 @@ class Conv:
     last_kind: str | None = None  # kind of the last event added (Responses items group by it)
     system_sig: str | None = None
     stop: tuple[str, ...] = ()  # the request's stop sequences (they cut text-protocol blocks)
+    #: The request's output token budget, and the response's output tokens used (TR003).
+    max_output_tokens: int | None = None
+    output_tokens: int | None = None
 
     def open_block(self, ids: list[str | None], names: list[str | None]) -> None:
         """An assistant message carrying tool calls starts a new call block."""

@@ -66,7 +66,10 @@ def extract_calls(text: str) -> list[TextCall]:
     for m in _TAG_RE.finditer(text):
         if "<function=" in m.group(2):  # Qwen3-Coder wraps its <function=…> blocks: read there
             continue
-        found.extend(calls_in_block(m.group(2), m.start(), m.end(), tag=m.group(1)))
+        got = calls_in_block(m.group(2), m.start(), m.end(), tag=m.group(1))
+        if not m.group(0).endswith(f"</{m.group(1)}>"):  # the text ends inside the block
+            got = [_cut(c, f"</{m.group(1)}>") for c in got]
+        found.extend(got)
     for m in _PIPE_RE.finditer(text):
         found.extend(calls_in_block(m.group(1), m.start(), m.end(), tag="|tool_call|"))
     mm = _MISTRAL_RE.search(text) if "[ARGS]" not in text else None
@@ -88,25 +91,21 @@ def extract_calls(text: str) -> list[TextCall]:
     return sorted(found, key=lambda c: c.span)
 
 
+def _cut(call: TextCall, closing: str) -> TextCall:
+    """The call of a block the text ends inside: its arguments are cut (TR003's evidence)."""
+    attrs = {**call.attrs, "truncated": True, "cut_before": closing}
+    return TextCall(call.tool, call.args, call.call_id, call.protocol, call.span, None, attrs)
+
+
 def calls_in_block(body: str, start: int, end: int, *, tag: str) -> list[TextCall]:
     try:
         parsed = orjson.loads(body.strip())
-    except orjson.JSONDecodeError:
-        parsed = None
+        error = None
+    except orjson.JSONDecodeError as e:
+        parsed, error = None, e
     objs = parsed if isinstance(parsed, list) else [parsed] if isinstance(parsed, dict) else None
     if objs is None:
-        m = _NAME_RE.search(body)
-        raw = _raw_value_after_key(body, _ARG_KEYS, 0)
-        return [
-            TextCall(
-                tool=m.group(1) if m else None,
-                args=raw[0] if raw else body.strip(),
-                call_id=None,
-                protocol="tagged",
-                span=(start, end),
-                attrs={"tag": tag, "block_invalid": True},
-            )
-        ]
+        return [_lenient_call(body, start, end, tag=tag, error=error)]
     out: list[TextCall] = []
     cursor = 0
     for obj in objs:
@@ -142,6 +141,65 @@ def calls_in_block(body: str, start: int, end: int, *, tag: str) -> list[TextCal
             )
         )
     return out
+
+
+def _lenient_call(
+    body: str, start: int, end: int, *, tag: str, error: orjson.JSONDecodeError | None
+) -> TextCall:
+    """A block that is not JSON, read for what it plainly says: the name after a name key and
+    the verbatim value after an arguments key (or a Python-literal dict's two entries). Nothing
+    is invented: without an arguments key the call has no arguments, never the whole block."""
+    attrs: dict[str, Any] = {"tag": tag, "block_invalid": True}
+    attrs["block_error"] = _decoder_error(body, error)
+    literal = _python_dict(body)
+    if literal is not None:
+        name = next((literal[k] for k in _NAME_KEYS if isinstance(literal.get(k), str)), None)
+        key = next((k for k in _ARG_KEYS if k in literal), None)
+        value = literal.get(key) if key else None
+        args = value if isinstance(value, str) or value is None else _dumps(value)
+        attrs["block_repair"] = "read as a Python literal"
+        return TextCall(name, args, None, "tagged", (start, end), attrs=attrs)
+    m = _NAME_RE.search(body)
+    raw = _raw_value_after_key(body, _ARG_KEYS, 0)
+    attrs["block_repair"] = "read leniently"
+    return TextCall(
+        tool=m.group(1) if m else None,
+        args=raw[0] if raw else None,
+        call_id=None,
+        protocol="tagged",
+        span=(start, end),
+        attrs=attrs,
+    )
+
+
+def _decoder_error(body: str, error: orjson.JSONDecodeError | None) -> str:
+    """Where the block stops being JSON, in words (the decoder's position, 1-based)."""
+    if error is None:
+        return "not a call object"
+    pos, body = error.pos, body.strip()  # the decoder read the stripped block
+    ch = body[pos] if 0 <= pos < len(body) else ""
+    return f"unexpected {ch!r} at character {pos + 1}" if ch else "it ends before it closes"
+
+
+def _python_dict(body: str) -> dict[str, Any] | None:
+    """The block as a Python dict literal (single quotes, True/None), when it is one."""
+    import ast
+
+    s = body.strip()
+    if not s.startswith("{") or "'" not in s:
+        return None
+    try:
+        lit = ast.literal_eval(s)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+    return lit if isinstance(lit, dict) else None
+
+
+def _dumps(value: Any) -> str | None:
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:
+        return None
 
 
 def _raw_value_after_key(body: str, keys: tuple[str, ...], cursor: int) -> tuple[str, int] | None:
