@@ -142,6 +142,17 @@ SOURCE_TRAITS: Final[tuple[SourceTraits, ...]] = (
         reads="HAR files",
     ),
     SourceTraits(
+        "mitm",  # mitmproxy flow files: the same wire exchanges as a HAR entry
+        ("http_request", "http_response", "ws_message"),
+        clocked=True,
+        wire=True,
+        exchange=True,
+        conversation=False,
+        call_authority=1,
+        colour="#a0522d",
+        reads="mitmproxy flow files (.mitm)",
+    ),
+    SourceTraits(
         "mcp",
         (
             "tool_call",
