@@ -1,4 +1,4 @@
-"""Protocol: calls, names and responses that break the tool-call contract (PR001–PR008).
+"""Protocol: calls, names and responses that break the tool-call contract (PR001–PR008, PR010).
 
 Each module declares, documents and registers one code; this package imports them by name.
 """
@@ -11,6 +11,7 @@ from toolcall_cli.diagnose.protocol import (  # noqa: F401  (each registers its 
     provider_error,
     raw_json_result,
     response_contract,
+    stale_tool_list,
     timestamp_skew,
     tool_name_case_mismatch,
     unknown_tool,
