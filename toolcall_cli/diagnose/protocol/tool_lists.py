@@ -99,8 +99,7 @@ def _one(rows: pd.DataFrame) -> SessionLists:
         if kind == "system":
             tools = attrs.get("tools") if isinstance(attrs, dict) else None
             if isinstance(tools, list):
-                schemas = dict(input_schema(t) for t in tools)
-                schemas.pop(None, None)
+                schemas = {n: sch for n, sch in map(input_schema, tools) if n is not None}
                 lists.append(Declared(int(label), order, source in TOOL_SERVER_SOURCES, schemas))
         elif kind in TOOL_LIST_CHANGE_KINDS:
             changes.append((int(label), order))
