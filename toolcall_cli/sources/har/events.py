@@ -88,6 +88,8 @@ def _http(batch: Batch, where: str, cap: int, seen: set[str], source: str) -> pd
             a.pop(name, None)
         if kind in _MAIN:
             a.update({n: v for n, v in batch.attrs.get(f, {}).items() if v is not None})
+            if "initiator" in a:  # what a finding quotes as the request's cause (FL002)
+                a["initiator_at"] = f"{where}/{e}/_initiator"
             if "host" not in a and "netloc" in a:
                 a["host"] = a["netloc"]
             a.pop("netloc", None)
