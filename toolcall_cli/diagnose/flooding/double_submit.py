@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from toolcall_cli.core.events import WIRE_SOURCES
 from toolcall_cli.core.findings import Evidence, Finding, Severity, rule
@@ -119,7 +119,7 @@ def _initiators(ctx: DiagnoseContext, labels: Sequence[int]) -> list[tuple[str, 
     attrs = with_attrs(ctx)["_attrs"]
     out = []
     for i in labels:
-        a: dict[str, Any] = attrs.at[i]
+        a: dict[str, Any] = cast(dict[str, Any], attrs.at[i])
         text, at = a.get("initiator_text"), a.get("initiator_at")
         if isinstance(text, str) and text and isinstance(at, str):
             out.append((text, at))
