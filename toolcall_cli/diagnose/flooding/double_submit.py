@@ -108,7 +108,8 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
             f"other ({source}), before any tool result: the turn was submitted twice{said}",
             cite_floods(ctx, labels[part], session_ids=[scope]),
             session_id=scope,
-            extra={"requests": len(part), "source": source, "initiators": len(started)},
+            extra={"requests": len(part), "source": source}
+            | ({"initiators": len(started)} if started else {}),
         )
         cause = tuple(Evidence(origin=at, text=t) for t, at in started[:3])
         yield replace(finding, evidence=finding.evidence + cause) if cause else finding
