@@ -6,15 +6,29 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEMO := fixtures/incidents/flooding-model-loop
 
-.PHONY: setup tshark chromium demo test lint-code check bench fuzz man clean
+# mitmproxy's flow reader on Python 3.11 (see the mitm extra in pyproject.toml): mitmproxy 11.0.2
+# and what its reader imports, installed without mitmproxy's exact pins.
+MITM_PY311 := mitmproxy==11.0.2 mitmproxy_rs==0.10.7 'pyOpenSSL>=24.3,<27' pyparsing==3.2.0 \
+	wsproto==1.2.0 'h11>=0.16,<1'
+
+.PHONY: setup tshark chromium mitm demo test lint-code check bench fuzz man clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,mitm,mcp]'
 	@touch $(STAMP)
 
-setup: $(STAMP) tshark chromium
+setup: $(STAMP) mitm tshark chromium
+
+# .mitm input (toolcall[mitm]); on Python 3.12+ the extra above already installed mitmproxy 12.
+mitm: $(STAMP)
+	@if ! $(BIN)/python -c 'import mitmproxy.io' 2>/dev/null; then \
+	  if $(BIN)/python -c 'import sys; sys.exit(sys.version_info >= (3, 12))'; then \
+	    echo "installing mitmproxy's flow reader (Python 3.11)"; \
+	    $(BIN)/python -m pip install --quiet --no-deps $(MITM_PY311); \
+	  fi; \
+	fi
 
 # pcap input needs Wireshark's tshark (driven through pyshark). Installed with apt-get when it is
 # missing and we may (root, or CI); otherwise say how.

@@ -69,6 +69,22 @@ def need_chromium() -> str:
     raise AssertionError
 
 
+def need_module(name: str, *, install: str) -> None:
+    """An optional extra's module (mitmproxy, mcp); a failure under CI (make setup installs the
+    extras), a skip elsewhere."""
+    import importlib.util
+
+    try:
+        found = importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        found = False
+    if found:
+        return
+    if IN_CI:
+        pytest.fail(f"{name} is not installed; .ci/run (make setup) must install it ({install})")
+    pytest.skip(f"{name} is not installed ({install})")
+
+
 @pytest.fixture
 def corpus() -> Path:
     return need_corpus()

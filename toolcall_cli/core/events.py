@@ -142,6 +142,17 @@ SOURCE_TRAITS: Final[tuple[SourceTraits, ...]] = (
         reads="HAR files",
     ),
     SourceTraits(
+        "mitm",  # mitmproxy flow files: the same wire exchanges as a HAR entry
+        ("http_request", "http_response", "ws_message"),
+        clocked=True,
+        wire=True,
+        exchange=True,
+        conversation=False,
+        call_authority=1,
+        colour="#a0522d",
+        reads="mitmproxy flow files (.mitm)",
+    ),
+    SourceTraits(
         "mcp",
         (
             "tool_call",
@@ -324,6 +335,9 @@ PROGRESS_KINDS: Final = frozenset({"mcp_progress"})
 CANCEL_KINDS: Final = frozenset({"mcp_cancelled"})
 #: The tool list changed under a session (MCP `notifications/tools/list_changed`; PR010).
 TOOL_LIST_CHANGE_KINDS: Final = frozenset({"mcp_tools_changed"})
+#: Sources whose declared tool lists are the tool server's own (what it validates calls
+#: against), not the model's view of them; PR010 compares the two.
+TOOL_SERVER_SOURCES: Final = sources_where(conversation=False, wire=False, exchange=True)
 #: Frames of an open WebSocket (HAR `_webSocketMessages`).
 WS_KINDS: Final = frozenset({"ws_message"})
 

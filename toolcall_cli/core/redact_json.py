@@ -8,7 +8,7 @@ are spelled (`api\\u005fkey`). So a text that is a JSON document is parsed, and:
   `secret`, `*_token`, nginx's `http_cookie` and `cookie_NAME`, …) becomes `"[REDACTED]"`,
   whatever its type, at any depth;
 - HAR-style `{"name": "X-Api-Key", "value": …}` objects and `["X-Api-Key", …]` pairs have the
-  value replaced;
+  value replaced, and so has every cookie of a HAR `cookies` array (whatever its name);
 - a string that is itself a JSON document is redacted the same way and re-encoded;
 - every other string is handed to the text rules (key shapes, bearer tokens, …) decoded, so
   an escape before a key (`\\n`, `\\u0022`) is no longer in the way.
@@ -139,6 +139,12 @@ def _walk(
                     _child(val, prop, schema, doc, docs, leaves, depth + 1)
             elif isinstance(key, str) and is_credential_key(key):
                 _mark(node, key, doc, docs)
+            elif key == "cookies" and isinstance(val, list):
+                # HAR's request/response `cookies`: the names are the site's own (`sessionid`,
+                # `_ga`), so no key rule knows them; every cookie value is a credential
+                for cookie in val:
+                    if isinstance(cookie, dict) and "value" in cookie:
+                        _mark(cookie, "value", doc, docs)
             else:
                 _child(node, key, val, doc, docs, leaves, depth)
     elif isinstance(node, list):

@@ -26,6 +26,7 @@ from toolcall_cli.sources import (  # noqa: E402
     mcp,
     messages,
     middleware,
+    mitm,
     nginx,
     otel,
     pcap,
@@ -41,6 +42,7 @@ SOURCES.add(har.ADAPTER.name, har.ADAPTER)
 SOURCES.add(mcp.ADAPTER.name, mcp.ADAPTER)
 SOURCES.add(otel.ADAPTER.name, otel.ADAPTER)
 SOURCES.add(transcripts.ADAPTER.name, transcripts.ADAPTER)
+SOURCES.add(mitm.ADAPTER.name, mitm.ADAPTER)
 
 
 @dataclass(frozen=True, slots=True)

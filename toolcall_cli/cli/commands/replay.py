@@ -52,6 +52,14 @@ def run(
     allow_remote: Annotated[
         bool, typer.Option("--allow-remote", help="Allow a --target that is not loopback.")
     ] = False,
+    mcp_command: Annotated[
+        str | None,
+        typer.Option("--mcp-command", help="Also re-send the calls to this MCP server (stdio)."),
+    ] = None,
+    mcp_url: Annotated[
+        str | None,
+        typer.Option("--mcp-url", help="Also re-send the calls to this MCP server (HTTP)."),
+    ] = None,
     ignore: Annotated[
         list[str] | None,
         typer.Option("--ignore", help="Response fields not compared (default: timestamp)."),
@@ -92,6 +100,11 @@ def run(
         )
     if target:
         check_target(target, allow_remote=allow_remote)  # refuse before reading any evidence
+    mcp = None
+    if mcp_command is not None or mcp_url is not None:
+        from toolcall_cli.pipeline.live_mcp_target import check_mcp_target
+
+        mcp = check_mcp_target(mcp_command, mcp_url, http_target=target, allow_remote=allow_remote)
     cfg = _settings.config()
     opts = parse_options(
         tz=None, nginx_format=None, no_redact=no_redact, follow_symlinks=follow_symlinks
@@ -113,6 +126,10 @@ def run(
             report, target=target, cfg=new_cfg or cfg, timeout=timeout,
             ignore=tuple(ignore or ("timestamp",)), allow_remote=allow_remote,
         )  # fmt: skip
+    if mcp is not None:
+        from toolcall_cli.pipeline.live_mcp import live_mcp_replay
+
+        report = live_mcp_replay(report, events, target=mcp, timeout=timeout)
     emit(report, fmt, output)
     if not _settings.current().quiet:
         say(f"toolcall: {summary_line(report)}")

@@ -4,7 +4,9 @@ What it does
   such as /v1/chat/completions, /chat, /api/chat: anything that is not /tools/...) and fires
   when two start within 1 s of each other, or when a capture shows two identical request
   bodies, with no tool result between them. Each source is read on its own, so one request
-  seen by both nginx and the capture is not counted twice.
+  seen by both nginx and the capture is not counted twice. When the recording says what
+  started each request (a HAR's `_initiator` stack), the finding quotes it: the click handler
+  that fired twice.
 
 Why it matters
   A double-clicked send button or a client retry on a slow response starts two model runs
@@ -22,16 +24,18 @@ Fix
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, cast
 
 from toolcall_cli.core.events import WIRE_SOURCES
-from toolcall_cli.core.findings import Finding, Severity, rule
+from toolcall_cli.core.findings import Evidence, Finding, Severity, rule
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
 from toolcall_cli.diagnose.flooding.cancellations import cite_floods
 from toolcall_cli.diagnose.flooding.http_requests import TOOL_PATH, ns, requests, result_between
+from toolcall_cli.diagnose.frames import with_attrs
 from toolcall_cli.diagnose.incidents import FLOOD_OR001
 
 if TYPE_CHECKING:
@@ -66,7 +70,7 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     )
     if int(is_chat.sum()) < 2:
         return
-    chat = reqs.loc[is_chat.to_numpy(), ["_scope", "source", "_start", "size", "_path"]]
+    chat = reqs.loc[is_chat.to_numpy(), ["_scope", "source", "_start", "size", "_path", "_body"]]
     # Column-wise: order by (session, source, start), compare each request with the next one
     # of its group, and look up "a tool result in between" by bisection (no loop per session).
     scope_code, scopes = pd.factorize(chat["_scope"].astype(str), sort=True)
@@ -79,7 +83,10 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     same_group = (sc[1:] == sc[:-1]) & (so[1:] == so[:-1])
     close = st[1:] - st[:-1] <= BURST_NS
     is_wire = np.asarray(sources.isin(WIRE_SOURCES))[so[:-1]]
-    same_body = is_wire & (size[1:] == size[:-1]) & (path[1:] == path[:-1])
+    body = chat["_body"].to_numpy(dtype=object)[order]
+    # the digest decides where both bodies were recorded; the size alone where one was not
+    digest_ok = (body[1:] == body[:-1]) | pd.isna(body[1:]) | pd.isna(body[:-1])
+    same_body = is_wire & (size[1:] == size[:-1]) & (path[1:] == path[:-1]) & digest_ok
     pair = same_group & (close | same_body)
     pair &= ~result_between(ctx, scopes, sc[:-1], st[:-1], st[1:])
     hit = np.zeros(len(order), dtype=bool)
@@ -94,12 +101,29 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     for part in np.split(rows, bounds):
         scope, source = str(scopes[sc[part[0]]]), str(sources[so[part[0]]])
         gap = (st[part].max() - st[part].min()) / 1e6
-        yield make(
+        started = _initiators(ctx, labels[part].tolist())
+        said = "; started by " + " / ".join(dict.fromkeys(t for t, _ in started)) if started else ""
+        finding = make(
             RULE,
             ctx,
             f"{len(part)} chat requests of session {scope} started within {gap:.0f} ms of each "
-            f"other ({source}), before any tool result: the turn was submitted twice",
+            f"other ({source}), before any tool result: the turn was submitted twice{said}",
             cite_floods(ctx, labels[part], session_ids=[scope]),
             session_id=scope,
-            extra={"requests": len(part), "source": source},
+            extra={"requests": len(part), "source": source}
+            | ({"initiators": len(started)} if started else {}),
         )
+        cause = tuple(Evidence(origin=at, text=t) for t, at in started[:3])
+        yield replace(finding, evidence=finding.evidence + cause) if cause else finding
+
+
+def _initiators(ctx: DiagnoseContext, labels: Sequence[int]) -> list[tuple[str, str]]:
+    """(readable stack, origin of the recorded initiator) of the requests that have one."""
+    attrs = with_attrs(ctx)["_attrs"]
+    out = []
+    for i in labels:
+        a: dict[str, Any] = cast(dict[str, Any], attrs.at[i])
+        text, at = a.get("initiator_text"), a.get("initiator_at")
+        if isinstance(text, str) and text and isinstance(at, str):
+            out.append((text, at))
+    return out

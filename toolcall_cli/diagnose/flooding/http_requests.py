@@ -71,7 +71,8 @@ _REQUEST_COLUMNS = (
 
 
 def requests(ctx: DiagnoseContext) -> pd.DataFrame:
-    """HTTP requests (nginx lines, captured requests) with `_path`, `_method`, `_start`."""
+    """HTTP requests (nginx lines, captured requests) with `_path`, `_method`, `_start` and
+    `_body` (the body's digest where the wire recorded the body)."""
 
     import pandas as pd
 
@@ -79,6 +80,7 @@ def requests(ctx: DiagnoseContext) -> pd.DataFrame:
         rows = of_kind(ctx, *HTTP_REQUEST_KINDS, columns=_REQUEST_COLUMNS).copy()
         rows["_path"] = _path(rows)
         rows["_method"] = _method(rows)
+        rows["_body"] = attr(rows, "body_sha256")  # wire requests: a digest of the body sent
         ts = rows["ts_corrected"] if "ts_corrected" in rows.columns else rows["ts"]
         # an access-log line is written when the request ends; its start is ts - request time
         took = pd.to_timedelta(rows["duration_ms"].where(rows["kind"] == "http_access"), unit="ms")

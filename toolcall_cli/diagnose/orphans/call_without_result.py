@@ -3,7 +3,9 @@ What it does
   Pairs every tool call with a tool result by tool_call_id (and, for calls with an empty id,
   by position: the results directly after the assistant message). For each call left without
   a result it walks the round trip through the other sources to find the breakpoint:
-  no request to the tool service → `blocked`; a request but no response → `no-response`; a
+  the client cancelled it (MCP `notifications/cancelled`) → `cancelled`; no request to the
+  tool service → `blocked`; a request (or progress reported by the tool) but no response →
+  `no-response`; a
   response carrying another call_id, or dropped by the middleware → `response-dropped`; a
   response received but never injected → `not-injected`; otherwise `unknown`.
   A recorded conversation may legitimately end on an assistant turn whose calls were never
@@ -34,8 +36,10 @@ from typing import TYPE_CHECKING, Any
 
 from toolcall_cli.core.cells import text
 from toolcall_cli.core.events import (
+    CANCEL_KINDS,
     CONVERSATION_KINDS,
     INFRA_SOURCES,
+    PROGRESS_KINDS,
     REJECTION_KINDS,
     REQUEST_KINDS,
     TOOL_RESPONSE_KINDS,
@@ -126,13 +130,19 @@ def walk(
         return "unknown", "no other source records this call", []
     cells: _Cells = ctx.memo("orphan_cells", lambda: _Cells(ctx))
     kind, status = cells.kind, cells.http_status
+    progress = [i for i in chain if kind[i] in PROGRESS_KINDS]
+    cancels = [i for i in chain if kind[i] in CANCEL_KINDS]
+    if cancels:
+        why = text(cells.detail[cancels[0]]) or "no reason given"
+        ran = f", after {len(progress)} progress report(s)" if progress else ""
+        return "cancelled", f"the client cancelled it ({why}){ran}", cancels[:1] + progress[-1:]
     stopped = [i for i in chain if kind[i] in REJECTION_KINDS]
     sends = [
         i
         for i in chain
         if kind[i] in REQUEST_KINDS
         or (kind[i] == "http_access" and cells.path(i).startswith("/tools/"))
-    ]
+    ] + progress  # a tool that reports progress got the call
     if not sends:
         if stopped:
             why = text(cells.detail[stopped[0]]) or str(kind[stopped[0]])

@@ -1,4 +1,4 @@
-"""Protocol: calls, names and responses that break the tool-call contract (PR001–PR009, PR011).
+"""Protocol: calls, names and responses that break the tool-call contract (PR001–PR011).
 
 Each module declares, documents and registers one code; this package imports them by name.
 """
@@ -12,6 +12,7 @@ from toolcall_cli.diagnose.protocol import (  # noqa: F401  (each registers its 
     provider_error,
     raw_json_result,
     response_contract,
+    stale_tool_list,
     timestamp_skew,
     tool_execution_error,
     tool_name_case_mismatch,

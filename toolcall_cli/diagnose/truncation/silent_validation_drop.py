@@ -1,7 +1,8 @@
 """\
 What it does
   Finds tool calls that reached neither the tool service (no middleware request, no captured
-  request) nor a result, and for which no rejection, flooding or timeout was logged. The call
+  request, no progress reported by the tool) nor a result, and for which no rejection,
+  flooding, timeout or cancellation was logged. The call
   is replayed through the validation pipeline to name the stage and rule that drops it
   (for example `schema: $.date: '2025-13-01' is not a 'date'`). With only a conversation as
   evidence it fires when the conversation went on past the call without its result and the
@@ -29,8 +30,10 @@ from toolcall_cli.core.cells import text
 from toolcall_cli.core.events import (
     ANSWER_KINDS,
     CALL_KINDS,
+    CANCEL_KINDS,
     CONVERSATION_SOURCES,
     OBSERVED_CALL_KINDS,
+    PROGRESS_KINDS,
     REQUEST_KINDS,
     RESULT_KINDS,
     STOPPED_KINDS,
@@ -61,8 +64,16 @@ RULE = rule(
 
 #: Kinds that say nothing about the infrastructure's view (calls, results, unparsed lines).
 _NOT_INFRA_KINDS = CALL_KINDS | RESULT_KINDS | {UNPARSED}
-#: The call's fate is on record: it reached the tool service, was answered, or was stopped.
-_FATE_KINDS = REQUEST_KINDS | TOOL_RESPONSE_KINDS | ANSWER_KINDS | STOPPED_KINDS
+#: The call's fate is on record: it reached the tool service (a request, or the tool reporting
+#: progress on it), was answered, was stopped, or was cancelled by the client.
+_FATE_KINDS = (
+    REQUEST_KINDS
+    | TOOL_RESPONSE_KINDS
+    | ANSWER_KINDS
+    | STOPPED_KINDS
+    | PROGRESS_KINDS
+    | CANCEL_KINDS
+)
 
 
 def _ids_with(ev: pd.DataFrame, kinds: Collection[str]) -> set[str]:

@@ -31,6 +31,9 @@ MAX_TIME_MS: Final = 86_400_000.0
 _TIMINGS: Final = ("blocked", "dns", "connect", "ssl", "send", "wait", "receive")
 #: Decoded in the adapter already: pcap's decoder must not try to inflate HAR text again.
 _DECODED_HEADERS: Final = frozenset({"content-encoding"})
+#: An entry member (not HAR's) saying its bodies are still as sent, content-encoding and all:
+#: a mitmproxy flow's raw content, which pcap's decoder inflates under its caps.
+ENCODED_BODIES: Final = "_encoded_bodies"
 
 
 @dataclass(slots=True)
@@ -66,7 +69,8 @@ def add_entry(batch: Batch, index: int, entry: Any, started_ns: int | None) -> N
     target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "") if parts else url
     post: Mapping[str, Any] = req["postData"] if isinstance(req.get("postData"), Mapping) else {}
     body, body_attrs = _text_body(post, "text")
-    hdr = _headers(req.get("headers"), post.get("mimeType"))
+    encoded = entry.get(ENCODED_BODIES) is True
+    hdr = _headers(req.get("headers"), post.get("mimeType"), keep_encoding=encoded)
     f = 2 * index
     batch.rows.append(
         _row(
@@ -90,7 +94,7 @@ def add_entry(batch: Batch, index: int, entry: Any, started_ns: int | None) -> N
         return
     content: Mapping[str, Any] = resp["content"] if isinstance(resp.get("content"), Mapping) else {}
     body, body_attrs = _text_body(content, "text")
-    hdr = _headers(resp.get("headers"), content.get("mimeType"))
+    hdr = _headers(resp.get("headers"), content.get("mimeType"), keep_encoding=encoded)
     done = (
         started_ns + round(time_ms * 1e6)
         if started_ns is not None and time_ms is not None
@@ -135,7 +139,7 @@ def _row(
     }
 
 
-def _headers(raw: Any, mime: Any) -> str:
+def _headers(raw: Any, mime: Any, *, keep_encoding: bool = False) -> str:
     """``name: value`` lines joined as tshark joins them; a content-type from `mimeType` when
     the headers name none (HTTP/2 exports often leave headers out)."""
     lines: list[str] = []
@@ -145,7 +149,7 @@ def _headers(raw: Any, mime: Any) -> str:
             continue
         name = h["name"].strip()
         low = name.lower()
-        if low in _DECODED_HEADERS:
+        if low in _DECODED_HEADERS and not keep_encoding:
             continue
         has_ct |= low == "content-type"
         value = h.get("value")

@@ -25,6 +25,8 @@ from toolcall_cli.sources.har.entries import Batch
 from toolcall_cli.sources.pcap import events as pcap_events
 
 SOURCE: Final = "har"
+#: Where a HAR's entries sit (origins are JSON pointers below it: ``#/log/entries/7/request``).
+ENTRIES: Final = "/log/entries"
 _MAIN: Final = frozenset({"http_request", "http_response"})
 _PCAP_ONLY: Final = ("frame", "stream", "request_frame", "response_frame")
 _KEYS: Final = ("session_id", "trace_id", "request_id")
@@ -35,30 +37,41 @@ _PREFIX: Final = f"{_SENTINEL}#frame="
 TEXT_CAP: Final = 2000
 
 
-def batch_events(batch: Batch, path: str, *, cap: int, seen: set[str]) -> pd.DataFrame:
+def batch_events(
+    batch: Batch,
+    path: str,
+    *,
+    cap: int,
+    seen: set[str],
+    source: str = SOURCE,
+    entries: str = ENTRIES,
+) -> pd.DataFrame:
     """The events of *batch* in entry order; *seen* carries the LLM-call dedupe across batches
-    (a chat request resends the whole history: its calls count at their first sighting)."""
+    (a chat request resends the whole history: its calls count at their first sighting).
+
+    *source* and *entries* (the pointer prefix of an entry) let another exchange recording
+    read as HAR entries (mitmproxy flows) keep its own name and origins."""
+    where = f"{path}#{entries}"
     frames: list[pd.DataFrame] = []
     if batch.rows:
-        frames.append(_http(batch, path, cap, seen))
+        frames.append(_http(batch, where, cap, seen, source))
     if batch.websockets:
-        frames.append(_websockets(batch, path, frames[0] if frames else None))
+        frames.append(_websockets(batch, where, frames[0] if frames else None, source))
     if batch.bad:
-        frames.append(
-            unparsed(path, [(f"#/log/entries/{i}", why, why) for i, why in batch.bad], order=True)
-        )
+        items = [(f"#{entries}/{i}", why, why) for i, why in batch.bad]
+        frames.append(unparsed(path, items, order=True, source=source))
     if not frames:
         return concat_frames([])
     out = concat_frames(frames)
     return out.sort_values("seq", kind="stable").reset_index(drop=True)
 
 
-def _http(batch: Batch, path: str, cap: int, seen: set[str]) -> pd.DataFrame:
+def _http(batch: Batch, where: str, cap: int, seen: set[str], source: str) -> pd.DataFrame:
     df = pcap_events.events(batch.table(), _SENTINEL, cap=cap)
     frame = df["origin"].str.slice(len(_PREFIX)).astype("int64").to_numpy()
     entry, side = frame // 2, frame % 2
     df["origin"] = [
-        f"{path}#/log/entries/{e}/{'response' if s else 'request'}"
+        f"{where}/{e}/{'response' if s else 'request'}"
         for e, s in zip(entry.tolist(), side.tolist(), strict=True)
     ]
     kinds = df["kind"].tolist()
@@ -75,6 +88,8 @@ def _http(batch: Batch, path: str, cap: int, seen: set[str]) -> pd.DataFrame:
             a.pop(name, None)
         if kind in _MAIN:
             a.update({n: v for n, v in batch.attrs.get(f, {}).items() if v is not None})
+            if "initiator" in a:  # what a finding quotes as the request's cause (FL002)
+                a["initiator_at"] = f"{where}/{e}/_initiator"
             if "host" not in a and "netloc" in a:
                 a["host"] = a["netloc"]
             a.pop("netloc", None)
@@ -87,7 +102,7 @@ def _http(batch: Batch, path: str, cap: int, seen: set[str]) -> pd.DataFrame:
     df = df[keep].copy()
     df["attrs"] = pd.Series(attrs_out, index=df.index, dtype=STR)
     df["size"] = pd.array([s for s, k in zip(sizes, keep, strict=True) if k], dtype="Int64")
-    df["source"] = SOURCE
+    df["source"] = source
     # order key: entry, then side (request, response, websocket frames), stable inside
     df["seq"] = (entry * 3 + side)[keep]
     return df
@@ -105,7 +120,7 @@ def _duplicate(row: list[Any], a: dict[str, Any], seen: set[str]) -> bool:
     return False
 
 
-def _websockets(batch: Batch, path: str, http: pd.DataFrame | None) -> pd.DataFrame:
+def _websockets(batch: Batch, where: str, http: pd.DataFrame | None, source: str) -> pd.DataFrame:
     """One `ws_message` per recorded WebSocket frame (time, direction, opcode, data)."""
     keys: dict[int, dict[str, Any]] = {}
     if http is not None:
@@ -130,7 +145,7 @@ def _websockets(batch: Batch, path: str, http: pd.DataFrame | None) -> pd.DataFr
                 float(t) if isinstance(t, int | float) and not isinstance(t, bool) else np.nan
             )
             cols["seq"].append(e * 3 + 2)
-            cols["origin"].append(f"{path}#/log/entries/{e}/_webSocketMessages/{k}")
+            cols["origin"].append(f"{where}/{e}/_webSocketMessages/{k}")
             cols["detail"].append(text[:TEXT_CAP])
             cols["size"].append(len(text))
             attrs = {"direction": m.get("type"), "opcode": m.get("opcode"), "entry": e}
@@ -140,17 +155,23 @@ def _websockets(batch: Batch, path: str, http: pd.DataFrame | None) -> pd.DataFr
     n = len(cols["seq"])
     times = np.asarray(cols.pop("ts"), dtype=float)
     ts: pd.Series | list[Any] = epoch_to_utc(times) if n else []
-    return build_frame({"ts": ts, "source": [SOURCE] * n, "kind": ["ws_message"] * n, **cols}, n=n)
+    return build_frame({"ts": ts, "source": [source] * n, "kind": ["ws_message"] * n, **cols}, n=n)
 
 
-def unparsed(path: str, items: list[tuple[str, str, str]], *, order: bool = False) -> pd.DataFrame:
+def unparsed(
+    path: str,
+    items: list[tuple[str, str, str]],
+    *,
+    order: bool = False,
+    source: str = SOURCE,
+) -> pd.DataFrame:
     """`unparsed` rows from (pointer, text, reason); *order* places them at their entry."""
     n = len(items)
     seq = [int(p.rsplit("/", 1)[-1]) * 3 if order else 0 for p, _, _ in items]
     return build_frame(
         {
             "seq": seq,
-            "source": [SOURCE] * n,
+            "source": [source] * n,
             "origin": [f"{path}{p}" for p, _, _ in items],
             "kind": [UNPARSED] * n,
             "detail": [t[:TEXT_CAP] for _, t, _ in items],

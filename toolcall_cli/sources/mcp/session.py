@@ -237,7 +237,7 @@ def _response(
         attrs.update({"error_code": err.get("code"), "error_data": err.get("data")})
     status = "error" if err is not None or result.get("isError") is True else "ok"
     if looks_tool:
-        text = _content_text(result.get("content")) if err is None else _err_text(err)
+        text = content_text(result.get("content")) if err is None else _err_text(err)
         attrs["is_error"] = result.get("isError") is True
         if "structuredContent" in result:
             attrs["structured_content"] = result["structuredContent"]
@@ -275,7 +275,7 @@ def _err_text(err: Any) -> str:
     return f"JSON-RPC error: {err}"
 
 
-def _content_text(content: Any) -> str:
+def content_text(content: Any) -> str:
     if not isinstance(content, list):
         return "" if content is None else dumps(content)
     parts = []

@@ -8,6 +8,7 @@ message. Headers are extracted column-wise; the remaining per-message work is on
 
 from __future__ import annotations
 
+import hashlib
 import re
 from typing import Any, Final
 
@@ -150,6 +151,8 @@ def events(msgs: pd.DataFrame, path: str, *, cap: int) -> pd.DataFrame:
             cols["tool"][i], cols["args"][i] = tool[i], args[i]
             cols["detail"][i] = " ".join(x for x in (methods[i], uris[i], version) if x)
             attrs["args_type"] = args_type[i]
+            if bodies[i]:  # FL002 tells a resent body from a new one of the same size
+                attrs["body_sha256"] = hashlib.sha256(bodies[i]).hexdigest()[:16]
             if j < 0:
                 attrs["no_response"] = True
             else:
