@@ -36,9 +36,12 @@ def test_flooding_bundle_counts_calls_causes_and_findings() -> None:
     assert calls[("tool_call_total", (("outcome", "flooded"), ("tool", "get_weather")))] == 1
     assert calls[("tool_call_total", (("outcome", "result"), ("tool", "get_weather")))] == 5
     assert got["tool_call_flooded"] == {("tool_call_flooded_total", (("cause", "model-loop"),)): 1}
-    assert got["toolcall_findings"][
-        ("toolcall_findings_total", (("code", "FL001"), ("severity", "error")))
-    ] == 1
+    assert (
+        got["toolcall_findings"][
+            ("toolcall_findings_total", (("code", "FL001"), ("severity", "error")))
+        ]
+        == 1
+    )
     phases = got["tool_call_phase_seconds"]
     inf = ("tool_call_phase_seconds_bucket", (("le", "+Inf"), ("phase", "service")))
     assert phases[inf] == phases[("tool_call_phase_seconds_count", (("phase", "service"),))] == 5
