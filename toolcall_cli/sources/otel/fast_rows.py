@@ -50,7 +50,8 @@ def _str(arr: pa.Array) -> pd.Series:
 
 def tool_rows(c: SpanColumns) -> tuple[pd.DataFrame, np.ndarray]:
     """Two rows (request at start, response at end) per simple tool or HTTP span, and the
-    span index each row came from."""
+    span index each row came from; `seq` is the order the rows go in (all requests come
+    first in the table, each response's `seq` follows its request's)."""
     a = c.attrs
     keep = ~c.slow
     method_name = a["mcp.method.name"]
@@ -174,7 +175,9 @@ def tool_rows(c: SpanColumns) -> tuple[pd.DataFrame, np.ndarray]:
     frame = build_frame(
         {
             "ts": pd.Series(pd.to_datetime(np.concatenate([s_ns, e_ns]), unit="ns", utc=True)),
-            "seq": np.zeros(2 * m, dtype=np.int64),
+            # request and response of one span next to each other, as the per-span path emits
+            # them: the row order `seq` gives (the rows themselves are not moved)
+            "seq": np.concatenate([np.arange(m) * 2, np.arange(m) * 2 + 1]),
             "source": _str(pa.array([SOURCE] * (2 * m))),
             "origin": both(req_origin, origin),
             "kind": _str(pa.array(["http_request"] * m + ["http_response"] * m)),
@@ -200,6 +203,4 @@ def tool_rows(c: SpanColumns) -> tuple[pd.DataFrame, np.ndarray]:
         },
         n=2 * m,
     )
-    # request and response of one span next to each other, as the per-span path emits them
-    order = np.column_stack([np.arange(m), np.arange(m) + m]).ravel()
-    return frame.take(order).reset_index(drop=True), np.repeat(take, 2)
+    return frame, np.concatenate([take, take])

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from toolcall_cli.core.events import concat_frames
 from toolcall_cli.sources.otel import (
     conversation,
     map_genai,
@@ -24,6 +23,7 @@ from toolcall_cli.sources.otel import (
     map_openinference,
     rows,
 )
+from toolcall_cli.sources.otel.assemble import sorted_union
 from toolcall_cli.sources.otel.exchange import Exchange, ToolRun
 from toolcall_cli.sources.otel.model import Batch, Span
 
@@ -98,12 +98,8 @@ def to_frame(
     rows.tool_rows(runs, out)
     rows.unreadable(batch, out)
     done = rows_done if rows_done is not None else []
-    frame = concat_frames([conversation.emit(exchanges, path), out.frame(), *done])
-    done.clear()  # copied into frame: let the caller's table go
-    frame["seq"] = range(len(frame))  # ties in time keep this order
-    # time order (timeless rows last), then the order they were built in
-    frame = frame.sort_values(
-        ["ts", "source", "seq"], kind="stable", na_position="last"
-    ).reset_index(drop=True)
-    frame["seq"] = range(len(frame))
-    return frame
+    # the column-wise tables carry their own row order in `seq` (request, response, …)
+    orders = [None, None, *(f["seq"].to_numpy() for f in done)]
+    parts = [conversation.emit(exchanges, path), out.frame(), *done]
+    done.clear()  # the tables are released as their columns are copied
+    return sorted_union(parts, orders)
