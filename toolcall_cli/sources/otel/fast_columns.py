@@ -31,6 +31,7 @@ _SLOW_KEYS: Final = (
     "gen_ai.output.messages",
     "gen_ai.system_instructions",
     "gen_ai.tool.definitions",
+    "langfuse.observation.type",
 )
 _SCALARS: Final = ("stringValue", "intValue", "doubleValue", "boolValue")
 _ARGS: Final = "gen_ai.tool.call.arguments"

@@ -1,6 +1,7 @@
 """A :class:`Batch` → the event table: each span goes to the first mapper that claims it.
 
-Order: MCP `tools/call`, GenAI `execute_tool`, OpenInference TOOL (tool executions); then
+Order: MCP `tools/call`, GenAI `execute_tool`, Langfuse `tool` and `generation`, OpenInference
+TOOL (tool executions); then
 OpenInference LLM, legacy GenAI, current GenAI (model calls); then HTTP client/server spans.
 Log records carrying the deprecated per-message events are model calls too. A failed span no
 mapper claims still says why it failed (a `system` error row). The session of a span is its
@@ -19,6 +20,7 @@ from toolcall_cli.sources.otel import (
     map_genai,
     map_genai_legacy,
     map_http,
+    map_langfuse,
     map_mcp,
     map_openinference,
     rows,
@@ -54,6 +56,11 @@ def _claim(span: Span, session: str | None) -> Exchange | ToolRun | None:
         return map_mcp.tool_run(span, session)
     if span.attrs.get("gen_ai.operation.name") == "execute_tool":
         return map_genai.tool_run(span, session)
+    observed = map_langfuse.observation_type(span)
+    if observed == "tool":
+        return map_langfuse.tool_run(span, session)
+    if observed == "generation":
+        return map_langfuse.exchange(span, session)
     kind = map_openinference.span_kind(span)
     if kind == "TOOL":
         return map_openinference.tool_run(span, session)
