@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEMO := fixtures/incidents/flooding-model-loop
 
-.PHONY: setup tshark chromium demo test lint-code check bench fuzz man clean
+.PHONY: setup tshark chromium phoenix demo test lint-code check bench fuzz man clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	@touch $(STAMP)
 
-setup: $(STAMP) tshark chromium
+setup: $(STAMP) tshark chromium phoenix
 
 # pcap input needs Wireshark's tshark (driven through pyshark). Installed with apt-get when it is
 # missing and we may (root, or CI); otherwise say how.
@@ -44,6 +44,15 @@ chromium:
 	  echo "note: chromium is not installed; the HTML browser test needs it (apt-get install chromium)"; \
 	  if [ "$$CI" = "true" ]; then exit 1; fi; \
 	fi
+
+# `--otlp-endpoint` is tested against a real OTLP consumer: Arize Phoenix, in its own venv (its
+# dependencies are not toolcall's). tests/render/test_otlp_phoenix.py runs `.phoenix/bin/phoenix`.
+PHOENIX := .phoenix
+phoenix:
+	@test -x $(PHOENIX)/bin/phoenix || { $(PYTHON) -m venv $(PHOENIX) && \
+	  $(PHOENIX)/bin/python -m pip install --quiet 'arize-phoenix==20.26.1'; } || \
+	  { echo "note: could not install arize-phoenix; the Phoenix round-trip test needs it"; \
+	    if [ "$$CI" = "true" ]; then exit 1; fi; }
 
 demo: $(STAMP) tshark
 	@echo "\$$ toolcall diagnose $(DEMO)"
