@@ -77,11 +77,16 @@ def tool_rows(c: SpanColumns) -> tuple[pd.DataFrame, np.ndarray]:
     none = pa.nulls(m, pa.string())
     name = col(c.name)
     tool_name = col(a["gen_ai.tool.name"])
-    genai_tool = pc.coalesce(tool_name, _group(name, r"^execute_tool\s+(?P<t>.*?)\s*$"))
+    # the name patterns run only when some row needs them (regexes cost most of this step)
+    genai_tool = tool_name
+    if tool_name.null_count:
+        genai_tool = pc.coalesce(tool_name, _group(name, r"^execute_tool\s+(?P<t>.*?)\s*$"))
     genai_tool = pc.if_else(pc.equal(genai_tool, ""), none, genai_tool)
-    mcp_tool = pc.coalesce(
-        genai_tool, col(a["mcp.tool.name"]), _group(name, r"^\S*\s+(?P<t>.+?)\s*$")
-    )
+    mcp_tool = none
+    if is_mcp.any():
+        mcp_tool = pc.coalesce(
+            genai_tool, col(a["mcp.tool.name"]), _group(name, r"^\S*\s+(?P<t>.+?)\s*$")
+        )
     path = pc.coalesce(
         *(
             pc.list_element(pc.split_pattern(col(a[k]), "?", max_splits=1), 0)
@@ -96,7 +101,9 @@ def tool_rows(c: SpanColumns) -> tuple[pd.DataFrame, np.ndarray]:
         pc.if_else(
             pa.array(is_genai),
             genai_tool,
-            pc.if_else(pa.array(is_oi), oi_tool, _group(path, _TOOL_PATH)),
+            pc.if_else(
+                pa.array(is_oi), oi_tool, _group(path, _TOOL_PATH) if is_http.any() else none
+            ),
         ),
     )
     call_id = pc.if_else(
