@@ -186,9 +186,14 @@ def tool_rows(c: SpanColumns) -> tuple[pd.DataFrame, np.ndarray]:
             # request and response of one span next to each other, as the per-span path emits
             # them: the row order `seq` gives (the rows themselves are not moved)
             "seq": np.concatenate([np.arange(m) * 2, np.arange(m) * 2 + 1]),
-            "source": _str(pa.array([SOURCE] * (2 * m))),
+            # constant and absent columns as Arrow arrays, not lists of Python values
+            "source": _str(pa.repeat(SOURCE, 2 * m)),
             "origin": both(req_origin, origin),
-            "kind": _str(pa.array(["http_request"] * m + ["http_response"] * m)),
+            "kind": _str(
+                pa.concat_arrays([pa.repeat("http_request", m), pa.repeat("http_response", m)])
+            ),
+            "instance": both(none, none),
+            "client": both(none, none),
             "session_id": both(session, session),
             "trace_id": both(traces, traces),
             "tool_call_id": both(call_id, call_id),
