@@ -11,7 +11,7 @@ DEMO := fixtures/incidents/flooding-model-loop
 MITM_PY311 := mitmproxy==11.0.2 mitmproxy_rs==0.10.7 'pyOpenSSL>=24.3,<27' pyparsing==3.2.0 \
 	wsproto==1.2.0 'h11>=0.16,<1'
 
-.PHONY: setup tshark chromium mitm demo test lint-code check bench fuzz man clean
+.PHONY: setup tshark chromium mitm phoenix demo test lint-code check bench fuzz man clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -19,7 +19,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev,mitm,mcp]'
 	@touch $(STAMP)
 
-setup: $(STAMP) mitm tshark chromium
+setup: $(STAMP) mitm tshark chromium phoenix
 
 # .mitm input (toolcall[mitm]); on Python 3.12+ the extra above already installed mitmproxy 12.
 mitm: $(STAMP)
@@ -58,6 +58,15 @@ chromium:
 	  echo "note: chromium is not installed; the HTML browser test needs it (apt-get install chromium)"; \
 	  if [ "$$CI" = "true" ]; then exit 1; fi; \
 	fi
+
+# `--otlp-endpoint` is tested against a real OTLP consumer: Arize Phoenix, in its own venv (its
+# dependencies are not toolcall's). tests/render/test_otlp_phoenix.py runs `.phoenix/bin/phoenix`.
+PHOENIX := .phoenix
+phoenix:
+	@test -x $(PHOENIX)/bin/phoenix || { $(PYTHON) -m venv $(PHOENIX) && \
+	  $(PHOENIX)/bin/python -m pip install --quiet 'arize-phoenix==20.26.1'; } || \
+	  { echo "note: could not install arize-phoenix; the Phoenix round-trip test needs it"; \
+	    if [ "$$CI" = "true" ]; then exit 1; fi; }
 
 demo: $(STAMP) tshark
 	@echo "\$$ toolcall diagnose $(DEMO)"

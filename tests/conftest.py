@@ -85,6 +85,18 @@ def need_module(name: str, *, install: str) -> None:
     pytest.skip(f"{name} is not installed ({install})")
 
 
+def need_phoenix() -> Path:
+    """Arize Phoenix's `phoenix` command (`make setup` puts it in .phoenix/); a failure under
+    CI, a skip elsewhere."""
+    path = ROOT / ".phoenix" / "bin" / "phoenix"
+    if path.exists():
+        return path
+    if IN_CI:
+        pytest.fail("arize-phoenix is not installed; make setup (make phoenix) must install it")
+    pytest.skip("arize-phoenix is not installed (make phoenix)")
+    raise AssertionError
+
+
 @pytest.fixture
 def corpus() -> Path:
     return need_corpus()

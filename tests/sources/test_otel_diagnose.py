@@ -21,7 +21,9 @@ def errors(found: list[dict]) -> set[str]:
     return {f["code"] for f in found if f["severity"] == "error"}
 
 
-@pytest.mark.parametrize("run", ["genai_loop", "openinference_loop", "legacy_loop"])
+@pytest.mark.parametrize(
+    "run", ["genai_loop", "openinference_loop", "legacy_loop", "langfuse_loop"]
+)
 def test_loop_is_fl001_as_for_the_messages_source(run: str) -> None:
     got = findings(run)
     same = findings("as_messages/genai_loop.messages.json")
@@ -37,6 +39,7 @@ def test_loop_is_fl001_as_for_the_messages_source(run: str) -> None:
         "genai_healthy",
         "openinference_healthy",
         "legacy_healthy",
+        "langfuse_healthy",
         "as_messages/genai_healthy.messages.json",
     ],
 )
@@ -59,3 +62,21 @@ def test_truncated_result() -> None:
     got = findings("genai_truncated")
     assert [f["code"] for f in got] == ["TR002"]
     assert got[0]["tool_call_ids"] == ["call_trunc_1"]
+
+
+def test_langfuse_session_reads_as_the_client_recorded_it() -> None:
+    """The Langfuse SDK's observations give the calls, results and loop the messages source
+    finds in the client's own history of the same session."""
+    from tests.conftest import run_cli
+
+    got = findings("langfuse_loop")
+    same = findings("as_messages/langfuse_loop.messages.json")
+    assert [(f["code"], f["tool_call_ids"]) for f in got if f["severity"] == "error"] == [
+        (f["code"], f["tool_call_ids"]) for f in same if f["severity"] == "error"
+    ]
+    res = run_cli(["timeline", str(OTEL / "langfuse_loop"), "-f", "json"])
+    calls = orjson.loads(res.stdout)["traces"][0]["calls"]
+    assert [(c["tool_call_id"], c["outcome"]) for c in calls] == [
+        (f"call_loop_{i}", "result") for i in range(1, 5)
+    ]
+    assert all(c["phases"]["service_ms"] is not None for c in calls)  # the tool spans' times

@@ -36,7 +36,9 @@ def test_fast_path_is_taken(tmp_path: Path) -> None:
     f = spans(tmp_path / "b.jsonl", 900, per_line=100)
     got = fast.read(f, str(f))
     assert got is not None
-    assert len(got.rows) == 2 * (285 + 300)  # execute_tool and HTTP spans (db spans: no rows)
+    assert sum(map(len, got.rows)) == 2 * (
+        285 + 300
+    )  # execute_tool and HTTP spans (db spans: no rows)
     assert len(got.batch.spans) == 15  # the chat spans go per span
 
 
@@ -71,3 +73,22 @@ def test_irregular_files_take_the_per_span_path(tmp_path: Path) -> None:
         f.write_text(text)
         assert fast.read(f, str(f)) is None
         assert len(parse_file(f)) == 19
+
+
+def test_span_keys_read_the_hex_of_sliced_arrays() -> None:
+    import numpy as np
+    import pyarrow as pa
+
+    from toolcall_cli.sources.otel.hexkeys import repeats, span_keys
+
+    traces = ["0" * 31 + "1", "ff" * 16, "0123456789abcdef" * 2, "ff" * 16]
+    spans_ = ["00000000000000aa", "ffffffffffffffff", "0123456789abcdef", "ffffffffffffffff"]
+    keys = span_keys(pa.array(["x" * 32, *traces])[1:], pa.array(["y" * 16, *spans_])[1:])
+    want = [
+        [int(t[:16], 16), int(t[16:], 16), int(s, 16)] for t, s in zip(traces, spans_, strict=True)
+    ]
+    assert keys.tolist() == want
+    assert repeats(keys).tolist() == [3]
+    assert repeats(keys[:3]).tolist() == []
+    same_span = np.array([[1, 2, 5], [1, 3, 5]], np.uint64)  # one span id in two traces
+    assert repeats(same_span).tolist() == []

@@ -170,3 +170,28 @@ def test_content_capture_off_is_recorded() -> None:
     assert req["args"].isna().all()  # never invented
     resp = orjson.loads(df[df["kind"] == "http_response"]["attrs"].iloc[0])
     assert resp["content_captured"] is False
+
+
+def test_span_in_two_files_of_one_store_ingest_is_stored_once(tmp_path: Path) -> None:
+    from tests.conftest import run_cli
+    from toolcall_cli.core.store import load_events
+
+    store = tmp_path / "store"
+    res = run_cli(["ingest", str(OTEL / "dedupe"), "--store", str(store), "-f", "json"])
+    assert res.exit_code == 0, res.output
+    stored = load_events(store)
+    assert kinds(stored) == HEALTHY
+    assert set(stored["origin"].str.split("#").str[0].str.rsplit(":", n=1).str[0]) == {
+        str(OTEL / "dedupe" / "traces.otlp.jsonl")
+    }  # the first file read keeps the span, the protobuf copy adds nothing
+
+
+def test_redeliveries_keeps_new_rows_of_a_known_span() -> None:
+    from toolcall_cli.sources import Redeliveries
+
+    frame = parse_file(OTEL / "genai_loop/traces.otlp.jsonl")
+    seen = Redeliveries()
+    assert len(seen.drop(frame.iloc[:5])) == 5
+    rest = seen.drop(frame)
+    assert len(rest) == len(frame) - 5
+    assert rest["origin"].tolist() == frame["origin"].iloc[5:].tolist()

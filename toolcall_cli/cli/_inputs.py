@@ -16,7 +16,7 @@ from toolcall_cli.core.redact import Redactor
 from toolcall_cli.core.store import read_manifest
 from toolcall_cli.core.summary import Digest, FileSummary
 from toolcall_cli.errors import UsageError
-from toolcall_cli.sources import FileResult, IngestResult, ingest_paths, iter_ingest
+from toolcall_cli.sources import FileResult, IngestResult, Redeliveries, ingest_paths, iter_ingest
 from toolcall_cli.sources.base import ParseOptions
 from toolcall_cli.sources.evidence import require_evidence
 
@@ -102,10 +102,12 @@ class IngestStream:
         """(path, source, events) per file, for `core.store.write_files`."""
         with progress_bar("ingesting", enabled=not _settings.current().quiet) as prog:
             opts = replace(self.opts, progress=prog)
+            repeats = Redeliveries()  # a span two files delivered is stored once
             for item in iter_ingest(self.paths, source=self.source, opts=opts):
                 if not isinstance(item, FileResult):
                     self.skipped.append(item)
                     continue
+                item = replace(item, frame=repeats.drop(item.frame))
                 self.digest.add(item.frame)
                 self.files.append(
                     FileSummary(str(item.path), item.source, item.events, item.unparsed)

@@ -31,6 +31,8 @@ class Format(str, Enum):
     sarif = "sarif"
     github = "github"
     html = "html"
+    otlp = "otlp"
+    openmetrics = "openmetrics"
 
 
 class Color(str, Enum):

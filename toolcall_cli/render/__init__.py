@@ -47,14 +47,22 @@ for _name, _desc in (
     ("sarif", "SARIF 2.1.0 for code-scanning UIs"),
     ("github", "GitHub Actions workflow annotations"),
     ("html", "a self-contained HTML page"),
+    ("otlp", "OTLP/JSON lines (file-exporter format) for tracing tools"),
+    ("openmetrics", "OpenMetrics text for Prometheus textfile collectors and Pushgateway"),
 ):
     RENDERERS.add(_name, Renderer(_name, _desc))
 
 #: Report type (class name) → the view modules that draw it, imported on first render.
 VIEWS: dict[str, tuple[str, ...]] = {
     "IngestReport": ("ingest_view",),
-    "TimelineReport": ("timeline_view", "html_view"),
-    "DiagnoseReport": ("diagnose_view", "diagnose_markdown_view", "html_view"),
+    "TimelineReport": ("timeline_view", "html_view", "otlp_view"),
+    "DiagnoseReport": (
+        "diagnose_view",
+        "diagnose_markdown_view",
+        "html_view",
+        "otlp_view",
+        "openmetrics_view",
+    ),
     "ReplayReport": ("replay_view",),
     "LintReport": ("lint_view",),
     "RulesReport": ("rules_view",),

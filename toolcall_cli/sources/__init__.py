@@ -17,6 +17,7 @@ from toolcall_cli.core.registry import Registry
 from toolcall_cli.errors import InputError, UnknownSourceError, UsageError
 from toolcall_cli.sources._shared.files import read_head, regular_file_problem, require_regular
 from toolcall_cli.sources.base import HEAD_BYTES, Adapter, ParseOptions
+from toolcall_cli.sources.otel.dedupe import Redeliveries as Redeliveries  # for cli
 from toolcall_cli.sources.otel.dedupe import drop_redelivered
 
 SOURCES: Registry[Adapter] = Registry("source")

@@ -43,6 +43,14 @@ from toolcall_cli.core.findings import FailOn
 ToolsOpt = Annotated[
     list[Path] | None, typer.Option("--tools", help="Tool definition files (repeatable).")
 ]
+OtlpEndpointOpt = Annotated[
+    str | None,
+    typer.Option("--otlp-endpoint", metavar="URL", help="Also post calls and findings as "
+                 "OTLP/HTTP protobuf to this receiver (BASE/v1/traces, BASE/v1/logs)."),
+]  # fmt: skip
+AllowRemoteOpt = Annotated[
+    bool, typer.Option("--allow-remote", help="Allow an --otlp-endpoint that is not loopback.")
+]
 
 
 class GroupBy(str, Enum):
@@ -90,9 +98,13 @@ def run(
     follow_symlinks: FollowSymlinksOpt = False,
     group_by: GroupByOpt = GroupBy.trace,
     statistics: StatisticsOpt = False,
+    otlp_endpoint: OtlpEndpointOpt = None,
+    allow_remote: AllowRemoteOpt = False,
 ) -> None:
     """Diagnose root causes; exit 1 if any finding is at or above --fail-on."""
-    check_format(fmt, ("table", "json", "markdown", "sarif", "html"), "diagnose")
+    check_format(
+        fmt, ("table", "json", "markdown", "sarif", "html", "otlp", "openmetrics"), "diagnose"
+    )
     if statistics:
         check_format(fmt, ("table", "json", "markdown"), "diagnose --statistics")
     # the core and the views load here, not at import: see cli/app.py (start-up)
@@ -102,6 +114,10 @@ def run(
     from toolcall_cli.diagnose.run import DiagnoseRequest, diagnose
     from toolcall_cli.render.diagnose_view import summary_line
 
+    if otlp_endpoint is not None:  # refuse a bad or remote endpoint before reading evidence
+        from toolcall_cli.render.otlp_post import check_endpoint
+
+        check_endpoint(otlp_endpoint, allow_remote=allow_remote)
     codes = split_codes(select), split_codes(ignore)
     select_codes(CLASSIFIERS.names(), select=codes[0], ignore=codes[1])  # before any reading
     cfg = _settings.config()
@@ -136,6 +152,10 @@ def run(
         cfg=cfg,
     )
     emit(replace(report, group_by=group_by.value, statistics=statistics), fmt, output)
+    if otlp_endpoint is not None:
+        from toolcall_cli.render.otlp_view import post_report
+
+        say(post_report(report, otlp_endpoint, allow_remote=allow_remote))
     if not _settings.current().quiet:
         say(f"toolcall: {summary_line(report)}")
     raise typer.Exit(int(report.exit_code(fail_on)))

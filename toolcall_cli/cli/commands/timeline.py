@@ -58,7 +58,7 @@ def run(
     follow_symlinks: FollowSymlinksOpt = False,
 ) -> None:
     """Show the aligned timeline of traces, with per-phase latencies against the SLA."""
-    check_format(fmt, ("table", "json", "markdown", "html"), "timeline")
+    check_format(fmt, ("table", "json", "markdown", "html", "otlp"), "timeline")
     # the core and the views load here, not at import: see cli/app.py (start-up)
     from toolcall_cli.align import align
     from toolcall_cli.align.select import select

@@ -4,7 +4,7 @@ Encodings (detected by content): OTLP/JSON (one `TracesData` / `LogsData` /
 `Export*ServiceRequest` per line as the collector's file exporter writes, or one document),
 OTLP protobuf (4-byte big-endian length-prefixed messages, optionally zstd), Grafana/Tempo
 downloads and Jaeger v1 UI exports. Conventions (one mapper module each): GenAI current and
-legacy, OpenInference, MCP, HTTP.
+legacy, OpenInference, Langfuse SDK observations, MCP, HTTP.
 
 Origins (one scheme): a JSON pointer to the record, after `path:N#` where N is the line of a
 JSON-lines file or the message number (from 1) of a protobuf stream, or after `path#` for a
@@ -41,6 +41,8 @@ SAMPLES: tuple[str, ...] = (
     "fixtures/otel/openinference_unanswered/traces.otlp.jsonl",
     "fixtures/otel/openinference_healthy/traces.otlp.jsonl",
     "fixtures/otel/legacy_loop/traces.otlp.jsonl",
+    "fixtures/otel/langfuse_loop/traces.otlp.jsonl",
+    "fixtures/otel/langfuse_healthy/traces.otlp.jsonl",
     "fixtures/otel/legacy_loop/logs.otlp.jsonl",
     "fixtures/otel/legacy_healthy/logs.otlp.jsonl",
     "fixtures/otel/encodings/genai_loop.otlp.pb",

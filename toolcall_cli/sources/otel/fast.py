@@ -22,10 +22,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pj
 
-from toolcall_cli.core.events import concat_frames
 from toolcall_cli.sources.otel import otlp_json
 from toolcall_cli.sources.otel.fast_columns import SpanColumns, span_columns
 from toolcall_cli.sources.otel.fast_rows import tool_rows
+from toolcall_cli.sources.otel.hexkeys import repeats
 from toolcall_cli.sources.otel.model import Batch
 
 #: Bytes of whole lines parsed at a time (bounds memory: ~10× this at the peak).
@@ -44,7 +44,7 @@ _ARROW_ERRORS = (
 class FastRead:
     """What the column-wise path made of a file."""
 
-    rows: pd.DataFrame
+    rows: list[pd.DataFrame]  # one table per block, each ordered by its `seq`
     batch: Batch
     sessions: dict[str, str] = field(default_factory=dict)
 
@@ -66,7 +66,7 @@ def _blocks(f: object, label: str) -> FastRead | None:
     batch = Batch(label=label, encoding="otlp-json")
     frames: list[pd.DataFrame] = []
     row_span: list[np.ndarray] = []  # global span number of each row
-    keys: list[pa.Array] = []  # trace id + span id of every span, in file order
+    keys: list[np.ndarray] = []  # trace id + span id of every span, in file order
     slow_no: list[int] = []  # global span number of each span in batch.spans
     sessions: dict[str, str] = {}
     line0, spans0, rest = 0, 0, b""
@@ -93,6 +93,7 @@ def _blocks(f: object, label: str) -> FastRead | None:
         except _ARROW_ERRORS:
             return None
         del table
+        pa.default_memory_pool().release_unused()  # the parsed block's buffers: back to the OS
         frames.append(frame)
         row_span.append(at + spans0)
         keys.append(cols.keys)
@@ -131,38 +132,29 @@ def _strip(obj: object) -> object:
 def _finish(
     frames: list[pd.DataFrame],
     row_span: list[np.ndarray],
-    keys: list[pa.Array],
+    keys: list[np.ndarray],
     slow_no: list[int],
     sessions: dict[str, str],
     batch: Batch,
 ) -> FastRead:
     """Drop repeated deliveries (first one wins) and give rows their trace's session, in arrow
     (a million ids as Python strings would cost more than the rows themselves)."""
-    all_keys = pa.concat_arrays(keys) if keys else pa.array([], pa.string())
+    all_keys = np.concatenate(keys) if keys else np.zeros((0, 3), np.uint64)
     keys.clear()
-    dup_no = _repeats(all_keys)
+    dup_no = repeats(all_keys)
     batch.problems["duplicate_span"] += int(dup_no.size)
-    rows = concat_frames(frames)
-    frames.clear()  # copied into rows: free the blocks' frames before going on
     if dup_no.size:
-        spans_of_rows = np.concatenate(row_span)
-        rows = rows[~np.isin(spans_of_rows, dup_no)].reset_index(drop=True)
+        for i, at in enumerate(row_span):
+            keep = ~np.isin(at, dup_no)
+            if not keep.all():
+                frames[i] = frames[i][keep].reset_index(drop=True)
         drop = set(dup_no.tolist())
         batch.spans = [s for s, no in zip(batch.spans, slow_no, strict=True) if no not in drop]
-    if sessions and len(rows):
-        rows["session_id"] = _with_sessions(rows, sessions)
-    return FastRead(rows, batch, sessions)
-
-
-def _repeats(keys: pa.Array) -> np.ndarray:
-    """Positions of the keys seen before (the first occurrence is not a repeat)."""
-    if not len(keys) or pc.count_distinct(keys).as_py() == len(keys):
-        return np.zeros(0, np.int64)
-    t = pa.table({"k": keys, "i": pa.array(np.arange(len(keys)))})
-    first = t.group_by("k").aggregate([("i", "min")]).column("i_min").to_numpy()
-    repeat = np.ones(len(keys), dtype=bool)
-    repeat[first] = False
-    return np.flatnonzero(repeat)
+    if sessions:
+        for f in frames:
+            if len(f):
+                f["session_id"] = _with_sessions(f, sessions)
+    return FastRead(frames, batch, sessions)
 
 
 def _with_sessions(rows: pd.DataFrame, sessions: dict[str, str]) -> pd.Series:

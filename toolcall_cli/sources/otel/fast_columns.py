@@ -10,6 +10,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from toolcall_cli.sources.otel.hexkeys import span_keys
 from toolcall_cli.sources.otel.map_genai import CHAT_OPS
 from toolcall_cli.sources.otel.model import WANTED_PREFIXES
 from toolcall_cli.sources.otel.values import MAX_NS, MIN_NS
@@ -30,6 +31,7 @@ _SLOW_KEYS: Final = (
     "gen_ai.output.messages",
     "gen_ai.system_instructions",
     "gen_ai.tool.definitions",
+    "langfuse.observation.type",
 )
 _SCALARS: Final = ("stringValue", "intValue", "doubleValue", "boolValue")
 _ARGS: Final = "gen_ai.tool.call.arguments"
@@ -80,7 +82,7 @@ class SpanColumns:
     attrs: dict[str, pa.Array]
     args_at: np.ndarray  # position of the arguments attribute in its span (-1: none)
     slow: np.ndarray
-    keys: pa.Array  # trace id + span id
+    keys: np.ndarray  # trace id + span id as n × 3 uint64 (hexkeys.span_keys)
     sessions: dict[str, str]
     services: list[str | None]
     scopes: list[str | None]
@@ -144,7 +146,7 @@ def span_columns(table: pa.Table, label: str, line0: int) -> SpanColumns | None:
         attrs=attrs,
         args_at=args_at,
         slow=slow,
-        keys=pc.binary_join_element_wise(trace, span, ""),
+        keys=span_keys(trace, span),
         sessions=sessions,
         services=_services(res),
         scopes=scope_names.to_pylist() if scope_names is not None else [None] * len(scopes),

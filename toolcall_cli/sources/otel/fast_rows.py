@@ -50,7 +50,8 @@ def _str(arr: pa.Array) -> pd.Series:
 
 def tool_rows(c: SpanColumns) -> tuple[pd.DataFrame, np.ndarray]:
     """Two rows (request at start, response at end) per simple tool or HTTP span, and the
-    span index each row came from."""
+    span index each row came from; `seq` is the order the rows go in (all requests come
+    first in the table, each response's `seq` follows its request's)."""
     a = c.attrs
     keep = ~c.slow
     method_name = a["mcp.method.name"]
@@ -76,11 +77,16 @@ def tool_rows(c: SpanColumns) -> tuple[pd.DataFrame, np.ndarray]:
     none = pa.nulls(m, pa.string())
     name = col(c.name)
     tool_name = col(a["gen_ai.tool.name"])
-    genai_tool = pc.coalesce(tool_name, _group(name, r"^execute_tool\s+(?P<t>.*?)\s*$"))
+    # the name patterns run only when some row needs them (regexes cost most of this step)
+    genai_tool = tool_name
+    if tool_name.null_count:
+        genai_tool = pc.coalesce(tool_name, _group(name, r"^execute_tool\s+(?P<t>.*?)\s*$"))
     genai_tool = pc.if_else(pc.equal(genai_tool, ""), none, genai_tool)
-    mcp_tool = pc.coalesce(
-        genai_tool, col(a["mcp.tool.name"]), _group(name, r"^\S*\s+(?P<t>.+?)\s*$")
-    )
+    mcp_tool = none
+    if is_mcp.any():
+        mcp_tool = pc.coalesce(
+            genai_tool, col(a["mcp.tool.name"]), _group(name, r"^\S*\s+(?P<t>.+?)\s*$")
+        )
     path = pc.coalesce(
         *(
             pc.list_element(pc.split_pattern(col(a[k]), "?", max_splits=1), 0)
@@ -95,7 +101,9 @@ def tool_rows(c: SpanColumns) -> tuple[pd.DataFrame, np.ndarray]:
         pc.if_else(
             pa.array(is_genai),
             genai_tool,
-            pc.if_else(pa.array(is_oi), oi_tool, _group(path, _TOOL_PATH)),
+            pc.if_else(
+                pa.array(is_oi), oi_tool, _group(path, _TOOL_PATH) if is_http.any() else none
+            ),
         ),
     )
     call_id = pc.if_else(
@@ -167,17 +175,25 @@ def tool_rows(c: SpanColumns) -> tuple[pd.DataFrame, np.ndarray]:
     )
     s_ns, e_ns = c.start[take], c.end[take]
 
-    def both(x: pa.Array, y: pa.Array) -> pd.Series:
-        return _str(pa.concat_arrays([x.cast(pa.string()), y.cast(pa.string())]))
+    def both(x: pa.Array, y: pa.Array) -> pd.Series:  # one copy, already the frame's type
+        joined = pa.concat_arrays([x.cast(pa.large_string()), y.cast(pa.large_string())])
+        return pd.Series(pd.arrays.ArrowStringArray(pa.chunked_array([joined])))
 
     traces = col(c.trace)
     frame = build_frame(
         {
             "ts": pd.Series(pd.to_datetime(np.concatenate([s_ns, e_ns]), unit="ns", utc=True)),
-            "seq": np.zeros(2 * m, dtype=np.int64),
-            "source": _str(pa.array([SOURCE] * (2 * m))),
+            # request and response of one span next to each other, as the per-span path emits
+            # them: the row order `seq` gives (the rows themselves are not moved)
+            "seq": np.concatenate([np.arange(m) * 2, np.arange(m) * 2 + 1]),
+            # constant and absent columns as Arrow arrays, not lists of Python values
+            "source": _str(pa.repeat(SOURCE, 2 * m)),
             "origin": both(req_origin, origin),
-            "kind": _str(pa.array(["http_request"] * m + ["http_response"] * m)),
+            "kind": _str(
+                pa.concat_arrays([pa.repeat("http_request", m), pa.repeat("http_response", m)])
+            ),
+            "instance": both(none, none),
+            "client": both(none, none),
             "session_id": both(session, session),
             "trace_id": both(traces, traces),
             "tool_call_id": both(call_id, call_id),
@@ -200,6 +216,4 @@ def tool_rows(c: SpanColumns) -> tuple[pd.DataFrame, np.ndarray]:
         },
         n=2 * m,
     )
-    # request and response of one span next to each other, as the per-span path emits them
-    order = np.column_stack([np.arange(m), np.arange(m) + m]).ravel()
-    return frame.take(order).reset_index(drop=True), np.repeat(take, 2)
+    return frame, np.concatenate([take, take])

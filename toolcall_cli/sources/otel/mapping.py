@@ -1,6 +1,7 @@
 """A :class:`Batch` → the event table: each span goes to the first mapper that claims it.
 
-Order: MCP `tools/call`, GenAI `execute_tool`, OpenInference TOOL (tool executions); then
+Order: MCP `tools/call`, GenAI `execute_tool`, Langfuse `tool` and `generation`, OpenInference
+TOOL (tool executions); then
 OpenInference LLM, legacy GenAI, current GenAI (model calls); then HTTP client/server spans.
 Log records carrying the deprecated per-message events are model calls too. A failed span no
 mapper claims still says why it failed (a `system` error row). The session of a span is its
@@ -14,16 +15,17 @@ from pathlib import Path
 
 import pandas as pd
 
-from toolcall_cli.core.events import concat_frames
 from toolcall_cli.sources.otel import (
     conversation,
     map_genai,
     map_genai_legacy,
     map_http,
+    map_langfuse,
     map_mcp,
     map_openinference,
     rows,
 )
+from toolcall_cli.sources.otel.assemble import sorted_union
 from toolcall_cli.sources.otel.exchange import Exchange, ToolRun
 from toolcall_cli.sources.otel.model import Batch, Span
 
@@ -54,6 +56,11 @@ def _claim(span: Span, session: str | None) -> Exchange | ToolRun | None:
         return map_mcp.tool_run(span, session)
     if span.attrs.get("gen_ai.operation.name") == "execute_tool":
         return map_genai.tool_run(span, session)
+    observed = map_langfuse.observation_type(span)
+    if observed == "tool":
+        return map_langfuse.tool_run(span, session)
+    if observed == "generation":
+        return map_langfuse.exchange(span, session)
     kind = map_openinference.span_kind(span)
     if kind == "TOOL":
         return map_openinference.tool_run(span, session)
@@ -98,12 +105,8 @@ def to_frame(
     rows.tool_rows(runs, out)
     rows.unreadable(batch, out)
     done = rows_done if rows_done is not None else []
-    frame = concat_frames([conversation.emit(exchanges, path), out.frame(), *done])
-    done.clear()  # copied into frame: let the caller's table go
-    frame["seq"] = range(len(frame))  # ties in time keep this order
-    # time order (timeless rows last), then the order they were built in
-    frame = frame.sort_values(
-        ["ts", "source", "seq"], kind="stable", na_position="last"
-    ).reset_index(drop=True)
-    frame["seq"] = range(len(frame))
-    return frame
+    # the column-wise tables carry their own row order in `seq` (request, response, …)
+    orders = [None, None, *(f["seq"].to_numpy() for f in done)]
+    parts = [conversation.emit(exchanges, path), out.frame(), *done]
+    done.clear()  # the tables are released as their columns are copied
+    return sorted_union(parts, orders)

@@ -73,6 +73,14 @@ WANTED_KEYS: Final = frozenset(
         "event.name",
         # correlation
         "tool_call_id",
+        # Langfuse SDK (v3+) observations
+        "langfuse.observation.type",
+        "langfuse.observation.input",
+        "langfuse.observation.output",
+        "langfuse.observation.level",
+        "langfuse.observation.status_message",
+        "langfuse.observation.model.name",
+        "langfuse.observation.metadata.tool_call_id",
     }
 )
 #: Prefixes of indexed attribute families (`gen_ai.prompt.0.role`, `llm.tools.1.tool.json_schema`).

@@ -20,7 +20,8 @@ class Read:
     already made (with the sessions it found per trace)."""
 
     batch: Batch
-    #: at most one table, in a list so that the mapper can let go of it once copied
+    #: the column-wise tables (their `seq` orders each), in a list the mapper empties as it
+    #: copies them
     rows: list[pd.DataFrame] = field(default_factory=list)
     sessions: dict[str, str] | None = None
 
@@ -30,7 +31,7 @@ def read_file(path: Path, *, limit: int) -> Read:
     label = str(path)
     quick = fast.read(path, label) if not is_gzip(path) else None
     if quick is not None:  # large JSON-lines trace files: column-wise, block by block
-        return Read(quick.batch, [quick.rows], quick.sessions)
+        return Read(quick.batch, quick.rows, quick.sessions)
     data = otlp_proto.decompress(read_bytes(path, limit=limit), limit=limit, label=label)
     batch = Batch(label=label)
     if otlp_proto.looks_framed(data):

@@ -1,0 +1,73 @@
+"""One file's event tables → one table in time order, column by column.
+
+A large trace file's rows arrive as several tables (the conversation rows, the per-span rows,
+one table per block of the column-wise path). Concatenating them and then sorting would hold
+three copies of every row at the peak; here the sort order is computed from the time and
+build-order keys alone (16 bytes a row), and each column is gathered in that order straight
+from its pieces — Arrow text columns one at a time — and its pieces released
+before the next column, so the peak is about one copy plus one column.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from toolcall_cli.core.events import concat_frames
+
+_NAT = np.iinfo(np.int64).min
+
+
+def sorted_union(parts: list[pd.DataFrame], orders: Sequence[np.ndarray | None]) -> pd.DataFrame:
+    """*parts* as one table ordered by `ts` (timeless rows last), then by build order: the
+    part, then the row's place in it — its position, or its key in *orders* when that gives
+    the part's own order (any increasing keys). `seq` is the final position. Empties
+    *parts* (its tables are released as their columns are copied)."""
+    own = [*orders, *([None] * (len(parts) - len(orders)))]
+    kept = [(p, o) for p, o in zip(parts, own, strict=True) if len(p)]
+    parts[:] = [p for p, _ in kept]
+    own = [o for _, o in kept]
+    del kept
+    if not parts:
+        return concat_frames([])
+    sizes = [len(p) for p in parts]
+    rank = np.concatenate(
+        [np.arange(n) if o is None else o for n, o in zip(sizes, own, strict=False)]
+    )
+    part = np.repeat(np.arange(len(parts)), sizes)
+    ts = np.concatenate([p["ts"].array.asi8 for p in parts])
+    ts = np.where(ts == _NAT, np.iinfo(np.int64).max, ts)  # NaT sorts last
+    order = np.lexsort((rank, part, ts))
+    del rank, part, ts
+    names = list(parts[0].columns)
+    columns: dict[str, list[pd.Series]] = {c: [p[c] for p in parts] for c in names}
+    parts.clear()
+    taken = pa.array(order)
+    out: dict[str, object] = {}
+    for c in names:
+        pieces = columns.pop(c)
+        out[c] = _gather(pieces, order, taken)
+        del pieces
+        # the pieces' many small buffers are free now; without this the allocator keeps them
+        # and every column's new contiguous buffer adds to the resident set
+        pa.default_memory_pool().release_unused()
+    frame = pd.DataFrame(out, copy=False)
+    frame["seq"] = np.arange(len(frame), dtype=np.int64)
+    return frame
+
+
+def _gather(pieces: list[pd.Series], order: np.ndarray, taken: pa.Array) -> pd.Series:
+    """The rows *order* names of the column whose parts are *pieces*."""
+    arrays = [s.array for s in pieces]
+    if all(isinstance(a, pd.arrays.ArrowStringArray) for a in arrays):
+        chunks = [ch for a in arrays for ch in a._pa_array.chunks]
+        kind = chunks[0].type if chunks else pa.large_string()
+        chunks = [ch if ch.type == kind else ch.cast(kind) for ch in chunks]
+        # one contiguous column, then take: Arrow's take over many chunks is ~3× slower
+        got = pa.concat_arrays(chunks).take(taken) if chunks else pa.array([], kind)
+        return pd.Series(pd.arrays.ArrowStringArray(pa.chunked_array([got])), dtype=pieces[0].dtype)
+    joined = pd.concat(pieces, ignore_index=True)
+    return joined.take(order).reset_index(drop=True)
