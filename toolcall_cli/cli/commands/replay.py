@@ -39,13 +39,42 @@ def run(
     session_id: Annotated[
         str | None, typer.Option("--session-id", help="Session to replay.")
     ] = None,
-    tools: Annotated[
-        list[Path] | None, typer.Option("--tools", help="New tool definitions: a what-if run.")
-    ] = None,
-    config: Annotated[
+    baseline: Annotated[
         Path | None,
-        typer.Option("--config", help="New toolcall.toml: a what-if run.", dir_okay=False),
+        typer.Option(
+            "--baseline",
+            metavar="FILE",
+            dir_okay=False,
+            help="Production's settings (a toolcall.toml) to replay under; default: the "
+            "effective config (toolcall config show).",
+        ),
     ] = None,
+    what_if: Annotated[
+        Path | None,
+        typer.Option(
+            "--what-if",
+            metavar="FILE",
+            dir_okay=False,
+            help="The changed settings (a toolcall.toml): show which verdicts change and why.",
+        ),
+    ] = None,
+    tools: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--tools",
+            metavar="FILE",
+            help="Changed tool definitions: show which verdicts change and why (repeatable).",
+        ),
+    ] = None,
+    calibrate: Annotated[
+        bool,
+        typer.Option(
+            "--calibrate",
+            help="Fit window, limits and dedupe to the observed verdicts; print the "
+            "toolcall.toml fragment and what it changes.",
+        ),
+    ] = False,
+    old_config: Annotated[Path | None, typer.Option("--config", hidden=True)] = None,
     target: Annotated[
         str | None, typer.Option("--target", help="Also send the calls to this tool service URL.")
     ] = None,
@@ -75,6 +104,12 @@ def run(
 ) -> None:
     """Replay a trace through the validation pipeline and compare with what was observed."""
     check_format(fmt, ("table", "json", "markdown"), "replay")
+    if old_config is not None:
+        raise UsageError(
+            "replay has no --config: the global `toolcall --config FILE` sets every command's "
+            "config",
+            hint="for production's settings pass --baseline FILE; for a change, --what-if FILE",
+        )
     # the core and the views load here, not at import: see cli/app.py (start-up)
     from toolcall_cli.cli._inputs import events_for, parse_options
     from toolcall_cli.pipeline.live import check_target, live_replay
@@ -99,12 +134,14 @@ def run(
     events = events_for(paths, store=store, source=None, opts=opts)
     if trace_id is None and session_id is None:
         trace_id, session_id = one_trace_or_session(events, scope, cfg=cfg)
-    new_cfg = load_config(config) if config else None
+    new_cfg = load_config(what_if) if what_if else None
     report = replay_compare(
         events,
         cfg=cfg,
+        baseline=load_config(baseline) if baseline else None,
         tools=tuple(tools or ()),
         new_cfg=new_cfg,
+        calibrate=calibrate,
         trace_id=trace_id,
         session_id=session_id,
     )
@@ -114,6 +151,8 @@ def run(
             ignore=tuple(ignore or ("timestamp",)), allow_remote=allow_remote,
         )  # fmt: skip
     emit(report, fmt, output)
+    if report.warning:
+        say(f"toolcall: warning: {report.warning}")
     if not _settings.current().quiet:
         say(f"toolcall: {summary_line(report)}")
     raise typer.Exit(1 if fail_on_disagree and report.disagreements else 0)
