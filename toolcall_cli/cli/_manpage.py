@@ -1,4 +1,7 @@
-"""Generate man pages (toolcall.1 and one per command) from the typer app and the rule catalogue.
+"""Generate man pages from the typer app, the rule catalogue and the config keys.
+
+toolcall.1 and one page per command come from the typer app and the rule catalogue;
+toolcall.toml.5 from `core.config_keys.KEYS`, the one place config keys are defined.
 
 `python -m toolcall_cli.cli._manpage DIR` writes them; tests regenerate in memory and diff.
 """
@@ -114,7 +117,63 @@ def pages() -> dict[str, str]:
         )
     main.append("")
     result["toolcall.1"] = "\n".join(main)
+    result["toolcall.toml.5"] = _config_page()
     return result
+
+
+def _config_page() -> str:
+    """toolcall.toml(5): every key with its kind, default and meaning."""
+    from toolcall_cli.core.config import DEFAULT
+    from toolcall_cli.core.config_keys import ARRAY_SECTIONS, KEYS
+    from toolcall_cli.core.config_show import toml_value
+
+    out = [
+        f'.TH TOOLCALL.TOML 5 "{DATE}" "toolcall {__version__}" "toolcall manual"',
+        ".SH NAME",
+        "toolcall.toml \\- configuration of toolcall",
+        ".SH SYNOPSIS",
+        ".B toolcall.toml",
+        ", or the",
+        ".B [tool.toolcall]",
+        "table of",
+        ".B pyproject.toml",
+        ".SH DESCRIPTION",
+        _esc(
+            "toolcall reads the file named with the global --config FILE, else the first "
+            "toolcall.toml (or pyproject.toml with a [tool.toolcall] table) found in the working "
+            "directory or a parent. A file found by discovery may add redaction but never turn "
+            "it off. Unknown sections and keys are usage errors (exit 2) with a did-you-mean. "
+            "Every key is optional; `toolcall config init` writes a commented file with every "
+            "key and its default, and `toolcall config show` prints the effective values and "
+            "where each came from (default, discovered file, --config, environment, flag)."
+        ),
+    ]
+    section = None
+    for key in KEYS:
+        if key.section != section:
+            section = key.section
+            title = (
+                "TOP-LEVEL KEYS"
+                if not section
+                else (f"[[{section}]]" if section in ARRAY_SECTIONS else f"[{section}]")
+            )
+            out.append(f".SH {_esc(title)}")
+        default = key.value(DEFAULT)
+        shown = toml_value(default) if default not in (None, [], {}, "") else "empty"
+        example = f" Example: {key.name} = {key.example}." if key.example else ""
+        out.append(
+            f".TP\n.B {_esc(key.name)}\n{_esc(key.kind)}; default {_esc(shown)}.\n"
+            f"{_esc(key.meaning[0].upper() + key.meaning[1:])}.{_esc(example)}"
+        )
+    out.append(".SH ENVIRONMENT")
+    out.append(
+        ".TP\n.B TOOLCALL_MAX_DECOMPRESSED\n"
+        + _esc("overrides limits.max_decompressed (bytes, K/M/G suffixes).")
+    )
+    out.append(".TP\n.B TOOLCALL_FORMAT\n" + _esc("the default --format of every command."))
+    out.append(".TP\n.B NO_COLOR\n" + _esc("no colour, as --color never."))
+    out.append(".SH SEE ALSO\n.BR toolcall (1),\n.BR toolcall\\-config (1)\n")
+    return "\n".join(out)
 
 
 def _exit_section() -> str:

@@ -56,7 +56,7 @@ def _lint(key: str) -> Callable[[Config], Any]:
 
 KEYS: tuple[Key, ...] = (
     Key("tools", "tool definition files: the registry replay and diagnose check calls against",
-        "list of paths (relative to the config file)", lambda c: [str(p) for p in c.tools],
+        "list of paths, relative to the config file", lambda c: [str(p) for p in c.tools],
         example='["tools.json"]'),
     Key("tz", "time zone for timestamps that carry none (--tz overrides it)", "IANA zone name",
         lambda c: c.tz),
@@ -82,15 +82,15 @@ KEYS: tuple[Key, ...] = (
     Key("sla.end_to_end_ms", "SLA of the whole chat request (TM002)", "milliseconds",
         lambda c: c.sla.end_to_end_ms),
     Key("messages.window", "history length after which earlier tool results roll out of the "
-        "context (TR004)", "integer (messages)", lambda c: c.message_window),
+        "context (TR004)", "integer, messages", lambda c: c.message_window),
     Key("budgets.result_chars", "tool-result size budget; a result cut at it is truncated "
-        "(TR002, replay response stage)", "integer (characters)",
+        "(TR002, replay response stage)", "integer, characters",
         lambda c: c.budgets.result_chars),
     Key("budgets.per_tool", "per-tool result budgets, overriding result_chars",
         "table of tool = integer", lambda c: dict(c.budgets.per_tool),
         example="{ search = 4000 }"),
     Key("limits.max_decompressed", "bytes a gzip input or HTTP body may inflate to (guards "
-        "against decompression bombs)", "integer (bytes)", lambda c: c.max_decompressed),
+        "against decompression bombs)", "integer, bytes", lambda c: c.max_decompressed),
     Key("redact.enabled", "redact secrets in quoted evidence; a discovered config may not turn "
         "it off (only --config or --no-redact can)", "true or false",
         lambda c: c.redact.enabled),
@@ -110,7 +110,7 @@ KEYS: tuple[Key, ...] = (
     Key("lint.profile", "provider profile of toolcall lint (--profile overrides it)",
         "openai|openai-strict|openai-strict-finetuned|anthropic|mcp|generic",
         _lint("profile")),
-    Key("lint.token_budget", "token budget of the whole tool list (SC013)", "integer (tokens)",
+    Key("lint.token_budget", "token budget of the whole tool list (SC013)", "integer, tokens",
         _lint("token_budget")),
     Key("lint.select", "lint only these codes or prefixes", "list of codes",
         _lint("select"), example='["SC"]'),
