@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEMO := fixtures/incidents/flooding-model-loop
 
-.PHONY: setup tshark chromium demo test lint-code check bench fuzz man clean
+.PHONY: setup tshark chromium shells demo test lint-code check bench fuzz man clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	@touch $(STAMP)
 
-setup: $(STAMP) tshark chromium
+setup: $(STAMP) tshark chromium shells
 
 # pcap input needs Wireshark's tshark (driven through pyshark). Installed with apt-get when it is
 # missing and we may (root, or CI); otherwise say how.
@@ -42,6 +42,21 @@ chromium:
 	  sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	else \
 	  echo "note: chromium is not installed; the HTML browser test needs it (apt-get install chromium)"; \
+	  if [ "$$CI" = "true" ]; then exit 1; fi; \
+	fi
+
+# The shell-completion test runs the real bash, zsh and fish; zsh and fish come from apt-get.
+shells:
+	@if command -v zsh >/dev/null 2>&1 && command -v fish >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "installing zsh and fish with apt-get"; \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq zsh fish >/dev/null 2>&1 || \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq zsh fish >/dev/null; } || \
+	  { echo "error: could not install zsh and fish"; if [ "$$CI" = "true" ]; then exit 1; fi; }; \
+	elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then \
+	  sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq zsh fish >/dev/null; \
+	else \
+	  echo "note: zsh/fish are not installed; the completion test needs them (apt-get install zsh fish)"; \
 	  if [ "$$CI" = "true" ]; then exit 1; fi; \
 	fi
 

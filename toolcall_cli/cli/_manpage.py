@@ -17,6 +17,7 @@ import typer.main
 
 from toolcall_cli import __version__
 from toolcall_cli.catalogue import load_all
+from toolcall_cli.cli._help import metavar
 from toolcall_cli.errors import ExitCode
 
 DATE = "2026"
@@ -56,25 +57,13 @@ def _params(cmd: Any) -> list[str]:
         if getattr(p, "hidden", False) or p.name == "help":
             continue
         if p.param_type_name == "argument":
-            label = p.name.upper() + ("..." if p.nargs == -1 else "")
+            label = metavar(p) + ("..." if p.nargs == -1 else "")
         else:
             label = ", ".join(p.opts + p.secondary_opts)
             if not getattr(p, "is_flag", False):
-                label += f" {_metavar(p)}"
+                label += f" {metavar(p)}"
         out.append(f".TP\n.B {_esc(label)}\n{_esc((p.help or '').strip())}{_esc(_default(p))}")
     return out
-
-
-def _metavar(p: Any) -> str:
-    ann = getattr(getattr(p, "type_descriptor", None), "annotation", None)
-    for t in (ann, *getattr(ann, "__args__", ())):
-        if isinstance(t, type) and issubclass(t, Enum):
-            return "{" + "|".join(str(m.value) for m in t) + "}"
-    if ann is not None and "Path" in str(ann):
-        return "PATH"
-    if ann is not None and ("int" in str(ann) or "float" in str(ann)):
-        return "N"
-    return "TEXT"
 
 
 def _header(name: str, summary: str) -> str:
@@ -104,6 +93,7 @@ def pages() -> dict[str, str]:
         page.append(f".SH SYNOPSIS\n.B toolcall {_esc(name)}\n[\\fIOPTIONS\\fR]\n")
         page.append(".SH DESCRIPTION\n" + _esc((cmd.help or "").strip()) + "\n")
         page.append(".SH OPTIONS\n" + "\n".join(_params(cmd)) + "\n")
+        page.append(_examples_section(name))
         page.append(_exit_section())
         page.append(".SH SEE ALSO\n.BR toolcall (1)\n")
         result[f"toolcall-{name}.1"] = "\n".join(page)
@@ -174,6 +164,17 @@ def _config_page() -> str:
     out.append(".TP\n.B NO_COLOR\n" + _esc("no colour, as --color never."))
     out.append(".SH SEE ALSO\n.BR toolcall (1),\n.BR toolcall\\-config (1)\n")
     return "\n".join(out)
+
+
+def _examples_section(command: str) -> str:
+    """EXAMPLES: the same command lines as --help (cli/_examples.py)."""
+    from toolcall_cli.cli._examples import EXAMPLES
+
+    rows = "\n".join(
+        f".PP\n.nf\n$ {_esc(line)}\n.fi\n.RS\n{_esc(what)}\n.RE"
+        for line, what in EXAMPLES.get(command, ())
+    )
+    return f".SH EXAMPLES\n{rows}\n" if rows else ""
 
 
 def _exit_section() -> str:

@@ -17,6 +17,7 @@ import typer
 from toolcall_cli import __version__
 from toolcall_cli.cli import _settings
 from toolcall_cli.cli._guard import guarded
+from toolcall_cli.cli._help import ToolcallCommand, ToolcallGroup
 from toolcall_cli.cli._options import Color, ConfigOpt
 from toolcall_cli.cli.commands import config, diagnose, ingest, lint, replay, rules, timeline
 
@@ -24,7 +25,7 @@ app = typer.Typer(
     name="toolcall",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
-    add_completion=False,
+    cls=ToolcallGroup,
     rich_markup_mode=None,
     help="Diagnose and replay LLM tool-call round trips.",
 )
@@ -75,4 +76,4 @@ def main(
 
 
 for _name, _fn in COMMANDS.items():
-    app.command(_name)(guarded(_fn))  # type: ignore[arg-type]
+    app.command(_name, cls=ToolcallCommand)(guarded(_fn))  # type: ignore[arg-type]

@@ -83,7 +83,9 @@ def run(
     ] = False,
     ignore: Annotated[
         list[str] | None,
-        typer.Option("--ignore", help="Response fields not compared (default: timestamp)."),
+        typer.Option(
+            "--ignore", metavar="FIELD", help="Response fields not compared (default: timestamp)."
+        ),
     ] = None,
     timeout: Annotated[
         float, typer.Option("--timeout", help="Total time allowed per live call (s).", min=0.1)
