@@ -68,11 +68,13 @@ def test_json_shape() -> None:
             "message",
             "file",
             "line",
+            "column",
             "pointer",
             "tool",
             "fix",
         }
-        assert f["file"] == BAD and f["line"] >= 1 and f["pointer"].startswith("/tools/")
+        assert f["file"] == BAD and f["line"] >= 1 and f["column"] >= 1
+        assert f["pointer"].startswith("/tools/")
 
 
 def test_sarif_validates_against_the_schema() -> None:

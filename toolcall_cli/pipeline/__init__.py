@@ -26,6 +26,7 @@ from typing import Any, Final
 import pandas as pd
 
 from toolcall_cli.core.config import DEFAULT, Config
+from toolcall_cli.core.words import plural
 from toolcall_cli.pipeline import inject, prescreen, ratelimit, response, schema
 from toolcall_cli.pipeline.base import ReplayContext, Stage, ToolCall, Verdict, skipped
 from toolcall_cli.pipeline.calls import extract_calls
@@ -162,8 +163,14 @@ def replay(
     )
     notes = (registry.notes if registry is not None else ()) + (
         (
-            f"{synthetic} call(s) reached the rate limiter without an event time: their clock "
-            "is synthetic (one assistant turn = 1 s), so those ratelimit verdicts are indicative",
+            f"{plural(synthetic, 'call')} reached the rate limiter without an event time: "
+            + (
+                "its clock is synthetic (one assistant turn = 1 s), so that ratelimit verdict "
+                "is indicative"
+                if synthetic == 1
+                else "their clock is synthetic (one assistant turn = 1 s), so those ratelimit "
+                "verdicts are indicative"
+            ),
         )
         if synthetic
         else ()

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
 from toolcall_cli.core.config import Config
+from toolcall_cli.core.words import plural
 from toolcall_cli.pipeline import ratelimit
 from toolcall_cli.pipeline.observe import was_dispatched
 
@@ -55,7 +56,8 @@ def settings_warning(calls: Sequence[CallReplay], cfg: Config) -> str | None:
         return None
     suspects = Counter(s for s in map(_suspect, wrong) if s is not None)
     head = (
-        f"{len(wrong)} of {len(calls)} calls disagree with the evidence, so these settings "
+        f"{len(wrong)} of {plural(len(calls), 'call')} "
+        f"{'disagrees' if len(wrong) == 1 else 'disagree'} with the evidence, so these settings "
         "probably do not model this production"
     )
     tail = "; give production's settings with --baseline FILE or fit them with --calibrate"

@@ -18,6 +18,7 @@ from rich.text import Text
 
 from toolcall_cli import __version__
 from toolcall_cli.core.jsonio import pretty
+from toolcall_cli.core.words import plural
 from toolcall_cli.pipeline import PIPELINE, CallReplay, ReplayReport, Verdict
 from toolcall_cli.pipeline.live import LiveResult
 from toolcall_cli.render import RenderOptions, renders
@@ -153,11 +154,12 @@ def settings_lines(settings: dict[str, Any], label: str = "settings") -> list[st
     limits = ", ".join(f"{t} {n}" for t, n in sorted(per_tool.items())) or "none"
     budgets = settings.get("budgets.per_tool") or {}
     return [
-        f"{label} ({settings['from']}): flooding guard at most {settings['flooding.max_calls']} "
-        f"calls per {settings['flooding.window_s']:g} s per session; per-tool limits: {limits}; "
+        f"{label} ({settings['from']}): flooding guard at most "
+        f"{plural(settings['flooding.max_calls'], 'call')} per "
+        f"{settings['flooding.window_s']:g} s per session; per-tool limits: {limits}; "
         f"identical-call dedupe {_switch(settings['flooding.dedupe'])}",
         f"  responses: timestamp tolerance {settings['tolerance.timestamp_ms']:g} ms, result "
-        f"budget {settings['budgets.result_chars']} chars"
+        f"budget {plural(settings['budgets.result_chars'], 'char')}"
         + (f" ({', '.join(f'{t} {n}' for t, n in sorted(budgets.items()))})" if budgets else "")
         + f"; tool definitions: {settings['tools']}",
     ]
@@ -292,7 +294,7 @@ def to_table(report: ReplayReport, out: TextIO, opts: RenderOptions) -> None:
 
 
 def _live_table(con: Any, lives: list[LiveResult]) -> None:
-    t = Table(title=f"Live replay: {len(lives)} call(s)", title_justify="left")
+    t = Table(title=f"Live replay: {plural(len(lives), 'call')}", title_justify="left")
     for col in ("tool_call_id", "http", "ms", "response", "reason", "differences"):
         t.add_column(col, overflow="fold")
     for r in lives:
