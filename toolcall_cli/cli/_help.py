@@ -89,6 +89,17 @@ def did_you_mean(given: str, known: list[str]) -> str:
     return f"{head} Did you mean {' or '.join(close[:2])}?"
 
 
+def _parse_suggesting(parse: Any, params: list[Any], ctx: Any, args: list[str]) -> list[str]:
+    """*parse*(ctx, args), re-raising an unknown flag with the flag most likely meant."""
+    try:
+        return list(parse(ctx, args))
+    except NoSuchOption as e:
+        known = sorted({o for p in params for o in (*p.opts, *p.secondary_opts)})
+        raise NoSuchOption(
+            e.option_name, message=did_you_mean(e.option_name, known), ctx=e.ctx
+        ) from None
+
+
 class ToolcallCommand(typer.core.TyperCommand):
     """A typer command with toolcall's help conventions (see the module docstring)."""
 
@@ -133,13 +144,7 @@ class ToolcallCommand(typer.core.TyperCommand):
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         """Parse, answering an unknown flag with the one most likely meant."""
-        try:
-            return super().parse_args(ctx, args)
-        except NoSuchOption as e:
-            known = sorted({o for p in self.params for o in (*p.opts, *p.secondary_opts)})
-            raise NoSuchOption(
-                e.option_name, message=did_you_mean(e.option_name, known), ctx=e.ctx
-            ) from None
+        return _parse_suggesting(super().parse_args, self.params, ctx, args)
 
     def invoke(self, ctx: Any) -> Any:
         """Hand the command the shared `Format` member its narrowed choice stands for."""
@@ -159,10 +164,4 @@ class ToolcallGroup(typer.core.TyperGroup):
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         """Parse the global options, answering an unknown one with the closest."""
-        try:
-            return super().parse_args(ctx, args)
-        except NoSuchOption as e:
-            known = sorted({o for p in self.params for o in (*p.opts, *p.secondary_opts)})
-            raise NoSuchOption(
-                e.option_name, message=did_you_mean(e.option_name, known), ctx=e.ctx
-            ) from None
+        return _parse_suggesting(super().parse_args, self.params, ctx, args)

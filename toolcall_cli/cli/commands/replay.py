@@ -137,10 +137,11 @@ def run(
     if trace_id is None and session_id is None:
         trace_id, session_id = one_trace_or_session(events, scope, cfg=cfg)
     new_cfg = load_config(what_if) if what_if else None
+    base_cfg = load_config(baseline) if baseline else None
     report = replay_compare(
         events,
         cfg=cfg,
-        baseline=load_config(baseline) if baseline else None,
+        baseline=base_cfg,
         tools=tuple(tools or ()),
         new_cfg=new_cfg,
         calibrate=calibrate,
@@ -149,7 +150,7 @@ def run(
     )
     if target:
         report = live_replay(
-            report, target=target, cfg=new_cfg or cfg, timeout=timeout,
+            report, target=target, cfg=new_cfg or base_cfg or cfg, timeout=timeout,
             ignore=tuple(ignore or ("timestamp",)), allow_remote=allow_remote,
         )  # fmt: skip
     emit(report, fmt, output)
