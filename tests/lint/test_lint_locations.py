@@ -4,6 +4,7 @@ when the whole file is one line (minified JSON, JSONL records)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from tests.conftest import ROOT, run_cli
@@ -50,11 +51,13 @@ def test_table_shows_file_line_col_and_pointer(tmp_path: Path) -> None:
     minified = tmp_path / "min.json"
     minified.write_text(json.dumps(json.loads(BAD.read_text())))
     res = run_cli(["lint", str(minified), "--fail-on", "never"], env={"COLUMNS": "250"})
-    rows = [ln for ln in res.stdout.splitlines() if f"{minified}:1:" in ln]
+    lines = res.stdout.splitlines()
+    assert lines[0].strip() == str(minified)  # the table's title: the file of every row
+    rows = [ln for ln in lines if re.search(r"│\s+1:\d+ │", ln)]
     doc = json.loads(run_cli(["lint", str(minified), "-f", "json", "--fail-on", "never"]).stdout)
     assert len(rows) == len(doc["findings"])
     for f in doc["findings"]:
-        assert any(f"{minified}:1:{f['column']}" in r and f["pointer"] in r for r in rows), f
+        assert any(f" 1:{f['column']} │" in r and f["pointer"] in r for r in rows), f
 
 
 def test_yaml_and_jsonl_findings_carry_columns() -> None:

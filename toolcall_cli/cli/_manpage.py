@@ -61,7 +61,8 @@ def _params(cmd: Any) -> list[str]:
         else:
             label = ", ".join(p.opts + p.secondary_opts)
             if not getattr(p, "is_flag", False):
-                label += f" {metavar(p)}"
+                shown = metavar(p)
+                label += f" {{{shown}}}" if "|" in shown else f" {shown}"  # {a|b}: roff usage
         out.append(f".TP\n.B {_esc(label)}\n{_esc((p.help or '').strip())}{_esc(_default(p))}")
     return out
 

@@ -57,8 +57,8 @@ def _where(f: Finding) -> str:
 
 @renders("table", LintReport)
 def to_table(report: LintReport, out: TextIO, opts: RenderOptions) -> None:
-    """One table per file (the path as its title), one row per finding in line order: its
-    `file:line:col` and JSON pointer, so findings on one line (minified JSON) stay apart."""
+    """One table per file (the path as its title), one row per finding in line:col order with
+    its JSON pointer, so findings on one line (minified JSON) stay apart."""
     con = console(out, opts)
     if not report.findings:
         con.print(cell(f"No findings: {summary_line(report)}"))
@@ -69,15 +69,18 @@ def to_table(report: LintReport, out: TextIO, opts: RenderOptions) -> None:
     for path, unordered in by_file.items():
         findings = sorted(unordered, key=lambda f: (f.location.line or 0, f.location.column or 0))
         t = Table(title=cell(path, limit=None), title_justify="left", title_style="bold")
-        t.add_column("location", overflow="fold")  # file:line:col; folds rather than hide the rest
-        t.add_column("pointer", overflow="fold")
+        # the title is the file, this column the line:col in it (file:line:col); never folded
+        t.add_column("line:col", justify="right", no_wrap=True)
+        # pointer and tool fold to leave the message most of a narrow terminal's width
+        side = max(16, (con.width - 40) // 4)
+        t.add_column("pointer", overflow="fold", max_width=side)
         t.add_column("code", no_wrap=True)
         t.add_column("severity", no_wrap=True)
-        t.add_column("tool", overflow="fold", max_width=24)
+        t.add_column("tool", overflow="fold", max_width=side)
         t.add_column("message", overflow="fold", ratio=1)
         for f in findings:
             t.add_row(
-                cell(_where(f), limit=None),
+                cell(_where(f)[len(f.location.path or "") + 1 :] or "-", limit=None),
                 cell(f.location.pointer or "", limit=200),
                 cell(f.code),
                 cell(f.severity.value, style=SEVERITY_STYLE[f.severity.value]),
