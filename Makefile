@@ -11,7 +11,7 @@ DEMO := fixtures/incidents/flooding-model-loop
 MITM_PY311 := mitmproxy==11.0.2 mitmproxy_rs==0.10.7 'pyOpenSSL>=24.3,<27' pyparsing==3.2.0 \
 	wsproto==1.2.0 'h11>=0.16,<1'
 
-.PHONY: setup tshark chromium mitm phoenix demo test lint-code check bench fuzz man clean
+.PHONY: setup tshark chromium mitm phoenix shells demo test lint-code check bench fuzz man clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -19,7 +19,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev,mitm,mcp]'
 	@touch $(STAMP)
 
-setup: $(STAMP) mitm tshark chromium phoenix
+setup: $(STAMP) mitm tshark chromium shells phoenix
 
 # .mitm input (toolcall[mitm]); on Python 3.12+ the extra above already installed mitmproxy 12.
 mitm: $(STAMP)
@@ -67,6 +67,21 @@ phoenix:
 	  $(PHOENIX)/bin/python -m pip install --quiet 'arize-phoenix==20.26.1'; } || \
 	  { echo "note: could not install arize-phoenix; the Phoenix round-trip test needs it"; \
 	    if [ "$$CI" = "true" ]; then exit 1; fi; }
+
+# The shell-completion test runs the real bash, zsh and fish; zsh and fish come from apt-get.
+shells:
+	@if command -v zsh >/dev/null 2>&1 && command -v fish >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "installing zsh and fish with apt-get"; \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq zsh fish >/dev/null 2>&1 || \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq zsh fish >/dev/null; } || \
+	  { echo "error: could not install zsh and fish"; if [ "$$CI" = "true" ]; then exit 1; fi; }; \
+	elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then \
+	  sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq zsh fish >/dev/null; \
+	else \
+	  echo "note: zsh/fish are not installed; the completion test needs them (apt-get install zsh fish)"; \
+	  if [ "$$CI" = "true" ]; then exit 1; fi; \
+	fi
 
 demo: $(STAMP) tshark
 	@echo "\$$ toolcall diagnose $(DEMO)"

@@ -46,11 +46,13 @@ def test_man_pages_are_fresh(update_goldens: bool) -> None:
     expected = pages()
     mandir = ROOT / "man"
     if update_goldens:
-        for old in mandir.glob("*.1"):
+        for old in [*mandir.glob("*.1"), *mandir.glob("*.5")]:
             old.unlink()
         for name, text in expected.items():
             (mandir / name).write_text(text, encoding="utf-8")
-    on_disk = {p.name: p.read_text(encoding="utf-8") for p in mandir.glob("*.1")}
+    on_disk = {
+        p.name: p.read_text(encoding="utf-8") for p in [*mandir.glob("*.1"), *mandir.glob("*.5")]
+    }
     assert set(on_disk) == set(expected), "man pages missing or extra: run pytest --update-goldens"
     for name, text in expected.items():
         assert on_disk[name] == text, (

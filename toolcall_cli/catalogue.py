@@ -33,4 +33,23 @@ def rules_report(code: str | None = None) -> RulesReport:
     for r in rules:
         if r.code == want.upper() or r.name == want.lower() or want.lower() in r.aliases:
             return RulesReport((r,), single=True)
-    raise UsageError(f"unknown rule {code!r}", hint="run `toolcall rules` for the catalogue")
+    raise UsageError(f"unknown rule {code!r}", hint=_rule_hint(want, rules))
+
+
+def _rule_hint(want: str, rules: list[Rule]) -> str:
+    """Did-you-mean for a code or name: `FL01` → FL001 (a dropped zero), `modelloop` →
+    model-loop (a close spelling); else where the catalogue is."""
+    import difflib
+    import re
+
+    codes = [r.code for r in rules]
+    padded = re.fullmatch(r"([A-Za-z]{2})(\d{1,2})", want)
+    zero = f"{padded[1].upper()}{int(padded[2]):03d}" if padded else ""
+    if zero in codes:  # FL01 meant FL001, not every FL code one edit away
+        return f"did you mean {zero}? (`toolcall rules` lists them all)"
+    close = difflib.get_close_matches(want.upper(), codes, n=3, cutoff=0.6)
+    close += difflib.get_close_matches(want.lower(), [r.name for r in rules], n=2, cutoff=0.6)
+    known = [c for c in dict.fromkeys(close) if c in codes or any(r.name == c for r in rules)]
+    if not known:
+        return "run `toolcall rules` for the catalogue"
+    return f"did you mean {' or '.join(known[:3])}? (`toolcall rules` lists them all)"

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import FIXTURES, ROOT, assert_golden, run_cli
+from tests.conftest import FIXTURES, ROOT, assert_golden, need_corpus, run_cli
 from tests.pipeline.replay_helpers import loopback
 
 B = "fixtures/replay/booking"
@@ -31,8 +31,12 @@ def test_known_verdicts() -> None:
     doc = _json([])
     got = {c["tool_call_id"]: [c["replayed"], c["observed"], c["agrees"]] for c in doc["calls"]}
     assert got == EXPECTED["calls"]
-    assert doc["calls"][0]["tool_call_id"] == "call_8"  # disagreements first
+    order = [c["tool_call_id"] for c in doc["calls"]]
+    assert order == [f"call_{i}" for i in range(1, 9)]  # time order, not disagreements first
     assert doc["schema_version"] == 1 and doc["trace_id"] == "trace-book" and doc["changes"] is None
+    assert doc["settings"]["from"] == "fixtures/replay/booking/toolcall.toml"
+    assert doc["settings"]["flooding.per_tool"] == {"send_email": 2}
+    assert doc["warning"] is None  # 1 of 8 disagrees: not "most"
     stage = doc["calls"][0]["stages"][0]
     assert set(stage) >= {"stage", "verdict", "code", "reason"}
 
@@ -41,13 +45,107 @@ def test_known_verdicts() -> None:
     ("extra", "key"),
     [
         (["--tools", f"{B}/tools_new.json"], "whatif_tools_new"),
-        (["--config", f"{B}/looser.toml"], "whatif_looser"),
+        (["--what-if", f"{B}/looser.toml"], "whatif_looser"),
     ],
 )
 def test_what_if_lists_exactly_the_changed_calls(extra: list[str], key: str) -> None:
     doc = _json(extra)
     got = {c["tool_call_id"]: [c["before"], c["after"]] for c in doc["changes"]}
     assert got == EXPECTED[key]
+
+
+def test_each_changed_verdict_names_its_cause() -> None:
+    doc = _json(["--what-if", f"{B}/looser.toml", "--tools", f"{B}/tools_new.json"])
+    causes = {c["tool_call_id"]: c["causes"] for c in doc["changes"]}
+    new_tools = (
+        "tools: 4 tools declared in the session's own request → 4 tools from "
+        "fixtures/replay/booking/tools_new.json"
+    )
+    assert causes == {
+        "call_3": [new_tools],
+        "call_7": ["flooding.per_tool.send_email: 2 → 3"],
+        "call_8": [new_tools],
+    }
+    assert doc["baseline"]["flooding.per_tool"] == {"send_email": 2}
+    assert doc["settings"]["flooding.per_tool"] == {"send_email": 3}
+
+
+def test_baseline_file_is_production_settings() -> None:
+    res = run_cli(
+        ["replay", *INPUTS, "--trace-id", "trace-book", "--baseline", f"{B}/toolcall.toml",
+         "-f", "json"],
+        cwd=ROOT,
+    )  # fmt: skip
+    assert res.exit_code == 0, res.stderr
+    doc = json.loads(res.stdout)
+    got = {c["tool_call_id"]: [c["replayed"], c["observed"], c["agrees"]] for c in doc["calls"]}
+    assert got == EXPECTED["calls"]  # the same verdicts as the global --config
+    assert doc["changes"] is None
+
+
+def test_replay_config_has_one_meaning() -> None:
+    res = run_cli(["replay", *INPUTS, "--trace-id", "trace-book", "--config", f"{B}/looser.toml"])
+    assert res.exit_code == 2
+    assert "--baseline FILE" in res.stderr and "--what-if FILE" in res.stderr
+
+
+DEMO = "fixtures/incidents/flooding-model-loop"
+
+
+def _demo(args: list[str]) -> dict[str, Any]:
+    res = run_cli(["replay", DEMO, "--session-id", "sess-loop", "-f", "json", *args], cwd=ROOT)
+    assert res.exit_code == 0, res.stderr
+    return json.loads(res.stdout)
+
+
+def test_flooding_demo_warns_about_dedupe() -> None:
+    doc = _demo([])
+    assert doc["summary"]["disagreements"] == 4
+    assert doc["warning"].startswith("4 of 6 calls disagree with the evidence")
+    assert "[flooding] dedupe" in doc["warning"] and "--calibrate" in doc["warning"]
+    assert doc["settings"]["from"] == "built-in defaults"
+
+
+def test_flooding_demo_calibrates_dedupe_off() -> None:
+    doc = _demo(["--calibrate"])
+    cal = doc["calibration"]
+    assert (cal["explained"], cal["baseline_explained"], cal["calls"]) == (6, 2, 6)
+    assert cal["flooding"] == {"window_s": 60.0, "max_calls": 5, "per_tool": {}, "dedupe": False}
+    assert cal["changes"] == ["flooding.dedupe: true → false"]
+    assert "dedupe = false" in cal["fragment"] and "explains 6 of 6 calls" in cal["fragment"]
+    assert doc["summary"]["disagreements"] == 0 and doc["warning"] is None
+    assert {c["tool_call_id"] for c in doc["changes"]} == {f"call_loop{i}" for i in (2, 3, 4, 5)}
+    assert all(c["causes"] == ["flooding.dedupe: true → false"] for c in doc["changes"])
+
+
+def test_calibrated_fragment_is_a_config_that_reproduces_it(tmp_path: Path) -> None:
+    frag = tmp_path / "toolcall.toml"
+    frag.write_text(_demo(["--calibrate"])["calibration"]["fragment"])
+    assert _demo(["--baseline", str(frag)])["summary"]["disagreements"] == 0
+
+
+def test_tau_bench_synthetic_clock_is_named_and_calibrated() -> None:
+    corpus = need_corpus()
+    path = corpus / "conversations/tau-bench/historical_trajectories__gpt-4o-airline.json"
+    sess = "historical_trajectories__gpt-4o-airline:33"
+    res = run_cli(["replay", str(path), "--session-id", sess, "-f", "json", "--calibrate"])
+    assert res.exit_code == 0, res.stderr
+    doc = json.loads(res.stdout)
+    cal = doc["calibration"]
+    assert (cal["baseline_explained"], cal["calls"]) == (5, 22)
+    assert cal["explained"] == 20  # the other two reuse a call id: prescreen, not the limiter
+    assert cal["synthetic_clock"] is True and "assistant turns" in cal["fragment"]
+    plain = run_cli(["replay", str(path), "--session-id", sess, "-f", "json"])
+    warning = json.loads(plain.stdout)["warning"]
+    assert warning.startswith("17 of 22 calls disagree")
+    assert "max_calls and window_s" in warning and "synthetic" in warning
+
+
+def test_table_is_in_time_order_with_ids_whole() -> None:
+    res = run_cli(["replay", DEMO, "--session-id", "sess-loop"], env={"COLUMNS": "60"})
+    rows = [ln for ln in res.stdout.splitlines() if "call_loop" in ln and "+" in ln]
+    assert [r.split()[3] for r in rows] == [f"call_loop{i}" for i in range(1, 7)]
+    assert [r.split()[0] for r in rows] == ["yes", "NO", "NO", "NO", "NO", "yes"]
 
 
 def test_golden_table(update_goldens: bool) -> None:

@@ -68,11 +68,13 @@ def test_json_shape() -> None:
             "message",
             "file",
             "line",
+            "column",
             "pointer",
             "tool",
             "fix",
         }
-        assert f["file"] == BAD and f["line"] >= 1 and f["pointer"].startswith("/tools/")
+        assert f["file"] == BAD and f["line"] >= 1 and f["column"] >= 1
+        assert f["pointer"].startswith("/tools/")
 
 
 def test_sarif_validates_against_the_schema() -> None:
@@ -143,7 +145,7 @@ def test_hostile_text_is_neutralised(tmp_path: Path) -> None:
     for fmt in ("table", "json", "markdown", "sarif", "github"):
         res = run_cli(
             ["--color", "always", "lint", str(tmp_path), "--profile", "openai", "-f", fmt],
-            env={"NO_COLOR": ""},
+            env={"NO_COLOR": "", "COLUMNS": "250"},  # wide: the markup must not fold mid-token
         )
         assert res.exit_code == 1, (fmt, res.stderr)
         for raw in ("\x1b[31m", "\x1b]0;", "\x07"):

@@ -22,7 +22,7 @@ def test_pipeline_order_is_explicit() -> None:
     assert [s.name for s in PIPELINE] == ["prescreen", "schema", "ratelimit", "response", "inject"]
 
 
-def test_outcomes_agreement_and_disagreements_first() -> None:
+def test_outcomes_agreement_in_time_order() -> None:
     df = frame(
         [
             text(),
@@ -47,7 +47,7 @@ def test_outcomes_agreement_and_disagreements_first() -> None:
         "c3": ("dispatched", "missing", False),  # no registry: the name is not checked
         "c4": ("dispatched", "missing", False),
     }
-    assert [c.agrees for c in rep.calls] == [False, False, True, True]
+    assert [c.tool_call_id for c in rep.calls] == ["c1", "c2", "c3", "c4"]  # time order
     assert rep.session_id == "s1" and rep.trace_id == "t1"
     assert all(len(c.stages) == 5 for c in rep.calls)
     c2 = calls["c2"]

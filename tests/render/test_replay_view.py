@@ -63,6 +63,7 @@ def test_every_part_is_drawn(fmt: str) -> None:
                 "origin": "f.json#/1",
                 "before": "dispatched",
                 "after": "rejected@schema",
+                "causes": [],
             }
         ]
         assert doc["calls"][0]["stages"][1]["detail"] == "$.a: bad\n$.b: bad"

@@ -1,4 +1,7 @@
-"""Generate man pages (toolcall.1 and one per command) from the typer app and the rule catalogue.
+"""Generate man pages from the typer app, the rule catalogue and the config keys.
+
+toolcall.1 and one page per command come from the typer app and the rule catalogue;
+toolcall.toml.5 from `core.config_keys.KEYS`, the one place config keys are defined.
 
 `python -m toolcall_cli.cli._manpage DIR` writes them; tests regenerate in memory and diff.
 """
@@ -14,6 +17,7 @@ import typer.main
 
 from toolcall_cli import __version__
 from toolcall_cli.catalogue import load_all
+from toolcall_cli.cli._help import metavar
 from toolcall_cli.errors import ExitCode
 
 DATE = "2026"
@@ -53,25 +57,14 @@ def _params(cmd: Any) -> list[str]:
         if getattr(p, "hidden", False) or p.name == "help":
             continue
         if p.param_type_name == "argument":
-            label = p.name.upper() + ("..." if p.nargs == -1 else "")
+            label = metavar(p) + ("..." if p.nargs == -1 else "")
         else:
             label = ", ".join(p.opts + p.secondary_opts)
             if not getattr(p, "is_flag", False):
-                label += f" {_metavar(p)}"
+                shown = metavar(p)
+                label += f" {{{shown}}}" if "|" in shown else f" {shown}"  # {a|b}: roff usage
         out.append(f".TP\n.B {_esc(label)}\n{_esc((p.help or '').strip())}{_esc(_default(p))}")
     return out
-
-
-def _metavar(p: Any) -> str:
-    ann = getattr(getattr(p, "type_descriptor", None), "annotation", None)
-    for t in (ann, *getattr(ann, "__args__", ())):
-        if isinstance(t, type) and issubclass(t, Enum):
-            return "{" + "|".join(str(m.value) for m in t) + "}"
-    if ann is not None and "Path" in str(ann):
-        return "PATH"
-    if ann is not None and ("int" in str(ann) or "float" in str(ann)):
-        return "N"
-    return "TEXT"
 
 
 def _header(name: str, summary: str) -> str:
@@ -101,6 +94,7 @@ def pages() -> dict[str, str]:
         page.append(f".SH SYNOPSIS\n.B toolcall {_esc(name)}\n[\\fIOPTIONS\\fR]\n")
         page.append(".SH DESCRIPTION\n" + _esc((cmd.help or "").strip()) + "\n")
         page.append(".SH OPTIONS\n" + "\n".join(_params(cmd)) + "\n")
+        page.append(_examples_section(name))
         page.append(_exit_section())
         page.append(".SH SEE ALSO\n.BR toolcall (1)\n")
         result[f"toolcall-{name}.1"] = "\n".join(page)
@@ -115,7 +109,74 @@ def pages() -> dict[str, str]:
         )
     main.append("")
     result["toolcall.1"] = "\n".join(main)
+    result["toolcall.toml.5"] = _config_page()
     return result
+
+
+def _config_page() -> str:
+    """toolcall.toml(5): every key with its kind, default and meaning."""
+    from toolcall_cli.core.config import DEFAULT
+    from toolcall_cli.core.config_keys import ARRAY_SECTIONS, KEYS
+    from toolcall_cli.core.config_show import toml_value
+
+    out = [
+        f'.TH TOOLCALL.TOML 5 "{DATE}" "toolcall {__version__}" "toolcall manual"',
+        ".SH NAME",
+        "toolcall.toml \\- configuration of toolcall",
+        ".SH SYNOPSIS",
+        ".B toolcall.toml",
+        ", or the",
+        ".B [tool.toolcall]",
+        "table of",
+        ".B pyproject.toml",
+        ".SH DESCRIPTION",
+        _esc(
+            "toolcall reads the file named with the global --config FILE, else the first "
+            "toolcall.toml (or pyproject.toml with a [tool.toolcall] table) found in the working "
+            "directory or a parent. A file found by discovery may add redaction but never turn "
+            "it off. Unknown sections and keys are usage errors (exit 2) with a did-you-mean. "
+            "Every key is optional; `toolcall config init` writes a commented file with every "
+            "key and its default, and `toolcall config show` prints the effective values and "
+            "where each came from (default, discovered file, --config, environment, flag)."
+        ),
+    ]
+    section = None
+    for key in KEYS:
+        if key.section != section:
+            section = key.section
+            title = (
+                "TOP-LEVEL KEYS"
+                if not section
+                else (f"[[{section}]]" if section in ARRAY_SECTIONS else f"[{section}]")
+            )
+            out.append(f".SH {_esc(title)}")
+        default = key.value(DEFAULT)
+        shown = toml_value(default) if default not in (None, [], {}, "") else "empty"
+        example = f" Example: {key.name} = {key.example}." if key.example else ""
+        out.append(
+            f".TP\n.B {_esc(key.name)}\n{_esc(key.kind)}; default {_esc(shown)}.\n"
+            f"{_esc(key.meaning[0].upper() + key.meaning[1:])}.{_esc(example)}"
+        )
+    out.append(".SH ENVIRONMENT")
+    out.append(
+        ".TP\n.B TOOLCALL_MAX_DECOMPRESSED\n"
+        + _esc("overrides limits.max_decompressed (bytes, K/M/G suffixes).")
+    )
+    out.append(".TP\n.B TOOLCALL_FORMAT\n" + _esc("the default --format of every command."))
+    out.append(".TP\n.B NO_COLOR\n" + _esc("no colour, as --color never."))
+    out.append(".SH SEE ALSO\n.BR toolcall (1),\n.BR toolcall\\-config (1)\n")
+    return "\n".join(out)
+
+
+def _examples_section(command: str) -> str:
+    """EXAMPLES: the same command lines as --help (cli/_examples.py)."""
+    from toolcall_cli.cli._examples import EXAMPLES
+
+    rows = "\n".join(
+        f".PP\n.nf\n$ {_esc(line)}\n.fi\n.RS\n{_esc(what)}\n.RE"
+        for line, what in EXAMPLES.get(command, ())
+    )
+    return f".SH EXAMPLES\n{rows}\n" if rows else ""
 
 
 def _exit_section() -> str:

@@ -35,6 +35,19 @@ class Format(str, Enum):
     openmetrics = "openmetrics"
 
 
+#: The formats each command renders: its --help, completion and validation offer only these
+#: (`cli/_help.py`); a meta-test keeps them equal to what each command's `check_format` allows.
+COMMAND_FORMATS: dict[str, tuple[str, ...]] = {
+    "ingest": ("table", "json", "jsonl", "markdown"),
+    "timeline": ("table", "json", "markdown", "html", "otlp"),
+    "diagnose": ("table", "json", "markdown", "sarif", "html", "otlp", "openmetrics"),
+    "replay": ("table", "json", "markdown"),
+    "lint": ("table", "json", "markdown", "sarif", "github"),
+    "rules": ("table", "json", "markdown"),
+    "config": ("table", "json", "markdown"),
+}
+
+
 class Color(str, Enum):
     """--color choices."""
 

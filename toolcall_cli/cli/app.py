@@ -17,14 +17,15 @@ import typer
 from toolcall_cli import __version__
 from toolcall_cli.cli import _settings
 from toolcall_cli.cli._guard import guarded
+from toolcall_cli.cli._help import ToolcallCommand, ToolcallGroup
 from toolcall_cli.cli._options import Color, ConfigOpt
-from toolcall_cli.cli.commands import diagnose, ingest, lint, replay, rules, timeline
+from toolcall_cli.cli.commands import config, diagnose, ingest, lint, replay, rules, timeline
 
 app = typer.Typer(
     name="toolcall",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
-    add_completion=False,
+    cls=ToolcallGroup,
     rich_markup_mode=None,
     help="Diagnose and replay LLM tool-call round trips.",
 )
@@ -36,6 +37,7 @@ COMMANDS = {
     "replay": replay.run,
     "lint": lint.run,
     "rules": rules.run,
+    "config": config.run,
 }
 
 
@@ -47,7 +49,7 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def main(
-    config: ConfigOpt = None,
+    config_file: ConfigOpt = None,
     color: Annotated[Color, typer.Option("--color", help="Colour output.")] = Color.auto,
     debug: Annotated[
         bool, typer.Option("--debug", help="Show tracebacks for internal errors.")
@@ -65,7 +67,7 @@ def main(
     """Diagnose and replay LLM tool-call round trips."""
     _settings.set_current(
         _settings.Settings(
-            config_path=Path(config) if config else None,
+            config_path=Path(config_file) if config_file else None,
             color=color.value,
             debug=debug,
             quiet=quiet,
@@ -74,4 +76,4 @@ def main(
 
 
 for _name, _fn in COMMANDS.items():
-    app.command(_name)(guarded(_fn))  # type: ignore[arg-type]
+    app.command(_name, cls=ToolcallCommand)(guarded(_fn))  # type: ignore[arg-type]

@@ -39,11 +39,11 @@ import difflib
 import math
 import re
 import tomllib
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from toolcall_cli.core import re2
+from toolcall_cli.core import config_keys, re2
 from toolcall_cli.errors import UsageError
 
 #: Default cap on what a gzip input or HTTP body may inflate to (decompression bombs).
@@ -132,23 +132,12 @@ class Config:
 
 DEFAULT = Config()
 
-#: Every section of toolcall.toml and the keys it may hold, in one place (ruff's
-#: `deny_unknown_fields`): an unknown section or key is a usage error with did-you-mean.
-#: Sections mirror the dataclasses above; `messages` and `limits` are single keys of Config.
-SECTIONS: dict[str, frozenset[str]] = {
-    "flooding": frozenset(f.name for f in fields(Flooding)),
-    "tolerance": frozenset(f.name for f in fields(Tolerance)),
-    "sla": frozenset(f.name for f in fields(Sla)),
-    "messages": frozenset({"window"}),
-    "budgets": frozenset(f.name for f in fields(Budgets)),
-    "limits": frozenset({"max_decompressed"}),
-    "redact": frozenset(f.name for f in fields(Redact)),
-    "formats": frozenset(f.name for f in fields(LogFormat)),
-    # read by `toolcall lint` (lint/engine.py checks their types)
-    "lint": frozenset({"profile", "token_budget", "select", "ignore", "lock", "baseline"}),
-}
+#: Every section of toolcall.toml and the keys it may hold (ruff's `deny_unknown_fields`): an
+#: unknown section or key is a usage error with did-you-mean. Built from `config_keys.KEYS`, the
+#: one place keys are defined and documented (`config init`, `man/toolcall.toml.5`).
+SECTIONS: dict[str, frozenset[str]] = config_keys.sections()
 #: Top-level keys that are values, not tables.
-TOP_KEYS = frozenset({"tools", "tz"})
+TOP_KEYS = config_keys.top_keys()
 
 
 def check_known(data: dict[str, Any], where: str) -> None:

@@ -151,11 +151,12 @@ class Evidence:
 
 @dataclass(frozen=True, slots=True)
 class Location:
-    """A place in a file: path, 1-based line, JSON pointer."""
+    """A place in a file: path, 1-based line, JSON pointer, 1-based column (when known)."""
 
     path: str | None = None
     line: int | None = None
     pointer: str | None = None
+    column: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

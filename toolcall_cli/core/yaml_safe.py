@@ -15,6 +15,8 @@ from typing import Any, Final
 
 import yaml
 
+from toolcall_cli.core.words import plural
+
 #: Nodes a stream may hold once its aliases are expanded.
 MAX_NODES: Final = 1_000_000
 #: Aliases a stream may use (real tool definitions and cassettes use a handful).
@@ -56,7 +58,9 @@ def check_expansion(
             stack.append([1, opened])
             total += 1
             if total > max_nodes:
-                raise YAMLBombError(f"YAML aliases expand to more than {max_nodes:,} nodes")
+                raise YAMLBombError(
+                    f"YAML aliases expand to more than {plural(max_nodes, 'node', spec=',')}"
+                )
             continue
         elif isinstance(event, yaml.CollectionEndEvent):
             n, anchor = stack.pop()
@@ -70,7 +74,9 @@ def check_expansion(
         stack[-1][0] += n
         total += n
         if total > max_nodes:
-            raise YAMLBombError(f"YAML aliases expand to more than {max_nodes:,} nodes")
+            raise YAMLBombError(
+                f"YAML aliases expand to more than {plural(max_nodes, 'node', spec=',')}"
+            )
 
 
 def safe_load(text: str) -> Any:

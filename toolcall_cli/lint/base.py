@@ -116,7 +116,12 @@ def finding(
         message,
         fix=fix,
         tool=tool.name,
-        location=Location(path=tool.file, line=tool.line_of(pointer), pointer=pointer),
+        location=Location(
+            path=tool.file,
+            line=tool.line_of(pointer),
+            pointer=pointer,
+            column=tool.column_of(pointer),
+        ),
         **kw,
     )
 

@@ -44,6 +44,7 @@ def finding_dict(f: Finding) -> dict[str, Any]:
         "message": f.message,
         "file": loc.path,
         "line": loc.line,
+        "column": loc.column,
         "pointer": loc.pointer,
         "tool": f.tool,
         "fix": f.fix,

@@ -121,11 +121,7 @@ def _types(schema: dict[str, Any]) -> set[str]:
 
 def _label(tool: ToolDef, node: Node) -> str:
     """`"name"` for a named property, else its pointer below `parameters` (or `parameters`)."""
-    return (
-        f'"{node.name}"'
-        if node.name
-        else (node.pointer[len(tool.schema_pointer) :] or "parameters")
-    )
+    return f'"{node.name or node.pointer[len(tool.schema_pointer) :] or "parameters"}"'
 
 
 @tool_rule(SC005)

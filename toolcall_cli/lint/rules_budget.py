@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from toolcall_cli.core.findings import Finding, Severity, rule
+from toolcall_cli.core.words import plural
 from toolcall_cli.lint.base import LintContext, finding, registry_groups, registry_rule, section
 from toolcall_cli.lint.walk import safe_canonical
 from toolcall_cli.tools.loaders import ToolDef
@@ -77,7 +78,7 @@ def check_budget(tools: Sequence[ToolDef], ctx: LintContext) -> Iterator[Finding
             SC013,
             crossing,
             crossing.pointer,
-            f"{len(group)} tool{'s' if len(group) != 1 else ''} ≈{total:,} tokens exceed "
+            f"{plural(len(group), 'tool')} ≈{plural(total, 'token', spec=',')} exceed "
             f"the budget of {budget:,} "
             f"(chars/4 estimate; largest: {largest})",
             fix="split the registry, load tools on demand, or shorten descriptions and enums",

@@ -65,6 +65,7 @@ import orjson
 
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.core.jsonio import canonical
+from toolcall_cli.core.words import plural
 from toolcall_cli.lint.base import LintContext, finding, section, tool_rule
 from toolcall_cli.lint.metaschema import meta_validator, schema_class
 from toolcall_cli.lint.walk import MAX_SCHEMA_DEPTH, types_of
@@ -138,7 +139,8 @@ def check_metaschema(tool: ToolDef, ctx: LintContext) -> Iterator[Finding]:
             SC001,
             tool,
             tool.schema_pointer,
-            f"schema nested {depth} levels deep (over {MAX_SCHEMA_DEPTH}); not analysed further",
+            f"schema nested {plural(depth, 'level')} deep (over {MAX_SCHEMA_DEPTH}); not "
+            "analysed further",
             fix="flatten the schema; providers limit nesting (OpenAI strict mode: 10 levels)",
         )
         return

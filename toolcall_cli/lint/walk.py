@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolcall_cli.core.jsonio import canonical
+from toolcall_cli.core.words import plural
 from toolcall_cli.tools.dialect import json_type
 from toolcall_cli.tools.linemap import escape
 
@@ -137,4 +138,4 @@ def safe_canonical(value: Any) -> str:
             value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str
         )
     except (RecursionError, ValueError):
-        return f"<nested too deeply: {json_depth(value)} levels>"
+        return f"<nested too deeply: {plural(json_depth(value), 'level')}>"

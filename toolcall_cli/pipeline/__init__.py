@@ -4,7 +4,9 @@
 ``name`` and ``check(call, ctx) -> Verdict``. :func:`replay` walks every call of the trace's
 sessions in order through the stages (stages after the first failure are skipped), compares
 the replayed outcome with the observed one (`pipeline.observe`) and returns a
-:class:`ReplayReport`, disagreements first. Replay never touches the network; live replay
+:class:`ReplayReport`, in time order, with the settings it ran under first
+(`pipeline.settings`) and a warning when most calls disagree (`pipeline.disagreement`).
+Replay never touches the network; live replay
 against a named target is `pipeline.live`.
 
 Verdict codes — prescreen: ``empty-id``, ``duplicate-id``, ``unknown-tool``,
@@ -19,16 +21,19 @@ Verdict codes — prescreen: ``empty-id``, ``duplicate-id``, ``unknown-tool``,
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Any, Final
 
 import pandas as pd
 
 from toolcall_cli.core.config import DEFAULT, Config
+from toolcall_cli.core.words import plural
 from toolcall_cli.pipeline import inject, prescreen, ratelimit, response, schema
 from toolcall_cli.pipeline.base import ReplayContext, Stage, ToolCall, Verdict, skipped
 from toolcall_cli.pipeline.calls import extract_calls
+from toolcall_cli.pipeline.disagreement import settings_warning
 from toolcall_cli.pipeline.observe import agrees, observe, replayed
 from toolcall_cli.pipeline.scope import select
+from toolcall_cli.pipeline.settings import describe
 from toolcall_cli.tools.registry import ToolRegistry, registry_from_session
 
 PIPELINE: Final[tuple[Stage, ...]] = (prescreen, schema, ratelimit, response, inject)
@@ -60,6 +65,7 @@ class Change:
     origin: str
     before: str
     after: str
+    causes: tuple[str, ...] = ()  # the setting changes that flip it ("key: old → new")
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +79,10 @@ class ReplayReport:
     changes: tuple[Change, ...] | None = None  # None: not a what-if run
     live: tuple[object, ...] | None = None  # pipeline.live.LiveResult rows; None: no --target
     notes: tuple[str, ...] = field(default=())
+    settings: dict[str, Any] = field(default_factory=dict)  # pipeline.settings.describe
+    baseline: dict[str, Any] | None = None  # a what-if's "before" settings; None: no what-if
+    warning: str | None = None  # most calls disagree: the settings, not the evidence, are off
+    calibration: Any = None  # pipeline.calibrate.Calibration with --calibrate
 
     @property
     def disagreements(self) -> int:
@@ -114,7 +124,7 @@ def replay(
     trace_id: str | None = None,
     session_id: str | None = None,
 ) -> ReplayReport:
-    """Replay the calls of a trace (or session) through `PIPELINE`; disagreements first.
+    """Replay the calls of a trace (or session) through `PIPELINE`, in time order.
 
     Without *registry* the tools the session declared are used; with neither, names and
     schemas are not checked (the stages say so).
@@ -144,7 +154,7 @@ def replay(
                 call=call,
             )
         )
-    ordered = sorted(range(len(rows)), key=lambda i: (rows[i].agrees, i))
+    ordered = sorted(range(len(rows)), key=lambda i: (rows[i].clock, i))
     sessions = scope.session_ids
     synthetic = sum(  # only calls the rate limiter judged: the clock matters nowhere else
         r.clock_kind == "synthetic"
@@ -153,8 +163,14 @@ def replay(
     )
     notes = (registry.notes if registry is not None else ()) + (
         (
-            f"{synthetic} call(s) reached the rate limiter without an event time: their clock "
-            "is synthetic (one assistant turn = 1 s), so those ratelimit verdicts are indicative",
+            f"{plural(synthetic, 'call')} reached the rate limiter without an event time: "
+            + (
+                "its clock is synthetic (one assistant turn = 1 s), so that ratelimit verdict "
+                "is indicative"
+                if synthetic == 1
+                else "their clock is synthetic (one assistant turn = 1 s), so those ratelimit "
+                "verdicts are indicative"
+            ),
         )
         if synthetic
         else ()
@@ -165,4 +181,6 @@ def replay(
         calls=tuple(rows[i] for i in ordered),
         registry=registry.source if registry is not None else "none",
         notes=notes,
+        settings=describe(cfg, registry),
+        warning=settings_warning(rows, cfg),
     )

@@ -22,6 +22,7 @@ from collections import deque
 from typing import Final
 
 from toolcall_cli.core.jsonio import canonical_hash
+from toolcall_cli.core.words import plural
 from toolcall_cli.pipeline.base import ReplayContext, ToolCall, Verdict, failed, passed, session_key
 
 name: Final = "ratelimit"
@@ -78,7 +79,7 @@ def check(call: ToolCall, ctx: ReplayContext) -> Verdict:
             name,
             "flooding",
             FLOOD_MESSAGE,
-            detail=f"session limit {fl.max_calls} calls per {span}; "
+            detail=f"session limit {plural(fl.max_calls, 'call')} per {span}; "
             f"{len(sess_win)} already in the window",
         )
     tool_win.append(now)

@@ -19,6 +19,7 @@ from typing import Any, Final
 import pandas as pd
 
 from toolcall_cli.core.events import sources_where
+from toolcall_cli.core.words import plural
 from toolcall_cli.pipeline.base import (
     ReplayContext,
     ResponseEvidence,
@@ -101,7 +102,10 @@ def violations(call: ToolCall, resp: ResponseEvidence, ctx: ReplayContext) -> li
     budget = ctx.cfg.budgets.for_tool(call.tool)
     if resp.size is not None and resp.size > budget:
         out.append(
-            ("over-budget", f"the response body is {resp.size} bytes, over the budget of {budget}")
+            (
+                "over-budget",
+                f"the response body is {plural(resp.size, 'byte')}, over the budget of {budget}",
+            )
         )
     if (resp.status or "").lower() == "error" and resp.data_empty is False:
         out.append(("error-with-data", "status 'error' with non-empty 'data'"))

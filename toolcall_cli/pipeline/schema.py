@@ -30,6 +30,7 @@ from jsonschema.protocols import Validator
 from toolcall_cli.core.jsonio import canonical, loads
 from toolcall_cli.core.re2 import PatternError
 from toolcall_cli.core.schema_re2 import re2_class, unsafe_pattern
+from toolcall_cli.core.words import plural
 from toolcall_cli.pipeline.base import (
     ReplayContext,
     ToolCall,
@@ -168,4 +169,7 @@ def _apply_rules(
         if today is None:
             notes.append(f"{path}: max_days_from_now not checked (no event time)")
         elif day > today + dt.timedelta(days=days):
-            yield f"{path}: {value} is more than {days:g} days after {today} (max_days_from_now)"
+            yield (
+                f"{path}: {value} is more than {plural(float(days), 'day')} after {today} "
+                "(max_days_from_now)"
+            )

@@ -18,6 +18,7 @@ from typing import Any
 import pandas as pd
 
 from toolcall_cli.core.events import CONVERSATION_SOURCES
+from toolcall_cli.core.words import plural
 from toolcall_cli.errors import UsageError
 
 
@@ -111,6 +112,7 @@ def one_trace_or_session(
     if len(sessions) == 1:
         return None, sessions.pop()
     raise UsageError(
-        f"the scope selects {len(chosen)} traces in {len(sessions)} sessions; replay takes one",
+        f"the scope selects {plural(len(chosen), 'trace')} in "
+        f"{plural(len(sessions), 'session')}; replay takes one",
         hint="narrow it with --trace-id ID or --session-id ID",
     )

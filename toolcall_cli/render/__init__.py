@@ -66,6 +66,7 @@ VIEWS: dict[str, tuple[str, ...]] = {
     "ReplayReport": ("replay_view",),
     "LintReport": ("lint_view",),
     "RulesReport": ("rules_view",),
+    "ConfigReport": ("config_view",),
 }
 
 R = TypeVar("R")

@@ -12,6 +12,7 @@ from toolcall_cli.core.cells import attrs_of
 from toolcall_cli.core.events import COLUMNS, UNPARSED
 from toolcall_cli.core.jsonio import pretty
 from toolcall_cli.core.summary import IngestReport
+from toolcall_cli.core.words import plural
 from toolcall_cli.render import RenderOptions, renders
 from toolcall_cli.render._rich import cell, console
 from toolcall_cli.render.safe import md
@@ -66,8 +67,9 @@ def to_table(report: IngestReport, out: TextIO, opts: RenderOptions) -> None:
     span = s["time_span"]
     con.print(
         cell(
-            f"{s['events']} events · {s['tool_calls']} tool calls · {s['traces']} traces · "
-            f"{s['sessions']} sessions · span {span['start'] or '-'} → {span['end'] or '-'}"
+            f"{plural(s['events'], 'event')} · {plural(s['tool_calls'], 'tool call')} · "
+            f"{plural(s['traces'], 'trace')} · {plural(s['sessions'], 'session')} · "
+            f"span {span['start'] or '-'} → {span['end'] or '-'}"
         )
     )
     if s["skipped"]:
@@ -93,7 +95,8 @@ def to_markdown(report: IngestReport, out: TextIO, opts: RenderOptions) -> None:
     """A summary line and a per-file table."""
     s = report.summary()
     out.write(
-        f"**toolcall ingest**: {s['events']} events, {s['unparsed']['count']} unparsed records\n\n"
+        f"**toolcall ingest**: {plural(s['events'], 'event')}, "
+        f"{plural(s['unparsed']['count'], 'unparsed record')}\n\n"
     )
     out.write("| file | source | events | unparsed |\n|---|---|---:|---:|\n")
     for f in s["files"]:

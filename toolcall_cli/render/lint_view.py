@@ -10,6 +10,7 @@ from rich.table import Table
 from toolcall_cli import __version__
 from toolcall_cli.core.findings import RULES, Finding, Rule
 from toolcall_cli.core.jsonio import pretty
+from toolcall_cli.core.words import plural
 from toolcall_cli.lint.report import SCHEMA_VERSION, LintReport, finding_dict
 from toolcall_cli.render import RenderOptions, renders
 from toolcall_cli.render._rich import SEVERITY_STYLE, cell, console
@@ -23,36 +24,41 @@ def summary_line(report: LintReport) -> str:
     """`N errors, M warnings, K info in F files (T tools)` — also the CLI's stderr line."""
     c = report.counts()
     s = report.summary
-    plural = "s" if s.get("files", 0) != 1 else ""
     line = (
-        f"{c['error']} error{'s' if c['error'] != 1 else ''}, {c['warning']} warning"
-        f"{'s' if c['warning'] != 1 else ''}, {c['info']} info in {s.get('files', 0)} file{plural} "
-        f"({s.get('tools', 0)} tool{'s' if s.get('tools', 0) != 1 else ''}, "
-        f"profile {s.get('profile')})"
+        f"{plural(c['error'], 'error')}, {plural(c['warning'], 'warning')}, "
+        f"{plural(c['info'], 'info')} in {plural(s.get('files', 0), 'file')} "
+        f"({plural(s.get('tools', 0), 'tool')}, profile {s.get('profile')})"
     )
     if s.get("suppressed"):
         line += f", {s['suppressed']} suppressed by the baseline"
     fixed = s.get("fixed")
     if fixed:
-        line += f"; --fix made {fixed['edits']} edits in {len(fixed['files'])} files"
+        edits, files = plural(fixed["edits"], "edit"), plural(len(fixed["files"]), "file")
+        line += f"; --fix made {edits} in {files}"
         if fixed["not_fixable"]:
             line += f" (only JSON is fixed; left alone: {', '.join(fixed['not_fixable'])})"
     if s.get("lock_written"):
-        line += f"; wrote {s['lock_written']['path']} ({s['lock_written']['tools']} tools)"
+        line += (
+            f"; wrote {s['lock_written']['path']} ({plural(s['lock_written']['tools'], 'tool')})"
+        )
     if s.get("baseline_written"):
         bw = s["baseline_written"]
-        line += f"; wrote {bw['path']} ({bw['fingerprints']} fingerprints)"
+        line += f"; wrote {bw['path']} ({plural(bw['fingerprints'], 'fingerprint')})"
     return line
 
 
 def _where(f: Finding) -> str:
+    """`file:line:col` (editors and terminals open it), `file:line` without a column."""
     loc = f.location
-    return f"{loc.path}:{loc.line}" if loc.line else str(loc.path or "")
+    if not loc.line:
+        return str(loc.path or "")
+    return f"{loc.path}:{loc.line}" + (f":{loc.column}" if loc.column else "")
 
 
 @renders("table", LintReport)
 def to_table(report: LintReport, out: TextIO, opts: RenderOptions) -> None:
-    """One table per file (the path as its title), one row per finding in line order."""
+    """One table per file (the path as its title), one row per finding in line:col order with
+    its JSON pointer, so findings on one line (minified JSON) stay apart."""
     con = console(out, opts)
     if not report.findings:
         con.print(cell(f"No findings: {summary_line(report)}"))
@@ -60,16 +66,22 @@ def to_table(report: LintReport, out: TextIO, opts: RenderOptions) -> None:
     by_file: dict[str, list[Finding]] = {}
     for f in report.findings:
         by_file.setdefault(f.location.path or "", []).append(f)
-    for path, findings in by_file.items():
+    for path, unordered in by_file.items():
+        findings = sorted(unordered, key=lambda f: (f.location.line or 0, f.location.column or 0))
         t = Table(title=cell(path, limit=None), title_justify="left", title_style="bold")
-        t.add_column("line", justify="right", no_wrap=True)
+        # the title is the file, this column the line:col in it (file:line:col); never folded
+        t.add_column("line:col", justify="right", no_wrap=True)
+        # pointer and tool fold to leave the message most of a narrow terminal's width
+        side = max(16, (con.width - 40) // 4)
+        t.add_column("pointer", overflow="fold", max_width=side)
         t.add_column("code", no_wrap=True)
         t.add_column("severity", no_wrap=True)
-        t.add_column("tool", overflow="fold", max_width=24)
+        t.add_column("tool", overflow="fold", max_width=side)
         t.add_column("message", overflow="fold", ratio=1)
         for f in findings:
             t.add_row(
-                str(f.location.line or ""),
+                cell(_where(f)[len(f.location.path or "") + 1 :] or "-", limit=None),
+                cell(f.location.pointer or "", limit=200),
                 cell(f.code),
                 cell(f.severity.value, style=SEVERITY_STYLE[f.severity.value]),
                 cell(f.tool, limit=60),
@@ -95,11 +107,13 @@ def to_markdown(report: LintReport, out: TextIO, opts: RenderOptions) -> None:
     out.write(f"**toolcall lint**: {md(summary_line(report))}\n\n")
     if not report.findings:
         return
-    out.write("| location | code | severity | tool | message |\n|---|---|---|---|---|\n")
+    out.write(
+        "| location | pointer | code | severity | tool | message |\n|---|---|---|---|---|---|\n"
+    )
     for f in report.findings:
         out.write(
-            f"| {md(_where(f))} | {f.code} {md(f.name)} | {f.severity.value} | {md(f.tool or '')} "
-            f"| {md(f.message, limit=300)} |\n"
+            f"| {md(_where(f))} | {md(f.location.pointer or '')} | {f.code} {md(f.name)} | "
+            f"{f.severity.value} | {md(f.tool or '')} | {md(f.message, limit=300)} |\n"
         )
 
 
@@ -151,6 +165,8 @@ def to_github(report: LintReport, out: TextIO, opts: RenderOptions) -> None:
             props.append(f"file={_gh_prop(f.location.path)}")
         if f.location.line:
             props.append(f"line={f.location.line}")
+        if f.location.column:
+            props.append(f"col={f.location.column}")
         props.append(f"title={_gh_prop(f'{f.code} {f.name}')}")
         msg = f.message + (f" (fix: {f.fix})" if f.fix else "")
         out.write(f"::{level} {','.join(props)}::{_gh_data(msg)}\n")

@@ -14,6 +14,7 @@ from toolcall_cli.align.model import PHASES, CallView, TimelineReport, TraceBloc
 from toolcall_cli.core.cells import attrs_of, text
 from toolcall_cli.core.events import COLUMNS, HTTP_KINDS, SOURCES
 from toolcall_cli.core.jsonio import pretty
+from toolcall_cli.core.words import plural
 from toolcall_cli.render import RenderOptions, renders
 from toolcall_cli.render._rich import cell, console
 from toolcall_cli.render.safe import md
@@ -130,7 +131,10 @@ def _skew_line(report: TimelineReport) -> str:
     others = [s for s in report.skews if s != report.reference]
     if not others:
         return ""
-    parts = [f"{s} {report.skews[s]:+.1f} ms ({report.anchors.get(s, 0)} anchors)" for s in others]
+    parts = [
+        f"{s} {report.skews[s]:+.1f} ms ({plural(report.anchors.get(s, 0), 'anchor')})"
+        for s in others
+    ]
     state = "corrected" if report.corrected else "not corrected (--no-skew-correction)"
     return f"clock offsets vs {report.reference}: {', '.join(parts)}; {state}"
 
@@ -168,7 +172,7 @@ def _title(b: TraceBlock) -> str:
     day = f" · {first:%Y-%m-%d}" if isinstance(first, pd.Timestamp) and not pd.isna(first) else ""
     sessions = ", ".join(b.session_ids) or "-"
     return (
-        f"trace {b.trace}{day} · sessions {sessions} · {len(b.calls)} calls, "
+        f"trace {b.trace}{day} · sessions {sessions} · {plural(len(b.calls), 'call')}, "
         f"{bad} without result · trouble {b.trouble}"
     )
 
@@ -204,7 +208,7 @@ def _trace_table(con: Any, b: TraceBlock, present: list[str], shifted: Collectio
 @renders("markdown", TimelineReport)
 def to_markdown(report: TimelineReport, out: TextIO, opts: RenderOptions) -> None:
     """A summary line, then per trace an events table and a calls table."""
-    out.write(f"**toolcall timeline**: {len(report.traces)} of {report.total} traces\n\n")
+    out.write(f"**toolcall timeline**: {len(report.traces)} of {plural(report.total, 'trace')}\n\n")
     line = _skew_line(report)
     if line:
         out.write(f"{md(line)}\n\n")

@@ -15,9 +15,10 @@ from typing import Any
 import orjson
 import yaml
 
+from toolcall_cli.core.words import plural
 from toolcall_cli.core.yaml_safe import YAMLBombError
 from toolcall_cli.errors import InputError
-from toolcall_cli.tools.linemap import LineMap, json_lines, yaml_load_all
+from toolcall_cli.tools.linemap import LineMap, json_linemap, yaml_linemaps
 
 JSON_EXTS = frozenset({".json", ".jsonl", ".ndjson", ".snap"})
 YAML_EXTS = frozenset({".yaml", ".yml"})
@@ -58,7 +59,7 @@ def read_text(path: Path) -> str:
     except OSError as e:
         raise InputError(f"cannot read {path}: {e.strerror or e}") from None
     if len(data) > MAX_BYTES:
-        raise InputError(f"{path}: larger than {MAX_BYTES} bytes; refusing")
+        raise InputError(f"{path}: larger than {plural(MAX_BYTES, 'byte')}; refusing")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -87,7 +88,7 @@ def _json(text: str) -> Parsed | None:
         return None
     if not isinstance(value, dict | list):
         return None
-    return Parsed((Document(value, LineMap(json_lines(text)), "json"),))
+    return Parsed((Document(value, json_linemap(text), "json"),))
 
 
 def _jsonl(text: str) -> Parsed | None:
@@ -103,7 +104,7 @@ def _jsonl(text: str) -> Parsed | None:
             bad.append(BadRecord(n, raw[:2000], str(e)))
             continue
         if isinstance(value, dict | list):
-            docs.append(Document(value, LineMap({}, default=n), "jsonl"))
+            docs.append(Document(value, json_linemap(raw, first_line=n), "jsonl"))
         else:
             bad.append(BadRecord(n, raw[:2000], "not a JSON object or array"))
     if not docs:
@@ -114,12 +115,10 @@ def _jsonl(text: str) -> Parsed | None:
 def _yaml(text: str, path: Path) -> Parsed | None:
     """Every mapping/sequence document of a YAML stream (``---`` separated)."""
     try:
-        docs = yaml_load_all(text)
+        docs = yaml_linemaps(text)
     except YAMLBombError as e:  # YAML, but refused: say why rather than "not YAML"
         raise InputError(f"{path}: refusing YAML: {e}") from None
     except (yaml.YAMLError, RecursionError, ValueError):
         return None
-    kept = tuple(
-        Document(v, LineMap(lines), "yaml") for v, lines in docs if isinstance(v, dict | list)
-    )
+    kept = tuple(Document(v, lines, "yaml") for v, lines in docs if isinstance(v, dict | list))
     return Parsed(kept) if kept else None

@@ -1,8 +1,9 @@
-"""JSON-pointer → line maps, built while parsing, so every finding can name a 1-based line.
+"""JSON-pointer → line:column maps, built while parsing, so every finding names its place.
 
 JSON: after orjson accepted the text, a regex tokenizer walks it once (per token, not per
-character) and records the line where each value starts. JSONL: every pointer of a record maps
-to the record's line. YAML: `yaml.compose` node marks.
+character) and records the line and column where each value starts (so a one-line JSON file
+still tells its findings apart). JSONL: the same per record, on the record's line. YAML:
+`yaml.compose` node marks. Lines and columns are 1-based.
 """
 
 from __future__ import annotations
@@ -36,22 +37,38 @@ class LineMap:
 
     lines: Mapping[str, int] = field(default_factory=dict)
     default: int = 1
+    columns: Mapping[str, int] = field(default_factory=dict)
 
     def line(self, pointer: str) -> int:
         """The 1-based line where the value at *pointer* (or its closest known parent) starts."""
-        p = pointer
-        while True:
-            hit = self.lines.get(p)
-            if hit is not None:
-                return hit
-            if not p:
-                return self.default
-            p = p[: p.rfind("/")]
+        return _nearest(self.lines, pointer, self.default)
+
+    def column(self, pointer: str) -> int | None:
+        """The 1-based column where that value starts; None when the parser kept none."""
+        return _nearest(self.columns, pointer, None) if self.columns else None
+
+
+def _nearest(table: Mapping[str, int], pointer: str, default: int | None) -> Any:
+    p = pointer
+    while True:
+        hit = table.get(p)
+        if hit is not None:
+            return hit
+        if not p:
+            return default
+        p = p[: p.rfind("/")]
 
 
 def json_lines(text: str, *, first_line: int = 1) -> dict[str, int]:
     """Pointer → line for every value of the (already validated) JSON *text*."""
+    return dict(json_linemap(text, first_line=first_line).lines)
+
+
+def json_linemap(text: str, *, first_line: int = 1) -> LineMap:
+    """Pointer → line and column for every value of the (already validated) JSON *text*."""
     out: dict[str, int] = {}
+    cols: dict[str, int] = {}
+    line_start = 0  # offset of the current line's first character
     # stack frames: [is_object, pointer, index, expect_key, key]
     stack: list[list[Any]] = []
     line = first_line
@@ -77,7 +94,10 @@ def json_lines(text: str, *, first_line: int = 1) -> dict[str, int]:
             top[3] = False
             continue
         start = m.start()
-        line += text.count("\n", last, start)
+        newlines = text.count("\n", last, start)
+        if newlines:
+            line += newlines
+            line_start = text.rfind("\n", last, start) + 1
         last = start
         if not stack:
             ptr = ""
@@ -85,11 +105,12 @@ def json_lines(text: str, *, first_line: int = 1) -> dict[str, int]:
             top = stack[-1]
             ptr = top[1] + "/" + escape(top[4] if top[0] else top[2])
         out[ptr] = line
+        cols[ptr] = start - line_start + 1
         if c == "{":
             stack.append([True, ptr, 0, True, ""])
         elif c == "[":
             stack.append([False, ptr, 0, False, ""])
-    return out
+    return LineMap(out, default=first_line, columns=cols)
 
 
 def yaml_load(text: str) -> tuple[Any, dict[str, int]]:
@@ -105,22 +126,31 @@ def yaml_load(text: str) -> tuple[Any, dict[str, int]]:
 
 def yaml_load_all(text: str) -> list[tuple[Any, dict[str, int]]]:
     """Every document of a YAML stream with its pointer → line map (lines of the whole file)."""
-    values = safe_load_all(text)  # aliases bounded: a billion-laughs file is refused
-    nodes = compose_all(text)
+    return [(value, dict(lines.lines)) for value, lines in yaml_linemaps(text)]
+
+
+def yaml_linemaps(text: str) -> list[tuple[Any, LineMap]]:
+    """Every document of a YAML stream with its pointer → line and column map."""
+    values = safe_load_all(text)  # aliases bounded, as in yaml_load_all
     out = []
-    for value, node in zip(values, nodes, strict=True):
+    for value, node in zip(values, compose_all(text), strict=True):
         lines: dict[str, int] = {}
+        cols: dict[str, int] = {}
         if node is not None:
-            _walk_yaml(node, "", lines)
-        out.append((value, lines))
+            _walk_yaml(node, "", lines, cols)
+        out.append((value, LineMap(lines, columns=cols)))
     return out
 
 
-def _walk_yaml(node: yaml.Node, ptr: str, out: dict[str, int]) -> None:
+def _walk_yaml(
+    node: yaml.Node, ptr: str, out: dict[str, int], cols: dict[str, int] | None = None
+) -> None:
     out[ptr] = node.start_mark.line + 1
+    if cols is not None:
+        cols[ptr] = node.start_mark.column + 1
     if isinstance(node, yaml.MappingNode):
         for k, v in node.value:
-            _walk_yaml(v, ptr + "/" + escape(str(k.value)), out)
+            _walk_yaml(v, ptr + "/" + escape(str(k.value)), out, cols)
     elif isinstance(node, yaml.SequenceNode):
         for i, v in enumerate(node.value):
-            _walk_yaml(v, f"{ptr}/{i}", out)
+            _walk_yaml(v, f"{ptr}/{i}", out, cols)

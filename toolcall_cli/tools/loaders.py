@@ -56,6 +56,10 @@ class ToolDef:
         """1-based line of any pointer inside this tool's document."""
         return self.lines.line(pointer)
 
+    def column_of(self, pointer: str) -> int | None:
+        """1-based column of that pointer's value (None: the document kept no columns)."""
+        return self.lines.column(pointer)
+
 
 @dataclass(frozen=True, slots=True)
 class FileLoad:

@@ -24,6 +24,7 @@ from toolcall_cli.cli._options import (
     emit,
 )
 from toolcall_cli.core.config import DEFAULT_STORE
+from toolcall_cli.core.words import plural
 
 
 def run(
@@ -78,6 +79,7 @@ def run(
     say_skipped(stream.skipped)
     if not _settings.current().quiet:
         say(
-            f"toolcall: {stream.digest.events} events from {len(stream.files)} files, "
-            f"{stream.digest.unparsed} unparsed records"
+            f"toolcall: {plural(stream.digest.events, 'event')} from "
+            f"{plural(len(stream.files), 'file')}, {stream.digest.unparsed} unparsed "
+            f"record{'s' if stream.digest.unparsed != 1 else ''}"
         )

@@ -39,13 +39,42 @@ def run(
     session_id: Annotated[
         str | None, typer.Option("--session-id", help="Session to replay.")
     ] = None,
-    tools: Annotated[
-        list[Path] | None, typer.Option("--tools", help="New tool definitions: a what-if run.")
-    ] = None,
-    config: Annotated[
+    baseline: Annotated[
         Path | None,
-        typer.Option("--config", help="New toolcall.toml: a what-if run.", dir_okay=False),
+        typer.Option(
+            "--baseline",
+            metavar="FILE",
+            dir_okay=False,
+            help="Production's settings (a toolcall.toml) to replay under; default: the "
+            "effective config (toolcall config show).",
+        ),
     ] = None,
+    what_if: Annotated[
+        Path | None,
+        typer.Option(
+            "--what-if",
+            metavar="FILE",
+            dir_okay=False,
+            help="The changed settings (a toolcall.toml): show which verdicts change and why.",
+        ),
+    ] = None,
+    tools: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--tools",
+            metavar="FILE",
+            help="Changed tool definitions: show which verdicts change and why (repeatable).",
+        ),
+    ] = None,
+    calibrate: Annotated[
+        bool,
+        typer.Option(
+            "--calibrate",
+            help="Fit window, limits and dedupe to the observed verdicts; print the "
+            "toolcall.toml fragment and what it changes.",
+        ),
+    ] = False,
+    old_config: Annotated[Path | None, typer.Option("--config", hidden=True)] = None,
     target: Annotated[
         str | None, typer.Option("--target", help="Also send the calls to this tool service URL.")
     ] = None,
@@ -62,7 +91,9 @@ def run(
     ] = None,
     ignore: Annotated[
         list[str] | None,
-        typer.Option("--ignore", help="Response fields not compared (default: timestamp)."),
+        typer.Option(
+            "--ignore", metavar="FIELD", help="Response fields not compared (default: timestamp)."
+        ),
     ] = None,
     timeout: Annotated[
         float, typer.Option("--timeout", help="Total time allowed per live call (s).", min=0.1)
@@ -83,6 +114,12 @@ def run(
 ) -> None:
     """Replay a trace through the validation pipeline and compare with what was observed."""
     check_format(fmt, ("table", "json", "markdown"), "replay")
+    if old_config is not None:
+        raise UsageError(
+            "replay has no --config: the global `toolcall --config FILE` sets every command's "
+            "config",
+            hint="for production's settings pass --baseline FILE; for a change, --what-if FILE",
+        )
     # the core and the views load here, not at import: see cli/app.py (start-up)
     from toolcall_cli.cli._inputs import events_for, parse_options
     from toolcall_cli.pipeline.live import check_target, live_replay
@@ -112,18 +149,21 @@ def run(
     events = events_for(paths, store=store, source=None, opts=opts)
     if trace_id is None and session_id is None:
         trace_id, session_id = one_trace_or_session(events, scope, cfg=cfg)
-    new_cfg = load_config(config) if config else None
+    new_cfg = load_config(what_if) if what_if else None
+    base_cfg = load_config(baseline) if baseline else None
     report = replay_compare(
         events,
         cfg=cfg,
+        baseline=base_cfg,
         tools=tuple(tools or ()),
         new_cfg=new_cfg,
+        calibrate=calibrate,
         trace_id=trace_id,
         session_id=session_id,
     )
     if target:
         report = live_replay(
-            report, target=target, cfg=new_cfg or cfg, timeout=timeout,
+            report, target=target, cfg=new_cfg or base_cfg or cfg, timeout=timeout,
             ignore=tuple(ignore or ("timestamp",)), allow_remote=allow_remote,
         )  # fmt: skip
     if mcp is not None:
@@ -131,6 +171,8 @@ def run(
 
         report = live_mcp_replay(report, events, target=mcp, timeout=timeout)
     emit(report, fmt, output)
+    if report.warning:
+        say(f"toolcall: warning: {report.warning}")
     if not _settings.current().quiet:
         say(f"toolcall: {summary_line(report)}")
     raise typer.Exit(1 if fail_on_disagree and report.disagreements else 0)

@@ -31,6 +31,7 @@ from toolcall_cli.cli._options import (
     scope_of,
 )
 from toolcall_cli.core.config import DEFAULT_STORE
+from toolcall_cli.core.words import plural
 
 LimitOpt = Annotated[int, typer.Option("--limit", min=1, help="Show at most this many traces.")]
 PathsArg = Annotated[
@@ -89,4 +90,4 @@ def run(
     if not _settings.current().quiet:
         more = report.total - len(report.traces)
         hidden = f" ({more} more: raise --limit)" if more else ""
-        say(f"toolcall: {len(report.traces)} of {report.total} traces shown{hidden}")
+        say(f"toolcall: {len(report.traces)} of {plural(report.total, 'trace')} shown{hidden}")

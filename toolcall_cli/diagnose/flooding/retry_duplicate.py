@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolcall_cli.core.cells import text
 from toolcall_cli.core.findings import Finding, Severity, rule
+from toolcall_cli.core.words import plural
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
@@ -89,7 +90,8 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
         yield make(
             RULE,
             ctx,
-            f"call {cid} ({tool}) was sent to the tool service {len(grp)} times{why} ({source})",
+            f"call {cid} ({tool}) was sent to the tool service {plural(len(grp), 'time')}{why} "
+            f"({source})",
             cite_floods(ctx, grp),
             call_ids=[str(cid)],
             extra={"sends": len(grp), "source": str(source)},

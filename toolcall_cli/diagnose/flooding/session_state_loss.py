@@ -24,6 +24,7 @@ from collections.abc import Iterator
 
 from toolcall_cli.core.events import INSTANCE_KINDS
 from toolcall_cli.core.findings import Finding, Severity, rule
+from toolcall_cli.core.words import plural
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
@@ -73,7 +74,8 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
             RULE,
             ctx,
             f"session {sid} was handled by {len(instances)} middleware instances "
-            f"({', '.join(instances[:5])}); {len(ids)} calls were counted apart"
+            f"({', '.join(instances[:5])}); {plural(len(ids), 'call')} "
+            f"{'was' if len(ids) == 1 else 'were'} counted apart"
             + ("; one of them cancelled a call as flooding" if flooded else ""),
             cite_floods(ctx, firsts, session_ids=[sid]),
             call_ids=ids[:20],

@@ -28,6 +28,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from toolcall_cli.core.findings import Finding, Severity, rule
+from toolcall_cli.core.words import plural
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
@@ -56,7 +57,8 @@ def ambiguous_call_ids(ctx: DiagnoseContext) -> Iterator[Finding]:
         yield make(
             RULE,
             ctx,
-            f"tool_call_id {amb.tool_call_id} is used in {amb.conversations} conversations; "
+            f"tool_call_id {amb.tool_call_id} is used in "
+            f"{plural(amb.conversations, 'conversation')}; "
             f"{n} event{'s' if n != 1 else ''} of other sources carrying it "
             f"{'were' if n != 1 else 'was'} {how}",
             [*amb.samples, *loose[:2]],

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolcall_cli.core.cells import text
 from toolcall_cli.core.findings import Finding, Severity, rule
+from toolcall_cli.core.words import plural
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
@@ -317,7 +318,7 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     for g in groups.values():
         rows = cand.loc[g.labels]
         ids = [text(c) or None for c in rows["tool_call_id"]]
-        times = f" ({len(g.labels)} times)" if len(g.labels) > 1 else ""
+        times = f" ({plural(len(g.labels), 'time')})" if len(g.labels) > 1 else ""
         if g.known is None:
             http = f" (HTTP {g.status})" if g.status else ""
             yield make(

@@ -24,6 +24,7 @@ from toolcall_cli.core.cells import text
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.core.jsonio import try_loads
 from toolcall_cli.core.jsonscan import looks_json
+from toolcall_cli.core.words import plural
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.call_label import tools_by_call
@@ -80,8 +81,10 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
         yield make(
             RULE,
             ctx,
-            f"{len(items)} result(s){f' of {tool}' if tool else ''} are raw JSON "
-            f"(largest {largest[1]} characters, {largest[2]} levels deep) instead of a summary",
+            f"{plural(len(items), 'result')}{f' of {tool}' if tool else ''} "
+            f"{'is' if len(items) == 1 else 'are'} raw JSON (largest "
+            f"{plural(largest[1], 'character')}, {plural(largest[2], 'level')} deep) instead "
+            "of a summary",
             rows,
             call_ids=[text(id_of[i]) or None for i in rows],
             session_id=sid or None,

@@ -25,6 +25,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from toolcall_cli.core.findings import Finding, Severity, rule
+from toolcall_cli.core.words import plural
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
@@ -72,7 +73,7 @@ def _breach_summary(
         for name in order
     }
     listed = ", ".join(
-        f"{name.removesuffix('_ms').replace('_', ' ')} {n:,} calls "
+        f"{name.removesuffix('_ms').replace('_', ' ')} {plural(n, 'call', spec=',')} "
         f"(worst {worst:,.0f} ms, SLA {lim:,.0f} ms)"
         for name, (n, worst, lim) in per_phase.items()
     )

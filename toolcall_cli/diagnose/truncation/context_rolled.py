@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from toolcall_cli.core.events import CONVERSATION_SOURCES
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.core.jsonio import try_loads
+from toolcall_cli.core.words import plural
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
@@ -158,7 +159,7 @@ def rolled_history(ev: pd.DataFrame, *, window: int) -> Iterator[Rolled]:
             call, tok, res = refs[0]
             more = f" (and {len(refs) - 1} more such calls)" if len(refs) > 1 else ""
             msg = (
-                f"{n} messages exceed the {window}-message window; call "
+                f"{plural(n, 'message')} exceed the {window}-message window; call "
                 f"{call.call_id or '(no id)'} (message {call.index}) uses {tok!r}, which only "
                 f"the tool result at message {res.index} held, outside the window{more}"
             )
@@ -179,8 +180,9 @@ def rolled_history(ev: pd.DataFrame, *, window: int) -> Iterator[Rolled]:
             continue
         yield Rolled(
             str(sid),
-            f"{n} messages exceed the {window}-message window; by the last request "
-            f"{len(rolled)} tool result(s) (from message {rolled[0].index} on) were outside it",
+            f"{plural(n, 'message')} exceed the {window}-message window; by the last request "
+            f"{plural(len(rolled), 'tool result')} (from message {rolled[0].index} on) "
+            f"{'was' if len(rolled) == 1 else 'were'} outside it",
             [m.label for m in rolled[:3]],
             Severity.info,
             tuple(m.call_id for m in rolled if m.call_id),

@@ -9,6 +9,7 @@ import stat
 import zlib
 from pathlib import Path
 
+from toolcall_cli.core.words import plural
 from toolcall_cli.errors import InputError
 
 GZIP_MAGIC = b"\x1f\x8b"
@@ -85,7 +86,7 @@ def read_bytes(path: Path, *, limit: int) -> bytes:
                 out.write(chunk)
                 if out.tell() > limit:
                     raise InputError(
-                        f"{path}: decompressed size exceeds {limit} bytes; "
+                        f"{path}: decompressed size exceeds {plural(limit, 'byte')}; "
                         "refusing (decompression bomb?)",
                         hint="raise [limits] max_decompressed or $TOOLCALL_MAX_DECOMPRESSED",
                     )

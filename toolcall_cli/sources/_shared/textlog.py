@@ -19,6 +19,7 @@ import pyarrow.compute as pc
 
 from toolcall_cli.core.arrow import few_distinct
 from toolcall_cli.core.events import COLUMNS, STR, UNPARSED, build_frame
+from toolcall_cli.core.words import plural
 from toolcall_cli.sources._shared.files import read_bytes
 from toolcall_cli.sources.base import ParseOptions
 
@@ -191,7 +192,7 @@ def json_objects(fields: Sequence[tuple[str, pa.Array, str]], n: int) -> pa.Arra
     present = np.zeros(n, bool)
     for key, values, kind in fields:
         if len(values) != n:
-            raise ValueError(f"attrs field {key!r} has {len(values)} rows, expected {n}")
+            raise ValueError(f"attrs field {key!r} has {plural(len(values), 'row')}, expected {n}")
         if values.null_count == n:
             continue
         if kind == "merge":  # an object's members spliced in

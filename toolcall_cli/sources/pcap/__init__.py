@@ -21,6 +21,7 @@ import orjson
 import pandas as pd
 
 from toolcall_cli.core.events import concat_frames, validate_frame
+from toolcall_cli.core.words import plural
 from toolcall_cli.errors import InputError
 from toolcall_cli.sources._shared.files import GZIP_MAGIC, is_gzip
 from toolcall_cli.sources.base import ParseOptions
@@ -142,7 +143,7 @@ def _materialise(path: Path, opts: ParseOptions) -> Iterator[Path]:
                     dst.write(piece)
         except _TooBig:
             raise InputError(
-                f"{path}: decompressed size exceeds {opts.max_decompressed} bytes; "
+                f"{path}: decompressed size exceeds {plural(opts.max_decompressed, 'byte')}; "
                 "refusing (decompression bomb?)"
             ) from None
         except OSError as e:
