@@ -72,3 +72,44 @@ def test_an_id_in_one_conversation_links_across_sources_as_before() -> None:
     tl = align(one)
     assert tl.ambiguous == ()
     assert len({_trace_of(tl, o) for o in one["origin"]}) == 1
+
+
+def _conversation(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    cols = sorted({k for r in rows for k in r})
+    frame = {c: [r.get(c) for r in rows] for c in cols}
+    frame["seq"] = list(range(len(rows)))
+    return build_frame(frame, n=len(rows))
+
+
+def test_a_row_without_the_session_of_its_one_session_file_is_that_conversation() -> None:
+    # found by the align property test: a file whose only session is `a`, one row omitting it
+    tl = align(
+        _conversation(
+            [
+                {
+                    "source": "messages",
+                    "kind": "tool_call",
+                    "origin": "c.json#/messages/1",
+                    "tool_call_id": "call_0",
+                    "tool": "get_weather",
+                },
+                {
+                    "source": "messages",
+                    "kind": "tool_result",
+                    "origin": "c.json#/messages/2",
+                    "session_id": "a",
+                    "tool_call_id": "call_0",
+                },
+            ]  # fmt: skip
+        )
+    )
+    assert _trace_of(tl, "c.json#/messages/1") == _trace_of(tl, "c.json#/messages/2")
+    assert tl.ambiguous == ()
+
+
+def test_a_keyless_row_of_a_file_with_two_sessions_stays_keyless() -> None:
+    keyless = {"source": "messages", "kind": "tool_result", "origin": "m.jsonl:3#/messages/2",
+               "tool_call_id": "call_0"}  # fmt: skip
+    tl = align(_table([keyless]))
+    traces = {_trace_of(tl, o) for o in ("m.jsonl:1#/messages/1", "m.jsonl:2#/messages/1")}
+    assert _trace_of(tl, "m.jsonl:3#/messages/2") not in traces

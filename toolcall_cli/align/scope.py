@@ -71,7 +71,8 @@ def scope_ids(a: EventArrays) -> ScopedIds:
         return same
     file = encode(file_of(a.origin.take(pa.array(rows))))
     nsess = len(a.session_id.values) + 1
-    scope, _ = pd.factorize(file.codes.astype(np.int64) * nsess + a.session_id.codes[rows] + 1)
+    session = _sole_session_filled(file.codes, a.session_id.codes[rows])
+    scope, _ = pd.factorize(file.codes.astype(np.int64) * nsess + session + 1)
     nscope = int(scope.max()) + 1
     pair = tc.codes[rows].astype(np.int64) * nscope + scope
     ids_of_pairs = pd.unique(pair) // nscope
@@ -244,3 +245,22 @@ def relabel(found: tuple[AmbiguousId, ...], order: np.ndarray) -> tuple[Ambiguou
         )
         for f in found
     )
+
+
+def _sole_session_filled(file: np.ndarray, session: np.ndarray) -> np.ndarray:
+    """*session* codes with a file's keyless rows given that file's session when it has
+    exactly one: rows of one conversation that omit its session id are still that
+    conversation (a file with several sessions keeps its keyless rows keyless)."""
+    keyed = session >= 0
+    if keyed.all() or not keyed.any():
+        return session
+    pairs = np.unique(np.stack([file[keyed], session[keyed]]), axis=1)
+    files, counts = np.unique(pairs[0], return_counts=True)
+    sole = files[counts == 1]
+    if not len(sole):
+        return session
+    sole_session = pairs[1][np.isin(pairs[0], sole)]  # aligned with *sole* (both sorted)
+    out = session.copy()
+    fill = ~keyed & np.isin(file, sole)
+    out[fill] = sole_session[np.searchsorted(sole, file[fill])]
+    return out
