@@ -83,26 +83,11 @@ def _conversation(rows: list[dict[str, Any]]) -> pd.DataFrame:
 
 def test_a_row_without_the_session_of_its_one_session_file_is_that_conversation() -> None:
     # found by the align property test: a file whose only session is `a`, one row omitting it
-    tl = align(
-        _conversation(
-            [
-                {
-                    "source": "messages",
-                    "kind": "tool_call",
-                    "origin": "c.json#/messages/1",
-                    "tool_call_id": "call_0",
-                    "tool": "get_weather",
-                },
-                {
-                    "source": "messages",
-                    "kind": "tool_result",
-                    "origin": "c.json#/messages/2",
-                    "session_id": "a",
-                    "tool_call_id": "call_0",
-                },
-            ]  # fmt: skip
-        )
-    )
+    call = {"source": "messages", "kind": "tool_call", "origin": "c.json#/messages/1",
+            "tool_call_id": "call_0", "tool": "get_weather"}  # fmt: skip
+    result = {"source": "messages", "kind": "tool_result", "origin": "c.json#/messages/2",
+              "session_id": "a", "tool_call_id": "call_0"}  # fmt: skip
+    tl = align(_conversation([call, result]))
     assert _trace_of(tl, "c.json#/messages/1") == _trace_of(tl, "c.json#/messages/2")
     assert tl.ambiguous == ()
 
