@@ -85,7 +85,10 @@ def test_finding_span_names_the_finding_and_links_the_offending_spans() -> None:
     assert known[finding["parentSpanId"]] == "execute_tool get_weather"
     assert len(finding["links"]) == 4
     assert all(link["spanId"] in known for link in finding["links"])
-    assert [e["name"] for e in finding["events"]] == ["toolcall.evidence"] * 4
+    # one event per evidence item: the four calls and the result the model got after the first
+    assert [e["name"] for e in finding["events"]] == ["toolcall.evidence"] * 5
+    texts = [str(e["attributes"][1]["value"]) for e in finding["events"]]
+    assert '"role":"tool"' in texts[1]
 
 
 def test_messages_evidence_gets_a_stable_hashed_trace() -> None:

@@ -8,6 +8,7 @@ import re
 from typing import TextIO
 
 from toolcall_cli.core.findings import Finding
+from toolcall_cli.core.words import plural
 from toolcall_cli.diagnose.base import DiagnoseReport
 from toolcall_cli.diagnose.headlines import headline
 from toolcall_cli.diagnose.incidents import incidents
@@ -34,8 +35,8 @@ def to_markdown(report: DiagnoseReport, out: TextIO, opts: RenderOptions) -> Non
     per code), then each incident: headline, evidence, fix, symptoms."""
     s = report.summary
     out.write(
-        f"**toolcall diagnose**: {summary_line(report)} · {s.get('sessions', 0)} sessions, "
-        f"{s.get('calls', 0)} calls, {s.get('events', 0)} events\n\n"
+        f"**toolcall diagnose**: {summary_line(report)} · {plural(s.get('sessions', 0), 'session')}"
+        f", {plural(s.get('calls', 0), 'call')}, {plural(s.get('events', 0), 'event')}\n\n"
     )
     if report.statistics:
         from toolcall_cli.render.diagnose_stats import statistics_markdown

@@ -28,6 +28,7 @@ from collections.abc import Iterator
 
 from toolcall_cli.core.cells import text
 from toolcall_cli.core.findings import Finding, Severity, rule
+from toolcall_cli.core.words import plural
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
@@ -62,7 +63,7 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
         yield make(
             RULE,
             ctx,
-            f"{tool} was called {len(firsts)} times in one assistant turn with {args} "
+            f"{tool} was called {plural(len(firsts), 'time')} in one assistant turn with {args} "
             f"({', '.join(shown[:5])}{' …' if len(shown) > 5 else ''})",
             firsts,
             call_ids=ids,

@@ -30,6 +30,7 @@ from collections.abc import Iterator
 
 from toolcall_cli.core.events import RESULT_KINDS
 from toolcall_cli.core.findings import Finding, Severity, rule
+from toolcall_cli.core.quoting.aim import Aim
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
@@ -78,7 +79,11 @@ def _after_change(ctx: DiagnoseContext, sid: str, s: SessionLists) -> Iterator[F
             continue
         what = schema_change(old, after.schemas[tool]) if tool in after.schemas else "removed"
         call_id = _cell(ctx, label, "tool_call_id")
-        rows = [label, notice, in_force.label, after.label, *_results(ctx, sid, call_id)]
+        results = _results(ctx, sid, call_id)
+        rows = [label, notice, in_force.label, after.label, *results]
+        aims = {label: Aim(key="arguments", needle=tool), notice: Aim(needle="list_changed")}
+        aims |= {in_force.label: Aim(needle=tool), after.label: Aim(needle=tool)}
+        aims |= {r: Aim(key="text", needle="isError") for r in results}  # what the server said
         yield make(
             RULE,
             ctx,
@@ -89,6 +94,7 @@ def _after_change(ctx: DiagnoseContext, sid: str, s: SessionLists) -> Iterator[F
             session_id=sid,
             tool=tool,
             extra={"view": "after-change", "change": what},
+            aims=aims,
         )
 
 
@@ -119,6 +125,11 @@ def _model_vs_server(ctx: DiagnoseContext, sid: str, s: SessionLists) -> Iterato
             session_id=sid,
             tool=tool,
             extra={"view": "model-vs-server", "change": what},
+            aims={
+                label: Aim(key="arguments", needle=tool),
+                seen.label: Aim(needle=tool),
+                checked.label: Aim(needle=tool),
+            },
         )
 
 
