@@ -56,6 +56,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from typing import Any
 
 BUCKETS = 64  # buckets per table; a trace's bucket is `bucket_of(its component)`
 TABLES = ("events", "calls", "findings")
@@ -67,7 +68,14 @@ def bucket_dir(store: Path, table: str, bucket: int) -> Path:
     return store / table / f"bucket={bucket:02d}"
 
 
-def bucket_of_label(label: str) -> int:
-    """The bucket of a component named by *label* (its smallest key): a stable hash."""
+def bucket_of_label(label: str, buckets: int) -> int:
+    """The bucket of a component named by *label* (its smallest key) in a store of *buckets*
+    buckets (the manifest records the count: a store keeps the one it was written with)."""
     digest = hashlib.blake2b(label.encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "big") % BUCKETS
+    return int.from_bytes(digest, "big") % buckets
+
+
+def buckets_of(manifest: dict[str, Any]) -> int:
+    """The bucket count of a store (new stores take `BUCKETS`)."""
+    n = manifest.get("buckets")
+    return n if isinstance(n, int) and 1 <= n <= 100 else BUCKETS
