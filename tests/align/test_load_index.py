@@ -13,8 +13,7 @@ import pytest
 from tests.align.incident import incident
 from toolcall_cli.align.load import MAX_ROUNDS, read_selected
 from toolcall_cli.core import store as store_mod
-from toolcall_cli.core import store_index
-from toolcall_cli.core import store_layout
+from toolcall_cli.core import store_index, store_layout
 from toolcall_cli.core.events import build_frame
 from toolcall_cli.core.store import load_events, write_files
 from toolcall_cli.errors import UsageError
