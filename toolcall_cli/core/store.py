@@ -304,7 +304,7 @@ def _writer_lock(store: Path) -> Iterator[None]:
 
 
 def _write_locked(store: Path, parts: Iterable[tuple[Path, str, pd.DataFrame]]) -> list[StoredFile]:
-    from toolcall_cli.core.store_write import BucketWriter, input_table
+    from toolcall_cli.core.store_write import BucketWriter
 
     manifest = read_manifest(store)
     _sweep(store)
@@ -322,7 +322,7 @@ def _write_locked(store: Path, parts: Iterable[tuple[Path, str, pd.DataFrame]]) 
             if key in manifest["files"]:
                 writer.replace_input(key)
             try:
-                writer.add(input_table(key, df))
+                writer.add_input(key, df)
             except OSError as e:  # disk full, read-only file system: an input problem
                 raise InputError(f"cannot write the store {store}: {e.strerror or e}") from None
             manifest["files"][key] = {
@@ -332,7 +332,7 @@ def _write_locked(store: Path, parts: Iterable[tuple[Path, str, pd.DataFrame]]) 
                 "unparsed": stored.unparsed,
             }
             written.append(stored)
-            del df  # this part's events go before the next part is parsed
+            del df  # a large input's events are written before the next input is parsed
             pa.default_memory_pool().release_unused()  # and Arrow hands their pages back
         pending = writer.finish()
     except BaseException:

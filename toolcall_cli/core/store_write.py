@@ -87,13 +87,21 @@ def buckets_of_ids(store_dir: Path, ids: dict[str, set[str]], buckets: int) -> s
     return {bucket_of_label(str(x), buckets) for x in table["label"].unique().to_pylist()}
 
 
-def input_table(key: str, df: pd.DataFrame) -> pa.Table:
-    """One input's events as a store table: the event columns, `_file` and `_row`."""
+def input_table(inputs: list[tuple[str, pd.DataFrame]]) -> pa.Table:
+    """Inputs' events (key, frame) as one store table: the event columns, `_file` and `_row`.
+    Small inputs are converted together: one conversion costs as much as thousands of rows."""
+    frames = [df for _, df in inputs]
+    df = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
     table = pa.Table.from_pandas(
         df.astype(COLUMNS), schema=store._expected_schema(), preserve_index=False
     )
-    table = table.append_column(store.FILE, pa.array([key] * len(df), pa.large_string()))
-    return table.append_column(store.ROW, pa.array(np.arange(len(df), dtype=np.int64)))
+    sizes = [len(f) for f in frames]
+    keys = pa.DictionaryArray.from_arrays(
+        pa.array(np.repeat(np.arange(len(inputs), dtype=np.int32), sizes)),
+        pa.array([k for k, _ in inputs], pa.large_string()),
+    ).cast(pa.large_string())
+    rows = np.arange(len(df), dtype=np.int64) - np.repeat(np.cumsum([0, *sizes[:-1]]), sizes)
+    return table.append_column(store.FILE, keys).append_column(store.ROW, pa.array(rows))
 
 
 def normalise(table: pa.Table, part: str) -> pa.Table:
@@ -127,6 +135,7 @@ class BucketWriter:
         self.keymap = read_keymap(store_dir)
         self.keymap_changed = False
         self._buffer: list[pa.Table] = []
+        self._frames: list[tuple[str, pd.DataFrame]] = []  # inputs not converted yet
         self._buffered = 0
         self._dirty: set[str] = set()  # parts holding rows of inputs being replaced
         self._removed: set[str] = set()  # those inputs
@@ -137,9 +146,16 @@ class BucketWriter:
         self._dirty |= {p for p, e in self.parts.items() if key in e["inputs"]}
 
     def add(self, table: pa.Table) -> None:
-        """Rows of one input (from :func:`input_table`, or carried over from an old layout)."""
+        """Rows carried over (an older layout's parts, as :func:`normalise` gives them)."""
         self._buffer.append(table)
         self._buffered += table.num_rows
+        if self._buffered >= FLUSH_ROWS:
+            self.flush()
+
+    def add_input(self, key: str, df: pd.DataFrame) -> None:
+        """One input's events (an adapter's frame)."""
+        self._frames.append((key, df))
+        self._buffered += len(df)
         if self._buffered >= FLUSH_ROWS:
             self.flush()
 
@@ -172,7 +188,9 @@ class BucketWriter:
         from toolcall_cli.align.buckets import bucket_array, link, row_keys
 
         batch = self._buffer
-        self._buffer, self._buffered = [], 0
+        if self._frames:
+            batch.append(input_table(self._frames))
+        self._buffer, self._frames, self._buffered = [], [], 0
         moved: set[int] = set()
         if batch:
             self.keymap, moved = link(self.keymap, row_keys(pa.concat_tables(batch)), self.buckets)
