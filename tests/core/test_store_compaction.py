@@ -169,13 +169,14 @@ def _frames_like_parsed(paths: list[Path]) -> list[pd.DataFrame]:
     frames = []
     for i, path in enumerate(paths):
         df = template.copy()
-        df["ts"] = pd.Series(
-            [pd.Timestamp(f"2025-03-01T12:{i // 60 % 60:02d}:{i % 60:02d}Z")],
-            dtype=template["ts"].dtype,
-        )
-        df["trace_id"] = pd.array([f"t{i % 97}"], dtype=template["trace_id"].dtype)
-        df["tool_call_id"] = pd.array([f"c{i}"], dtype=template["tool_call_id"].dtype)
-        df["origin"] = pd.array([f"{path}:1"], dtype=template["origin"].dtype)
+        values = {
+            "ts": pd.Timestamp(f"2025-03-01T12:{i // 60 % 60:02d}:{i % 60:02d}Z"),
+            "trace_id": f"t{i % 97}",
+            "tool_call_id": f"c{i}",
+            "origin": f"{path}:1",
+        }
+        for col, value in values.items():
+            df[col] = pd.Series([value]).astype(template[col].dtype)
         frames.append(df)
     for i in (0, 1, 61, 4_321, len(paths) - 1):
         pd.testing.assert_frame_equal(frames[i], parse_file(paths[i], source="middleware"))
