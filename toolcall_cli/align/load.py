@@ -203,6 +203,37 @@ def load_selected(
     )[0]
 
 
+def load_buckets(
+    store: Path,
+    *,
+    trace_id: str | None = None,
+    session_id: str | None = None,
+    tool_call_id: str | None = None,
+) -> pd.DataFrame:
+    """Every event of the buckets holding the selected ids: whole components, so the whole
+    sessions they touch (replay's rate limiter counts a session's earlier calls). A store the
+    key map cannot narrow (an older layout, an unknown id) is read as `load_selected` reads it.
+    """
+    manifest = read_manifest(store)
+    ids = {"trace_id": trace_id, "session_id": session_id, "tool_call_id": tool_call_id}
+    seeds: dict[str, set[str]] = {c: set() for c in ("trace_id", "tool_call_id", "session_id")}
+    if trace_id is not None:  # as read_selected: a trace may be named by any of its ids
+        for values in seeds.values():
+            values.add(trace_id)
+    for col in ("session_id", "tool_call_id"):
+        if ids[col] is not None:
+            seeds[col].add(str(ids[col]))
+    found = (
+        buckets_of_ids(store, seeds, buckets_of(manifest))
+        if is_bucketed(manifest) and any(seeds.values())
+        else set()
+    )
+    if not found:
+        return load_selected(store, **ids)
+    tables = [_raw(pf) for pf in part_paths(store, manifest, found)]
+    return tables_to_events(tables, str(store))
+
+
 def read_selected(
     store: Path,
     *,
