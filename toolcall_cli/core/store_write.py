@@ -192,21 +192,31 @@ class BucketWriter:
             batch.append(input_table(self._frames))
         self._buffer, self._frames, self._buffered = [], [], 0
         moved: set[int] = set()
+        anchors: list[pa.Array] = []
         if batch:
-            self.keymap, moved = link(self.keymap, row_keys(pa.concat_tables(batch)), self.buckets)
+            keys = row_keys(pa.concat_tables(batch))
+            self.keymap, moved = link(self.keymap, keys, self.buckets)
             self.keymap_changed = True
+            anchors.append(keys[0])
         reread = sorted(self._dirty | {p for p, e in self.parts.items() if e["bucket"] in moved})
         tables = [*batch, *(self.read_part(p) for p in reread)]
         for p in reread:
             self.drop_part(p)
         self._dirty, self._removed = set(), set()
+        if reread:  # the moved rows' keys (the batch's are known already)
+            anchors.append(row_keys(pa.concat_tables(tables[len(batch) :]))[0])
         tables = [t for t in tables if t.num_rows]
         if not tables:
             return
         rows = pa.concat_tables(tables)
-        buckets = bucket_array(self.keymap.label_of(row_keys(rows)[0]), self.buckets)
-        for b in np.unique(buckets):
-            self.write_bucket(int(b), rows.filter(pa.array(buckets == b)))
+        anchor = pa.concat_arrays([a.cast(pa.large_string()) for a in anchors])
+        buckets = bucket_array(self.keymap.label_of(anchor), self.buckets)
+        # one sort by bucket, then a slice per bucket (not a filter of every row per bucket)
+        order = np.argsort(buckets, kind="stable")
+        rows, buckets = rows.take(pa.array(order)), buckets[order]
+        starts = np.flatnonzero(np.r_[True, buckets[1:] != buckets[:-1]])
+        for lo, hi in zip(starts, [*starts[1:], len(buckets)], strict=True):
+            self.write_bucket(int(buckets[lo]), rows.slice(int(lo), int(hi - lo)))
 
     def write_bucket(self, bucket: int, rows: pa.Table) -> None:
         small = sorted(
