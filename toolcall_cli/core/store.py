@@ -1,13 +1,8 @@
 """The store: the event table as Parquet under `./.toolcall/`, in correlation buckets.
 
-Layout 4 (core/store_layout.py has every path and column)::
-
-    .toolcall/manifest.json                      {"schema_version", "layout", "files", "parts"}
-    .toolcall/keys.parquet                       key -> component label (align/buckets.py)
-    .toolcall/events/bucket=NN/<part>.parquet    rows of the components hashed to bucket NN
-    .toolcall/events/bucket=NN/<part>.index      its id index (core/store_index.py)
-
-`files` records each ingested input (by a hash of its absolute path, so re-ingesting a file
+Layout 4: `manifest.json`, `keys.parquet` (key -> component, align/buckets.py) and
+`events/bucket=NN/<part>.parquet` + `.index` (core/store_layout.py has every path and column).
+The manifest's `files` records each ingested input (by a hash of its absolute path, so re-ingesting a file
 replaces its events): path, source, counts. `parts` records each data file: its bucket, rows,
 and the inputs it holds rows of. core/store_write.py places rows in buckets and parts.
 
@@ -17,17 +12,13 @@ touches a row group or two. Hidden columns `_file` (the input's key) and `_row` 
 position in its input) restore the order the inputs were read in: whole-store and selected
 reads come back as the flat layouts gave them, so outputs do not depend on buckets.
 
-Older layouts (flat `events/<key>.parquet`; 1: unsorted, 2: sorted with `_row`, 3: with the id
-index; merged parts name their input in `_file`) are still read as they are; the next ingest
-moves their rows into buckets.
+Older flat layouts (`events/<key>.parquet`, 1–3) are read as they are; the next ingest moves
+their rows into buckets.
 
-Crash safety: every file is written under a temporary name and renamed. An ingest first
-stages its parts as `<part>.parquet.new` (its index as `<part>.index.new`, the key map as
-`keys.parquet.new`), then commits by renaming a manifest that lists them under `"pending"` into
-place, then renames the staged files over the old ones and removes the parts no longer named.
-A crash before the commit leaves the previous store as it was (the staged files are swept
-by the next ingest); a crash after it is rolled forward by the next reader, so a reader never
-sees one input's new events beside another's old ones.
+Crash safety: an ingest stages its files (`*.new`), commits by renaming a manifest that lists
+them under `"pending"` into place, then renames them and removes the parts no longer named. A
+crash before the commit leaves the old store (the next ingest sweeps the staged files); one
+after it is rolled forward by the next reader: no reader sees half an ingest.
 """
 
 from __future__ import annotations
@@ -304,7 +295,7 @@ def _writer_lock(store: Path) -> Iterator[None]:
 
 
 def _write_locked(store: Path, parts: Iterable[tuple[Path, str, pd.DataFrame]]) -> list[StoredFile]:
-    from toolcall_cli.core.store_write import BucketWriter
+    from toolcall_cli.core.store_write import BucketWriter, legacy_tables, remove_unnamed
 
     manifest = read_manifest(store)
     _sweep(store)
@@ -354,26 +345,6 @@ def _write_locked(store: Path, parts: Iterable[tuple[Path, str, pd.DataFrame]]) 
         raise InputError(f"cannot write the store {store}: {e.strerror or e}") from None
     remove_unnamed(store, _roll_forward(store, manifest))
     return written
-
-
-def legacy_tables(store: Path, manifest: dict[str, Any]) -> Iterator[pa.Table]:
-    """The rows of an older layout's parts, as bucketed tables (with `_file`, `_row`)."""
-    from toolcall_cli.core.store_write import normalise
-
-    for pf in part_paths(store, manifest):
-        table = pq.read_table(pf)
-        check_schema(table.schema, pf)
-        yield normalise(table, pf.stem)
-
-
-def remove_unnamed(store: Path, manifest: dict[str, Any]) -> None:
-    """Delete data files and indexes the committed *manifest* no longer names."""
-    named = {p.stem for p in part_paths(store, manifest)}
-    suffixes = (".parquet", store_index.SUFFIX)
-    for pattern in (*(f"*{x}" for x in suffixes), *(f"bucket=*/*{x}" for x in suffixes)):
-        for f in (store / "events").glob(pattern):
-            if f.stem not in named and _KEY.fullmatch(f.stem):
-                f.unlink(missing_ok=True)
 
 
 def load_events(store: Path, *, filters: list[tuple[str, str, Any]] | None = None) -> pd.DataFrame:

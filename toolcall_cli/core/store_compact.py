@@ -22,7 +22,7 @@ import pyarrow as pa
 
 from toolcall_cli.core import store
 from toolcall_cli.core.store_layout import buckets_of
-from toolcall_cli.core.store_write import SMALL_ROWS, BucketWriter
+from toolcall_cli.core.store_write import SMALL_ROWS, BucketWriter, legacy_tables, remove_unnamed
 from toolcall_cli.errors import InputError
 
 MAX_PARTS = 64  # kept for callers: more parts than this in a store of small ones is too many
@@ -60,7 +60,7 @@ def compact(store_dir: Path) -> int:
         writer = BucketWriter(store_dir, manifest.get("parts", {}), buckets_of(manifest))
         try:
             if not store.is_bucketed(manifest):
-                for table in store.legacy_tables(store_dir, manifest):
+                for table in legacy_tables(store_dir, manifest):
                     writer.add(table)
                 writer.flush()
             for bucket, group in small_groups(writer.parts).items():
@@ -89,7 +89,7 @@ def compact(store_dir: Path) -> int:
             store._sweep(store_dir)
             raise InputError(f"cannot write the store {store_dir}: {e.strerror or e}") from None
         done = store._roll_forward(store_dir, manifest)
-        store.remove_unnamed(store_dir, done)
+        remove_unnamed(store_dir, done)
         return before - len(store.part_paths(store_dir, done))
 
 

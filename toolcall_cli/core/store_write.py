@@ -20,6 +20,7 @@ committed parts it replaced stay named by the old manifest until the commit, the
 from __future__ import annotations
 
 import secrets
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from toolcall_cli.core import store
+from toolcall_cli.core import store, store_index
 from toolcall_cli.core.events import COLUMNS
 from toolcall_cli.core.store_layout import KEYS_FILE, bucket_dir
 from toolcall_cli.errors import InputError
@@ -249,3 +250,21 @@ class BucketWriter:
                 self.store_dir / f"{KEYS_FILE}{store._STAGED}", sink.getvalue().to_pybytes()
             )
         return sorted(self.staged)
+
+
+def legacy_tables(store_dir: Path, manifest: dict[str, Any]) -> Iterator[pa.Table]:
+    """The rows of an older layout's parts, as bucketed tables (with `_file`, `_row`)."""
+    for pf in store.part_paths(store_dir, manifest):
+        table = pq.read_table(pf)
+        store.check_schema(table.schema, pf)
+        yield normalise(table, pf.stem)
+
+
+def remove_unnamed(store_dir: Path, manifest: dict[str, Any]) -> None:
+    """Delete data files and indexes the committed *manifest* no longer names."""
+    named = {p.stem for p in store.part_paths(store_dir, manifest)}
+    suffixes = (".parquet", store_index.SUFFIX)
+    for pattern in (*(f"*{x}" for x in suffixes), *(f"bucket=*/*{x}" for x in suffixes)):
+        for f in (store_dir / "events").glob(pattern):
+            if f.stem not in named and store._KEY.fullmatch(f.stem):
+                f.unlink(missing_ok=True)
