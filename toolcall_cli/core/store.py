@@ -2,9 +2,9 @@
 
 Layout 4: `manifest.json`, `keys.parquet` (key -> component, align/buckets.py) and
 `events/bucket=NN/<part>.parquet` + `.index` (core/store_layout.py has every path and column).
-The manifest's `files` records each ingested input (by a hash of its absolute path, so re-ingesting a file
-replaces its events): path, source, counts. `parts` records each data file: its bucket, rows,
-and the inputs it holds rows of. core/store_write.py places rows in buckets and parts.
+The manifest's `files` records each ingested input (by a hash of its absolute path, so
+re-ingesting a file replaces its events): path, source, counts. `parts` records each data
+file: its bucket, rows, and the inputs it holds rows of (core/store_write.py places them).
 
 Inside a part, rows are sorted by trace_id, tool_call_id, session_id (nulls last) and written in
 row groups of `ROW_GROUP` rows with min/max statistics and an id index, so a one-trace read
