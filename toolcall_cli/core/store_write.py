@@ -36,7 +36,7 @@ from toolcall_cli.core.store_layout import KEYS_FILE, bucket_dir
 from toolcall_cli.errors import InputError
 
 FLUSH_ROWS = 65_536  # buffered rows that trigger a flush
-SMALL_ROWS = 65_536  # a part smaller than this is merged once its bucket holds MAX_SMALL
+SMALL_ROWS = 8_192  # a part under one row group is small: merged once a bucket holds MAX_SMALL
 MAX_SMALL = 4
 
 
