@@ -102,7 +102,10 @@ def _buckets(
     flat = sorted({k for row in wanted for k in row if k})
     if not flat:
         return out
-    table = pq.read_table(path, filters=pc.field("key").isin(flat))
+    try:
+        table = pq.read_table(path, filters=pc.field("key").isin(flat))
+    except (OSError, pa.ArrowException):  # a damaged key map: the next ingest says so
+        return out
     label = dict(zip(table["key"].to_pylist(), table["label"].to_pylist(), strict=True))
     for i, row in enumerate(wanted):
         hit = next((label[k] for k in row if k and k in label), None)
