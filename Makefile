@@ -11,7 +11,7 @@ DEMO := fixtures/incidents/flooding-model-loop
 MITM_PY311 := mitmproxy==11.0.2 mitmproxy_rs==0.10.7 'pyOpenSSL>=24.3,<27' pyparsing==3.2.0 \
 	wsproto==1.2.0 'h11>=0.16,<1'
 
-.PHONY: setup tshark chromium mitm phoenix shells demo test lint-code check bench fuzz man clean
+.PHONY: setup tshark chromium mitm phoenix shells goaccess demo test lint-code check bench fuzz man clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -100,7 +100,20 @@ test: setup lint-code
 
 check: test
 
-bench: setup
+# The whole-process nginx figure is measured against GoAccess; installed like tshark.
+goaccess:
+	@if command -v goaccess >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "installing goaccess with apt-get"; \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq goaccess >/dev/null 2>&1 || \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq goaccess >/dev/null; }; \
+	elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then \
+	  sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq goaccess >/dev/null; \
+	else \
+	  echo "note: goaccess is not installed; the nginx GoAccess figure is reported as missing"; \
+	fi
+
+bench: setup goaccess
 	$(BIN)/python tests/bench/run_bench.py
 
 fuzz: setup

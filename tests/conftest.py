@@ -156,3 +156,12 @@ def assert_golden(
     assert body == path.read_text(encoding="utf-8"), (
         f"golden {name} differs; rerun with --update-goldens and review"
     )
+
+
+@pytest.fixture
+def one_bucket(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every component hashes to bucket 00, so one input is one data file again (tests of what
+    happens inside a data file; the bucketing itself is tested in tests/core/test_store_buckets)."""
+    from toolcall_cli.core import store_layout
+
+    monkeypatch.setattr(store_layout, "BUCKETS", 1)

@@ -215,8 +215,9 @@ def test_no_secret_in_any_output_or_in_the_store(bundle: Path, tmp_path: Path, t
     seen["replay paths"] = res.stdout + res.stderr
     leaks = {name: _leaks(out) for name, out in seen.items() if _leaks(out)}
     assert not leaks, leaks  # ...with the secret redacted
-    files = sorted((store / "events").glob("*.parquet"))
-    assert len(files) == 3
+    files = sorted(store.rglob("*.parquet"))  # events, findings and calls tables
+    assert len(json.loads((store / "manifest.json").read_text())["files"]) == 3
+    assert any(p.parts[-3] == "findings" for p in files)  # diagnose recorded its findings
     for pf in files:
         assert not _leaks(pf.read_bytes().decode("latin-1"))
         table = pq.read_table(pf)

@@ -79,7 +79,8 @@ def test_failed_rename_mid_ingest_leaves_the_previous_store(
     _consistent(store)
     # the next ingest sweeps the leftovers and lands whole
     write_files(store, parts)
-    left = [p for p in (store / "events").iterdir() if not p.name.endswith((".parquet", ".index"))]
+    files = [p for p in (store / "events").rglob("*") if p.is_file()]
+    left = [p for p in files if not p.name.endswith((".parquet", ".index"))]
     assert not left
     assert len(_snapshot(store)) == len(before) + 2
     _consistent(store)
@@ -147,7 +148,7 @@ def test_sigkill_during_a_real_ingest(tmp_path: Path) -> None:
     t0 = time.monotonic()
     try:  # kill it the moment it starts writing (or after 60 s)
         while proc.poll() is None and time.monotonic() - t0 < 60:
-            if any(p.name.endswith((".new", ".tmp")) for p in (store / "events").iterdir()):
+            if any(p.name.endswith((".new", ".tmp")) for p in (store / "events").rglob("*")):
                 break
             time.sleep(0.005)
     finally:
@@ -171,8 +172,9 @@ def test_reingest_is_idempotent(tmp_path: Path) -> None:
         outs.append((json.loads(res.stdout)["summary"], _snapshot(store)))
     assert outs[0][0] == outs[1][0]
     pd.testing.assert_frame_equal(outs[0][1], outs[1][1])
-    suffixes = sorted(p.suffix for p in (store / "events").iterdir())
-    assert suffixes == [".index"] * 3 + [".parquet"] * 3
+    data = store_mod.data_files(store)
+    files = sorted(p for p in (store / "events").rglob("*") if p.is_file())
+    assert files == sorted([*data, *(p.with_suffix(".index") for p in data)])
     assert [f.events for f in stored_files(store)] == [
         f["events"]
         for f in sorted(outs[0][0]["files"], key=lambda f: store_mod.file_key(Path(f["path"])))
@@ -202,7 +204,7 @@ def test_other_schema_version_is_explained(tmp_path: Path, command: list[str]) -
 def test_damaged_store_gives_a_clear_error(tmp_path: Path, damage: str) -> None:
     store = tmp_path / "store"
     assert run_cli(["-q", "ingest", "--store", str(store), str(MW)]).exit_code == 0
-    pf = next((store / "events").glob("*.parquet"))
+    pf = store_mod.data_files(store)[0]
     mf = store / "manifest.json"
     if damage == "truncate":
         pf.write_bytes(pf.read_bytes()[: pf.stat().st_size // 2])

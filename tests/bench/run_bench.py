@@ -146,6 +146,13 @@ def store_inputs(files: dict[str, Path]) -> list[tuple[Path, str]]:
 
 def ref_tshark(path: Path) -> None:
     """The adapter's own tshark pass (same fields, prefs, filter), output discarded."""
+    subprocess.run(
+        ref_tshark_cmd(path), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True
+    )
+
+
+def ref_tshark_cmd(path: Path) -> list[str]:
+    """The adapter's own tshark command line (same fields, prefs, filter)."""
     from toolcall_cli.sources.pcap.tshark import AGGREGATOR, DISPLAY_FILTER, FIELDS, PREFS
 
     cmd = [
@@ -167,7 +174,7 @@ def ref_tshark(path: Path) -> None:
     ]
     for f in FIELDS:
         cmd += ["-e", f]
-    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    return cmd
 
 
 def ref_awk(path: Path) -> None:
@@ -307,7 +314,7 @@ def main() -> int:
     ap.add_argument(
         "--only",
         default="",
-        help="comma-separated: pcap,nginx,mw,otel,diagnose,timeline,memory,startup",
+        help="comma-separated: pcap,nginx,mw,otel,diagnose,timeline,memory,cli,startup",
     )
     ap.add_argument("--startup-runs", type=int, default=7, help="runs per start-up figure")
     a = ap.parse_args()
@@ -486,6 +493,10 @@ def main() -> int:
             flush=True,
         )
 
+    if want("cli"):  # the command as users run it, beside the in-process figures above
+        from tests.bench.cli_bench import cli_rows
+
+        rows += cli_rows(files, _cached, parts, CACHE / f"cli-store-{n}", a.pairs)
     started: list[Row] = []
     if want("startup"):
         started = startup_rows(a.startup_runs)
@@ -533,6 +544,8 @@ def render(rows: list[Row], *, quick: bool, pairs_n: int) -> str:
             if unit == "×"
             else f"{'> ' if r.get('over') else ''}{r['toolcall_s']:.2f} s"
         )
+        if r.get("peak_mib") is not None:  # whole-process figures: the child's peak memory
+            val += f", peak {r['peak_mib']:.0f} MiB"
         lines.append(
             f"| {r['figure']} | {r['reference']} | {ref_s} | {val} | {ratio} | {cpu} "
             f"| {r['target']} | "

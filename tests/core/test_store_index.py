@@ -14,11 +14,13 @@ import pytest
 from toolcall_cli.core import store as store_mod
 from toolcall_cli.core import store_index
 from toolcall_cli.core.events import build_frame
-from toolcall_cli.core.store import read_file, read_manifest, row_groups_of, write_files
+from toolcall_cli.core.store import data_files, read_file, read_manifest, row_groups_of, write_files
 from toolcall_cli.core.store_index import INDEXED, IdIndex
 
 ODD = ["", "a\x1fb", "é-ü", "x" * 300, " "]  # empty, the key separator, non-ASCII, long, blank
 CAPS = ("cap0.pcap", "we#frame=ird\n.pcap")  # a capture path may hold `#frame=` and newlines
+
+pytestmark = pytest.mark.usefixtures("one_bucket")
 
 
 def _events(n: int) -> pd.DataFrame:
@@ -50,7 +52,7 @@ def small(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _file(store: Path) -> Path:
-    return next((store / "events").glob("*.parquet"))
+    return data_files(store)[0]
 
 
 def _open(pf: Path) -> IdIndex | None:
@@ -60,7 +62,7 @@ def _open(pf: Path) -> IdIndex | None:
 def test_every_id_maps_to_exactly_its_row_groups(tmp_path: Path, small: None) -> None:
     df = _events(150)
     write_files(tmp_path, [(tmp_path / "mw.log", "middleware", df)])
-    assert read_manifest(tmp_path)["layout"] == store_mod.LAYOUT == 3
+    assert read_manifest(tmp_path)["layout"] == store_mod.LAYOUT == 4
     pf = _file(tmp_path)
     index = _open(pf)
     assert index is not None
@@ -94,14 +96,10 @@ def test_captures_index_the_id_less_responses(tmp_path: Path, small: None) -> No
 
 @pytest.mark.parametrize("damage", ["missing", "rewritten", "foreign", "garbage", "old-writer"])
 def test_an_index_that_does_not_match_is_ignored(tmp_path: Path, small: None, damage: str) -> None:
-    write_files(
-        tmp_path,
-        [
-            (tmp_path / "a.log", "middleware", _events(60)),
-            (tmp_path / "b.log", "middleware", _events(90)),
-        ],
-    )
-    a, b = sorted((tmp_path / "events").glob("*.parquet"))
+    # two ingests: one ingest's small inputs share a data file
+    write_files(tmp_path, [(tmp_path / "a.log", "middleware", _events(60))])
+    write_files(tmp_path, [(tmp_path / "b.log", "middleware", _events(90))])
+    a, b = data_files(tmp_path)
     assert _open(a) is not None and _open(b) is not None
     if damage == "missing":
         a.with_suffix(".index").unlink()
@@ -127,17 +125,16 @@ def test_a_crash_after_the_commit_rolls_the_index_forward_too(
     monkeypatch.setattr(store_mod, "_roll_forward", lambda s, m: m)
     write_files(tmp_path, [(tmp_path / "mw.log", "middleware", _events(70))])
     monkeypatch.undo()
-    staged = sorted(p.name for p in (tmp_path / "events").glob("*.new"))
+    staged = sorted(p.name for p in (tmp_path / "events").rglob("*.new"))
     assert [n.rsplit(".", 2)[1] for n in staged] == ["index", "parquet"]
     assert read_manifest(tmp_path).get("pending") is None  # the reader finished the ingest
-    assert not list((tmp_path / "events").glob("*.new"))
+    assert not list((tmp_path / "events").rglob("*.new"))
     pf = _file(tmp_path)
     index = _open(pf)
     assert index is not None and pq.ParquetFile(pf).metadata.num_rows == 70
 
 
-def test_an_empty_input_gets_an_empty_index(tmp_path: Path) -> None:
+def test_an_empty_input_is_recorded_without_a_data_file(tmp_path: Path) -> None:
     write_files(tmp_path, [(tmp_path / "none.log", "middleware", _events(0))])
-    index = _open(_file(tmp_path))
-    assert index is not None
-    assert index.groups("trace_id", ["t1"]) == set() and len(index.values("trace_id")) == 0
+    assert data_files(tmp_path) == []
+    assert [e["events"] for e in read_manifest(tmp_path)["files"].values()] == [0]

@@ -11,7 +11,16 @@ import pytest
 
 from toolcall_cli.core import store as store_mod
 from toolcall_cli.core.events import build_frame, validate_frame
-from toolcall_cli.core.store import ROW, load_events, read_file, read_manifest, write_files
+from toolcall_cli.core.store import (
+    ROW,
+    data_files,
+    load_events,
+    read_file,
+    read_manifest,
+    write_files,
+)
+
+pytestmark = pytest.mark.usefixtures("one_bucket")
 
 
 def _events(n: int) -> pd.DataFrame:
@@ -35,7 +44,7 @@ def small_groups(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _file(store: Path) -> Path:
-    return next((store / "events").glob("*.parquet"))
+    return data_files(store)[0]
 
 
 def test_rows_come_back_in_input_order(tmp_path: Path, small_groups: None) -> None:

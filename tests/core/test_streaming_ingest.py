@@ -13,7 +13,7 @@ import pytest
 
 from tests.conftest import run_cli
 from toolcall_cli.core.events import concat_frames
-from toolcall_cli.core.store import load_events, read_manifest, write_files
+from toolcall_cli.core.store import data_files, load_events, read_manifest, write_files
 from toolcall_cli.core.summary import Digest, IngestReport
 from toolcall_cli.errors import InputError
 from toolcall_cli.sources import parse_file
@@ -51,7 +51,7 @@ def test_a_failing_part_commits_nothing_and_leaves_no_staged_files(tmp_path: Pat
     with pytest.raises(InputError):
         write_files(store, parts())
     assert read_manifest(store) == before
-    assert not list((store / "events").glob("*.new"))
+    assert not list((store / "events").rglob("*.new"))
     kept = load_events(store)  # the earlier ingest, whole (the store orders rows by ids)
     assert sorted(kept["origin"].tolist()) == sorted(first["origin"].tolist())
 
@@ -92,9 +92,9 @@ def test_roll_forward_refuses_a_commit_whose_events_are_gone(tmp_path: Path) -> 
     store = tmp_path / "store"
     write_files(store, [(FILES[1][0], "nginx", parse_file(FILES[1][0], source="nginx"))])
     manifest = read_manifest(store)
-    (key,) = manifest["files"]
-    (store / "events" / f"{key}.parquet").unlink()
-    manifest["pending"] = [key]
+    pf = data_files(store)[0]
+    pf.unlink()
+    manifest["pending"] = [pf.stem]
     (store / "manifest.json").write_bytes(json.dumps(manifest).encode())
     with pytest.raises(InputError, match=r"committed events of .* are missing"):
         read_manifest(store)

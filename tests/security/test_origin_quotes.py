@@ -22,7 +22,7 @@ def test_a_store_whose_origins_point_elsewhere_quotes_nothing_from_there(tmp_pat
     secret.write_text("TOPSECRET-line\n" * 50)
     store = tmp_path / "store"
     assert run_cli(["-q", "ingest", str(log), "--store", str(store)]).exit_code == 0
-    parts = sorted((store / "events").glob("*.parquet"))
+    parts = sorted((store / "events").rglob("*.parquet"))
     assert parts
     for part in parts:  # the attacker rewrites every origin to a line of the secret file
         table = pq.read_table(part)

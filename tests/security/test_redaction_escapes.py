@@ -87,7 +87,7 @@ def test_no_escaped_key_reaches_the_store_or_any_output(tmp_path: Path) -> None:
     outputs["timeline json"] = res.stdout
     leaks = {k: _leaks(v) for k, v in outputs.items() if _leaks(v)}
     assert leaks == {}
-    files = sorted((store / "events").glob("*.parquet"))
+    files = sorted(store.rglob("*.parquet"))  # events, findings and calls tables
     assert files
     for pf in files:
         assert _leaks(json.dumps(pq.read_table(pf).to_pylist(), default=str)) == []

@@ -143,6 +143,6 @@ def test_no_output_format_holds_the_secret(tmp_path: Path, doc: tuple[str, str])
     res = run_cli(["-q", "timeline", "--store", str(store), "--session-id", "s1", "-f", "json"])
     assert res.exit_code == 0, res.stderr
     outputs.append(res.stdout)
-    for pf in (store / "events").glob("*.parquet"):
+    for pf in store.rglob("*.parquet"):  # events, findings and calls tables
         outputs.append(json.dumps(pq.read_table(pf).to_pylist(), default=str))
     assert [o for o in outputs if tail in o] == []

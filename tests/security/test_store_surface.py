@@ -16,6 +16,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from tests.conftest import FIXTURES, run_cli
+from toolcall_cli.core.store import data_files
 from toolcall_cli.core.store_index import META
 
 MW = FIXTURES / "middleware" / "json_lines.log"
@@ -35,10 +36,6 @@ def _manifest(store: Path) -> dict[str, Any]:
 
 def _write_manifest(store: Path, data: dict[str, Any]) -> None:
     (store / "manifest.json").write_bytes(orjson.dumps(data))
-
-
-def _key(store: Path) -> str:
-    return next(iter(_manifest(store)["files"]))
 
 
 def _timeline(store: Path) -> Any:
@@ -68,7 +65,7 @@ def test_pending_keys_outside_the_store_rename_nothing(store: Path) -> None:
 def test_file_keys_outside_the_store_are_not_read(store: Path, key: str) -> None:
     outside = store.parent / "outside"
     outside.mkdir(exist_ok=True)
-    shutil.copy(store / "events" / f"{_key(store)}.parquet", outside / "evil.parquet")
+    shutil.copy(data_files(store)[0], outside / "evil.parquet")
     data = _manifest(store)
     data["files"] = {key: {"path": "x", "source": "middleware", "events": 1, "unparsed": 0}}
     _write_manifest(store, data)
@@ -78,9 +75,9 @@ def test_file_keys_outside_the_store_are_not_read(store: Path, key: str) -> None
 
 
 def _rewrite(store: Path, change: Callable[[pa.Table], pa.Table]) -> None:
-    pf = store / "events" / f"{_key(store)}.parquet"
-    table = change(pq.read_table(pf))
-    pq.write_table(table, pf)
+    for pf in data_files(store):
+        table = change(pq.read_table(pf))
+        pq.write_table(table, pf)
 
 
 DAMAGE: dict[str, Callable[[pa.Table], pa.Table]] = {
@@ -109,11 +106,12 @@ def test_a_damaged_event_file_is_an_input_error(store: Path, damage: str, comman
 @pytest.mark.parametrize("fences", [[3, 1, 2], ["zzz", "aaa"], None, [["x"]], "fence"], ids=str)
 def test_odd_index_fences_are_ignored_or_refused(store: Path, fences: Any) -> None:
     good = json.loads(_timeline(store).stdout)
-    ix = store / "events" / f"{_key(store)}.index"
-    table = pq.read_table(ix)
-    meta = orjson.loads(table.schema.metadata[META])
-    meta["fences"] = fences
-    pq.write_table(table.replace_schema_metadata({META: orjson.dumps(meta)}), ix)
+    for pf in data_files(store):
+        ix = pf.with_suffix(".index")
+        table = pq.read_table(ix)
+        meta = orjson.loads(table.schema.metadata[META])
+        meta["fences"] = fences
+        pq.write_table(table.replace_schema_metadata({META: orjson.dumps(meta)}), ix)
     res = _timeline(store)
     assert res.exit_code in (0, 3), res.stderr  # never 70
     if res.exit_code == 0:

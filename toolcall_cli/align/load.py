@@ -26,18 +26,22 @@ import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
 from toolcall_cli.align.select import HINT_IDS, hint_of
-from toolcall_cli.core.events import WIRE_SOURCES, concat_frames, empty_frame
+from toolcall_cli.core.events import WIRE_SOURCES, concat_frames
 from toolcall_cli.core.store import (
     check_schema,
     input_order,
+    is_bucketed,
     load_events,
     part_paths,
     read_file,
     read_manifest,
     row_groups_of,
+    tables_to_events,
     to_events,
 )
 from toolcall_cli.core.store_index import IdIndex
+from toolcall_cli.core.store_layout import buckets_of
+from toolcall_cli.core.store_write import buckets_of_ids, normalise
 from toolcall_cli.errors import InputError, UsageError
 
 #: Rounds of key expansion before giving up on finding more (chains longer than this are rare).
@@ -81,7 +85,7 @@ class _Part:
         self._whole: pa.Table | None = None
         if self.index is None:  # scan: one row group is read whole, else the id columns
             if self.groups <= 1:
-                self._whole = read_file(pf)
+                self._whole = _raw(pf)
                 self.read = set(range(self.groups))
             self._keys = self._whole if self._whole is not None else read_file(pf, columns=_KEYS)
 
@@ -125,9 +129,9 @@ class _Part:
         return self._keys
 
     def rows(self, expr: pc.Expression) -> pa.Table:
-        """The whole rows matching *expr*, in input order."""
+        """The whole rows matching *expr*, with the hidden order columns (`_file`, `_row`)."""
         if self._whole is not None:
-            return self._whole.filter(expr)
+            return normalise(self._whole.filter(expr), self.pf.stem)
         if self.index is None:
             keys = self.keys()
             pos = keys.append_column("_pos", pa.array(np.arange(keys.num_rows))).filter(expr)
@@ -135,10 +139,10 @@ class _Part:
                 return keys.slice(0, 0)
             groups = row_groups_of(self.pf, pos.column("_pos").to_numpy())
             self.read |= set(groups)
-            return read_file(self.pf, filters=expr, row_groups=groups)
+            return normalise(_raw(self.pf, groups).filter(expr), self.pf.stem)
         if not self._tables:
             return self.keys()
-        return input_order(pa.concat_tables(self._tables).filter(expr))
+        return normalise(pa.concat_tables(self._tables).filter(expr), self.pf.stem)
 
     def known(self, col: str) -> pa.Array:
         """The distinct non-empty values of *col* in the file."""
@@ -148,13 +152,28 @@ class _Part:
         return values.filter(pc.not_equal(values, ""))
 
 
-def _parts(store: Path) -> list[_Part]:
+def _raw(pf: Path, groups: list[int] | None = None) -> pa.Table:
+    """Rows of store file *pf* as stored (hidden columns kept), optionally only *groups*."""
+    try:
+        with pq.ParquetFile(pf) as file:  # closed at once: stores hold thousands of files
+            if groups is None:
+                return file.read(use_threads=False)
+            return file.read_row_groups(groups, use_threads=False)
+    except (OSError, pa.ArrowException) as e:
+        raise _unreadable(pf, e) from None
+
+
+def _parts(store: Path, ids: dict[str, set[str]]) -> list[_Part]:
+    """The store files that can hold the selection: its ids' buckets, when the key map knows
+    them (a bucket holds whole components), else every file."""
     manifest = read_manifest(store)
     if not manifest["files"]:
         raise InputError(
             f"the store {store} is empty", hint="run `toolcall ingest PATH...` first, or pass PATHs"
         )
-    return [_Part(pf) for pf in part_paths(store, manifest)]
+    n = buckets_of(manifest)
+    buckets = buckets_of_ids(store, ids, n) if is_bucketed(manifest) else set()
+    return [_Part(pf) for pf in part_paths(store, manifest, buckets or None)]
 
 
 def _any(parts: list[pc.Expression]) -> pc.Expression:
@@ -184,6 +203,37 @@ def load_selected(
     )[0]
 
 
+def load_buckets(
+    store: Path,
+    *,
+    trace_id: str | None = None,
+    session_id: str | None = None,
+    tool_call_id: str | None = None,
+) -> pd.DataFrame:
+    """Every event of the buckets holding the selected ids: whole components, so the whole
+    sessions they touch (replay's rate limiter counts a session's earlier calls). A store the
+    key map cannot narrow (an older layout, an unknown id) is read as `load_selected` reads it.
+    """
+    manifest = read_manifest(store)
+    ids = {"trace_id": trace_id, "session_id": session_id, "tool_call_id": tool_call_id}
+    seeds: dict[str, set[str]] = {c: set() for c in ("trace_id", "tool_call_id", "session_id")}
+    if trace_id is not None:  # as read_selected: a trace may be named by any of its ids
+        for values in seeds.values():
+            values.add(trace_id)
+    for col in ("session_id", "tool_call_id"):
+        if ids[col] is not None:
+            seeds[col].add(str(ids[col]))
+    found = (
+        buckets_of_ids(store, seeds, buckets_of(manifest))
+        if is_bucketed(manifest) and any(seeds.values())
+        else set()
+    )
+    if not found:
+        return load_selected(store, **ids)
+    tables = [_raw(pf) for pf in part_paths(store, manifest, found)]
+    return tables_to_events(tables, str(store))
+
+
 def read_selected(
     store: Path,
     *,
@@ -192,7 +242,6 @@ def read_selected(
     tool_call_id: str | None = None,
 ) -> tuple[pd.DataFrame, ReadStats]:
     """The events connected to the selected ids, and what reading them touched."""
-    parts = _parts(store)
     f = ds.field
     seeds: list[pc.Expression] = []
     first: dict[str, set[str]] = {c: set() for c in ("trace_id", "tool_call_id", "session_id")}
@@ -209,6 +258,7 @@ def read_selected(
     if not seeds:
         raise UsageError("no selection: pass --trace-id, --session-id or --tool-call-id")
     expr = _any(seeds)
+    parts = _parts(store, first)
     for p in parts:
         p.fetch(first)
     matched = [p.keys().filter(expr) for p in parts]
@@ -236,13 +286,13 @@ def read_selected(
 
 
 def _frame(tables: list[pa.Table]) -> pd.DataFrame:
-    """The rows of every file as one event table (one conversion to pandas, not one a file)."""
+    """The rows of every file as one event table in input order (one conversion to pandas)."""
     tables = [t for t in tables if t.num_rows]
     try:
-        one = pa.concat_tables(tables, promote_options="permissive") if tables else None
-    except (pa.ArrowInvalid, pa.ArrowTypeError):  # files written with differing column types
-        return concat_frames([to_events(t, "the selected store files") for t in tables])
-    return empty_frame() if one is None else to_events(one, "the selected store files")
+        return tables_to_events(tables, "the selected store files")
+    except InputError:  # files written with differing column types
+        where = "the selected store files"
+        return concat_frames([to_events(input_order(t), where) for t in tables])
 
 
 def _no_match(

@@ -136,19 +136,22 @@ def evidence_for(
     source: str | None,
     opts: ParseOptions,
     ids: Mapping[str, str | None] | None = None,
+    whole_buckets: bool = False,
 ) -> Evidence:
     """PATHs ingested on the fly (the files read are also the quotable ones; no evidence at
     all is an input error), or the store when no PATH is given: only the traces of *ids*
     (through its id index) when one is set, and the files its manifest records as quotable —
-    never a path only an event's origin names."""
+    never a path only an event's origin names. With *whole_buckets* the store gives every
+    event of the selection's buckets (whole sessions, for replay's rate limiter)."""
     if paths:
         result = ingest(paths, source=source, opts=opts)
         files = tuple(str(f.path) for f in result.files)
         return Evidence(result.events, files, files, result.skipped)
-    from toolcall_cli.align.load import load_selected  # every event when no id is set
+    from toolcall_cli.align.load import load_buckets, load_selected  # all when no id is set
 
     recorded = tuple(str(e["path"]) for e in read_manifest(store)["files"].values())
-    return Evidence(load_selected(store, **(ids or {})), (str(store),), recorded)
+    load = load_buckets if whole_buckets and ids and any(ids.values()) else load_selected
+    return Evidence(load(store, **(ids or {})), (str(store),), recorded)
 
 
 def events_for(

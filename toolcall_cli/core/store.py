@@ -1,29 +1,24 @@
-"""The store: the event table as Parquet under `./.toolcall/`, one file per ingested input.
+"""The store: the event table as Parquet under `./.toolcall/`, in correlation buckets.
 
-Layout::
+Layout 4: `manifest.json`, `keys.parquet` (key -> component, align/buckets.py) and
+`events/bucket=NN/<part>.parquet` + `.index` (core/store_layout.py has every path and column).
+The manifest's `files` records each ingested input (by a hash of its absolute path, so
+re-ingesting a file replaces its events): path, source, counts. `parts` records each data
+file: its bucket, rows, and the inputs it holds rows of (core/store_write.py places them).
 
-    .toolcall/manifest.json          {"schema_version": N, "files": {key: {...}}}
-    .toolcall/events/<key>.parquet   events of one input file
-    .toolcall/events/<key>.index     its id index (layout 3; see core/store_index.py)
+Inside a part, rows are sorted by trace_id, tool_call_id, session_id (nulls last) and written in
+row groups of `ROW_GROUP` rows with min/max statistics and an id index, so a one-trace read
+touches a row group or two. Hidden columns `_file` (the input's key) and `_row` (the row's
+position in its input) restore the order the inputs were read in: whole-store and selected
+reads come back as the flat layouts gave them, so outputs do not depend on buckets.
 
-The key is a hash of the input's absolute path, so re-ingesting a file replaces its events.
+Older flat layouts (`events/<key>.parquet`, 1–3) are read as they are; the next ingest moves
+their rows into buckets.
 
-Layout inside a file (manifest `"layout": 2`): rows are sorted by trace_id, tool_call_id,
-session_id (nulls last) and written in row groups of `ROW_GROUP` rows with min/max statistics,
-so a read filtered on one trace's keys touches a row group or two, not the whole file. A hidden
-column `_row` keeps each event's position in its input: :func:`read_file` restores that order
-and drops the column, so readers see the table exactly as the adapter returned it. Files
-without `_row` (layout 1) are read as they are. Layout 3 adds the id index beside each file:
-which row groups hold each trace, call, request and session id; files without a matching index
-(layouts 1 and 2) are scanned instead.
-
-Crash safety: every file is written under a temporary name and renamed. An ingest first
-stages each input's events as `<key>.parquet.new` (its index as `<key>.index.new`), then
-commits by renaming a manifest that lists them under `"pending"` into place, then renames the
-staged files over the old ones.
-A crash before the commit leaves the previous store as it was (the staged files are swept
-by the next ingest); a crash after it is rolled forward by the next reader, so a reader never
-sees one input's new events beside another's old ones.
+Crash safety: an ingest stages its files (`*.new`), commits by renaming a manifest that lists
+them under `"pending"` into place, then renames them and removes the parts no longer named. A
+crash before the commit leaves the old store (the next ingest sweeps the staged files); one
+after it is rolled forward by the next reader: no reader sees half an ingest.
 """
 
 from __future__ import annotations
@@ -46,19 +41,20 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from toolcall_cli.core import store_compact, store_index
+from toolcall_cli.core import store_index
 from toolcall_cli.core.atomic import atomic_write
 from toolcall_cli.core.events import COLUMNS, EVENTS_SCHEMA_VERSION, concat_frames, empty_frame
+from toolcall_cli.core.store_layout import KEYS_FILE, bucket_dir, buckets_of
 from toolcall_cli.errors import InputError
 
 MANIFEST = "manifest.json"
 _LOCK = ".lock"  # held (flock) by the one ingest writing the store
 _STAGED = ".new"  # suffix of events staged by an ingest that has not committed yet
 _ENTRY_KEYS = {"path": str, "source": str, "events": int, "unparsed": int}
-LAYOUT = 3  # sorted, row-grouped event files with a `_row` column and an id index (see above)
+LAYOUT = 4  # bucketed parts (core/store_layout.py) of sorted, row-grouped, indexed files
 ROW_GROUP = 8_192
 ROW = "_row"  # hidden column: the event's position in the adapter's table
-FILE = "_file"  # hidden column of a merged part (core/store_compact.py): the input's key
+FILE = "_file"  # hidden column of a part holding several inputs: the row's input key
 _HIDDEN = (ROW, FILE)
 _SORT_KEYS = ("trace_id", "tool_call_id", "session_id")
 _KEY = re.compile(r"[0-9a-f]{20}")  # what file_key() makes, and all a manifest may name
@@ -132,6 +128,18 @@ def _check_entries(mf: Path, data: dict[str, Any]) -> None:
             and all(isinstance(entry.get(k), t) for k, t in _ENTRY_KEYS.items())
             and (_KEY.fullmatch(str(entry.get("part", "0" * 20))) is not None)
         )
+    parts = data.get("parts", {})
+    ok = ok and isinstance(parts, dict)
+    for key, entry in parts.items() if isinstance(parts, dict) else ():
+        ok = (
+            ok
+            and _KEY.fullmatch(str(key)) is not None
+            and isinstance(entry, dict)
+            and isinstance(entry.get("bucket"), int)
+            and 0 <= entry["bucket"] < buckets_of(data)
+            and isinstance(entry.get("rows"), int)
+            and isinstance(entry.get("inputs"), list)
+        )
     if not ok:
         raise InputError(f"store manifest {mf} is malformed", hint="delete the store and re-ingest")
 
@@ -152,17 +160,21 @@ def _roll_forward(store: Path, manifest: dict[str, Any]) -> dict[str, Any]:
     _no_symlinks(store)
     try:
         for key in manifest["pending"]:
+            where = _part_dir(store, manifest, key)
             for name in (f"{key}.parquet", f"{key}{store_index.SUFFIX}"):
-                staged = store / "events" / f"{name}{_STAGED}"
+                staged = where / f"{name}{_STAGED}"
                 if staged.exists():
-                    os.replace(staged, store / "events" / name)
-                elif name.endswith(".parquet") and not (store / "events" / name).exists():
+                    os.replace(staged, where / name)
+                elif name.endswith(".parquet") and not (where / name).exists():
                     # never commit a manifest that names events nobody can read
                     raise InputError(
                         f"store {store}: the committed events of {key} are missing",
                         hint="delete the store and re-ingest",
                     )
-        done = {k: v for k, v in manifest.items() if k != "pending"}
+        keys = store / f"{KEYS_FILE}{_STAGED}"
+        if manifest.get("pending_keys") and keys.exists():
+            os.replace(keys, store / KEYS_FILE)
+        done = {k: v for k, v in manifest.items() if k not in ("pending", "pending_keys")}
         _atomic_write(store / MANIFEST, _manifest_bytes(done))
     except OSError as e:
         raise InputError(
@@ -172,31 +184,35 @@ def _roll_forward(store: Path, manifest: dict[str, Any]) -> dict[str, Any]:
     return done
 
 
+def _part_dir(store: Path, manifest: dict[str, Any], part: str) -> Path:
+    """The directory holding *part*: its bucket's (layout 4) or the flat `events/`."""
+    entry = manifest.get("parts", {}).get(part)
+    return store / "events" if entry is None else bucket_dir(store, "events", entry["bucket"])
+
+
+def is_bucketed(manifest: dict[str, Any]) -> bool:
+    """Whether the store has the bucketed layout (4); older ones are read as they are."""
+    return "parts" in manifest or not manifest["files"]
+
+
 def _manifest_bytes(manifest: dict[str, Any]) -> bytes:
     return orjson.dumps(manifest, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
 
 
 def _sweep(store: Path) -> None:
     """Remove leftovers of interrupted ingests (uncommitted staged files, temp files)."""
+    (store / f"{KEYS_FILE}{_STAGED}").unlink(missing_ok=True)
     events = store / "events"
     if not events.is_dir():
         return
-    for leftover in (*events.glob(f"*{_STAGED}"), *events.glob(".*.tmp")):
-        leftover.unlink(missing_ok=True)
+    for pattern in (f"*{_STAGED}", ".*.tmp", f"bucket=*/*{_STAGED}", "bucket=*/.*.tmp"):
+        for leftover in events.glob(pattern):
+            leftover.unlink(missing_ok=True)
 
 
-def _stage(store: Path, path: Path, source: str, df: pd.DataFrame, schema: pa.Schema) -> StoredFile:
-    """Write one input's data file and id index as staged (uncommitted) files."""
-    key = file_key(path)
-    stage_table(store, key, _sorted_table(df, schema))
-    n_bad = int((df["kind"] == "unparsed").sum())
-    return StoredFile(
-        key=key, path=str(path), source=source, events=len(df) - n_bad, unparsed=n_bad
-    )
-
-
-def stage_table(store: Path, key: str, table: pa.Table) -> None:
-    """Write *table* (sorted, with `_row`) as part *key*'s staged data file and id index."""
+def stage_table(directory: Path, key: str, table: pa.Table) -> None:
+    """Write *table* (sorted, with `_row`) as part *key*'s staged data file and id index in
+    *directory* (a bucket's)."""
     token = store_index.new_token()
     table = store_index.with_token(table, token)
     sink = pa.BufferOutputStream()
@@ -209,15 +225,16 @@ def stage_table(store: Path, key: str, table: pa.Table) -> None:
         token=token,
         data_size=data.size,
     )
-    _atomic_write(store / "events" / f"{key}.parquet{_STAGED}", data.to_pybytes())
-    _atomic_write(store / "events" / f"{key}{store_index.SUFFIX}{_STAGED}", index)
+    _atomic_write(directory / f"{key}.parquet{_STAGED}", data.to_pybytes())
+    _atomic_write(directory / f"{key}{store_index.SUFFIX}{_STAGED}", index)
 
 
 def sort_rows(table: pa.Table) -> pa.Table:
     """*table* (with `_row`) in storage order: by its trace keys, then input position."""
     if table.num_rows <= 1:
         return table
-    return table.sort_by([(k, "ascending", "at_end") for k in (*_SORT_KEYS, ROW)])
+    order = (*_SORT_KEYS, FILE, ROW) if FILE in table.column_names else (*_SORT_KEYS, ROW)
+    return table.sort_by([(k, "ascending", "at_end") for k in order])
 
 
 def part_of(key: str, entry: dict[str, Any]) -> str:
@@ -230,9 +247,18 @@ def part_keys(manifest: dict[str, Any]) -> list[str]:
     return list(dict.fromkeys(part_of(k, manifest["files"][k]) for k in sorted(manifest["files"])))
 
 
-def part_paths(store: Path, manifest: dict[str, Any]) -> list[Path]:
-    """The store's data files, in the order readers concatenate them."""
-    return [store / "events" / f"{k}.parquet" for k in part_keys(manifest)]
+def part_paths(
+    store: Path, manifest: dict[str, Any], buckets: set[int] | None = None
+) -> list[Path]:
+    """The store's data files (only those of *buckets* when given, in a bucketed store)."""
+    if not is_bucketed(manifest):
+        return [store / "events" / f"{k}.parquet" for k in part_keys(manifest)]
+    parts = manifest["parts"]
+    return [
+        bucket_dir(store, "events", parts[k]["bucket"]) / f"{k}.parquet"
+        for k in sorted(parts, key=lambda k: (parts[k]["bucket"], k))
+        if buckets is None or parts[k]["bucket"] in buckets
+    ]
 
 
 def write_files(store: Path, parts: Iterable[tuple[Path, str, pd.DataFrame]]) -> list[StoredFile]:
@@ -269,45 +295,55 @@ def _writer_lock(store: Path) -> Iterator[None]:
 
 
 def _write_locked(store: Path, parts: Iterable[tuple[Path, str, pd.DataFrame]]) -> list[StoredFile]:
+    from toolcall_cli.core.store_write import BucketWriter, legacy_tables, remove_unnamed
+
     manifest = read_manifest(store)
     _sweep(store)
+    buckets = buckets_of(manifest)
+    writer = BucketWriter(store, manifest.get("parts", {}), buckets)
     written: list[StoredFile] = []
-    replaced: dict[str, set[str]] = {}  # merged part -> its inputs this ingest re-reads
-    schema = pa.Schema.from_pandas(empty_frame(), preserve_index=False)
     try:
+        if not is_bucketed(manifest):  # an older layout: its rows move into buckets now
+            for table in legacy_tables(store, manifest):
+                writer.add(table)
         for path, source, df in parts:
+            key = file_key(path)
+            n_bad = int((df["kind"] == "unparsed").sum())
+            stored = StoredFile(key, str(path), source, len(df) - n_bad, n_bad)
+            if key in manifest["files"]:
+                writer.replace_input(key)
             try:
-                stored = _stage(store, path, source, df, schema)
+                writer.add_input(key, df)
             except OSError as e:  # disk full, read-only file system: an input problem
                 raise InputError(f"cannot write the store {store}: {e.strerror or e}") from None
-            old = manifest["files"].get(stored.key)
-            if old is not None and part_of(stored.key, old) != stored.key:
-                replaced.setdefault(part_of(stored.key, old), set()).add(stored.key)
-            manifest["files"][stored.key] = {
+            manifest["files"][key] = {
                 "path": stored.path,
                 "source": source,
                 "events": stored.events,
                 "unparsed": stored.unparsed,
             }
             written.append(stored)
-            del df  # this part's events go before the next part is parsed
+            del df  # a large input's events are written before the next input is parsed
             pa.default_memory_pool().release_unused()  # and Arrow hands their pages back
-        # a merged part keeps the other inputs' events but drops the old ones of these
-        restaged = store_compact.restage_without(store, manifest, replaced)
+        pending = writer.finish()
     except BaseException:
         # a part that fails to parse (parts may be produced lazily, one file at a time) or to
         # write: nothing was committed, so the staged files of the parts before it go
         with suppress(OSError):
             _sweep(store)
         raise
+    manifest["files"] = {k: {f: v[f] for f in _ENTRY_KEYS} for k, v in manifest["files"].items()}
     manifest["schema_version"] = EVENTS_SCHEMA_VERSION
     manifest["layout"] = LAYOUT
-    manifest["pending"] = [w.key for w in written] + restaged
+    manifest["parts"] = writer.parts
+    manifest["buckets"] = buckets
+    manifest["pending"] = pending
+    manifest["pending_keys"] = writer.keymap_changed
     try:
         _atomic_write(store / MANIFEST, _manifest_bytes(manifest))  # the commit point
     except OSError as e:
         raise InputError(f"cannot write the store {store}: {e.strerror or e}") from None
-    store_compact.remove_unnamed(store, _roll_forward(store, manifest))
+    remove_unnamed(store, _roll_forward(store, manifest))
     return written
 
 
@@ -318,8 +354,38 @@ def load_events(store: Path, *, filters: list[tuple[str, str, Any]] | None = Non
         raise InputError(
             f"the store {store} is empty", hint="run `toolcall ingest PATH...` first, or pass PATHs"
         )
-    frames = [to_events(read_file(pf, filters=filters), pf) for pf in part_paths(store, manifest)]
-    return concat_frames(frames)
+    if not is_bucketed(manifest):
+        paths = part_paths(store, manifest)
+        return concat_frames([to_events(read_file(pf, filters=filters), pf) for pf in paths])
+    return tables_to_events(
+        [_read_whole(pf, filters) for pf in part_paths(store, manifest)], str(store)
+    )
+
+
+def _read_whole(pf: Path, filters: Any = None) -> pa.Table:
+    try:
+        return pq.read_table(pf, filters=filters)
+    except (OSError, pa.ArrowException) as e:
+        raise InputError(
+            f"store file {pf} is unreadable: {e}", hint="re-ingest its input"
+        ) from None
+
+
+def tables_to_events(tables: list[pa.Table], where: str) -> pd.DataFrame:
+    """Whole rows of bucketed parts as one event table, in the order the inputs were read
+    (inputs by key, each in its own order): the order a flat store gave, so outputs agree."""
+    tables = [t for t in tables if t.num_rows]
+    if not tables:
+        return empty_frame()
+    for t in tables:
+        check_schema(t.schema, where)
+    try:
+        one = pa.concat_tables(tables, promote_options="permissive")
+    except (pa.ArrowInvalid, pa.ArrowTypeError) as e:
+        raise _damaged(where, str(e).splitlines()[0][:200]) from None
+    if FILE in one.column_names and one.num_rows > 1:
+        one = one.take(pc.sort_indices(one, [(FILE, "ascending"), (ROW, "ascending")]))
+    return to_events(_drop_hidden(one), where)
 
 
 def check_schema(schema: pa.Schema, pf: Path | str) -> None:
@@ -366,12 +432,6 @@ def _expected_schema() -> pa.Schema:
     return pa.Schema.from_pandas(empty_frame(), preserve_index=False)
 
 
-def _sorted_table(df: pd.DataFrame, schema: pa.Schema) -> pa.Table:
-    """The events as Arrow, sorted by their trace keys, with their input position in `_row`."""
-    table = pa.Table.from_pandas(df.astype(COLUMNS), schema=schema, preserve_index=False)
-    return sort_rows(table.append_column(ROW, pa.array(np.arange(len(df), dtype=np.int64))))
-
-
 def read_file(
     pf: Path,
     *,
@@ -407,7 +467,9 @@ def input_order(table: pa.Table) -> pa.Table:
     if ROW not in table.column_names:
         return table
     if table.num_rows > 1:
-        table = table.take(pc.sort_indices(table.column(ROW)))
+        order = [(FILE, "ascending"), (ROW, "ascending")] if FILE in table.column_names else None
+        idx = pc.sort_indices(table, order) if order else pc.sort_indices(table.column(ROW))
+        table = table.take(idx)
     return _drop_hidden(table)
 
 
@@ -429,3 +491,8 @@ def stored_files(store: Path) -> list[StoredFile]:
         StoredFile(key=k, **{f: v[f] for f in _ENTRY_KEYS})
         for k, v in sorted(manifest["files"].items())
     ]
+
+
+def data_files(store: Path) -> list[Path]:
+    """The live data files of the store (what its manifest names), in reader order."""
+    return part_paths(store, read_manifest(store))

@@ -156,6 +156,10 @@ def run(
         from toolcall_cli.render.otlp_view import post_report
 
         say(post_report(report, otlp_endpoint, allow_remote=allow_remote))
+    if not paths:  # a diagnose of the store is recorded in it (findings and calls tables)
+        from toolcall_cli.cli._record import record_diagnose
+
+        record_diagnose(store, report, cfg, whole=not scope.restricted)
     if not _settings.current().quiet:
         say(f"toolcall: {summary_line(report)}")
     raise typer.Exit(int(report.exit_code(fail_on)))

@@ -65,6 +65,7 @@ def run(
             for _ in parts:
                 pass
         else:
+            _say_migration(store)
             write_files(store, parts)
     if not no_store:
         compact(store)  # many small parts (one per input) become a few large ones
@@ -83,3 +84,13 @@ def run(
             f"{plural(len(stream.files), 'file')}, {stream.digest.unparsed} unparsed "
             f"record{'s' if stream.digest.unparsed != 1 else ''}"
         )
+
+
+def _say_migration(store: Path) -> None:
+    """An older store's events move into correlation buckets with this ingest: say so."""
+    from toolcall_cli.core.store import is_bucketed, read_manifest
+
+    manifest = read_manifest(store)
+    if not is_bucketed(manifest):
+        n = len(manifest["files"])
+        say(f"toolcall: migrating the store {store} ({n} inputs) to correlation buckets")

@@ -121,7 +121,7 @@ def run(
             hint="for production's settings pass --baseline FILE; for a change, --what-if FILE",
         )
     # the core and the views load here, not at import: see cli/app.py (start-up)
-    from toolcall_cli.cli._inputs import events_for, parse_options
+    from toolcall_cli.cli._inputs import evidence_for, parse_options
     from toolcall_cli.pipeline.live import check_target, live_replay
     from toolcall_cli.pipeline.scope import one_trace_or_session
     from toolcall_cli.pipeline.whatif import replay_compare
@@ -146,7 +146,11 @@ def run(
     opts = parse_options(
         tz=None, nginx_format=None, no_redact=no_redact, follow_symlinks=follow_symlinks
     )
-    events = events_for(paths, store=store, source=None, opts=opts)
+    # from the store, only the selection's buckets (whole sessions) are read (align/load.py)
+    found = evidence_for(
+        paths, store=store, source=None, opts=opts, ids=scope.ids, whole_buckets=True
+    )
+    events = found.events
     if trace_id is None and session_id is None:
         trace_id, session_id = one_trace_or_session(events, scope, cfg=cfg)
     new_cfg = load_config(what_if) if what_if else None

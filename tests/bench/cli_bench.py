@@ -1,0 +1,209 @@
+"""Whole-process figures for `make bench`: the `toolcall` command as users run it (start-up,
+detection, rendering and all), against reference programs run as processes in the same run,
+on two line shapes each, with the peak memory of every toolcall run.
+
+- middleware: `toolcall ingest --no-store` vs a `python -c` orjson `loads` loop over the file;
+- nginx: vs `awk` splitting the combined fields, and vs GoAccess (`make bench` installs it);
+- pcap: vs the adapter's own `tshark -T fields` pass;
+- diagnose: `toolcall diagnose` of a store vs `toolcall ingest` of the same files.
+
+Shapes: *compact* is the generator's line; *wide* adds what production lines carry (long user
+agents and trailing keys in nginx; arguments, headers and a long message in middleware JSON).
+Peak memory is the child's own high-water mark (`wait4` rusage), not this process's.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+_UA = (
+    "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) "
+    "Chrome/126.0.0.0 Safari/537.36 agent-sdk/4.2.1 (python 3.12; linux; x86_64)"
+)
+_NGINX_TAIL = (
+    " upstream_addr=10.0.3.4:8080 upstream_status=200 request_length=2048 "
+    "ssl_protocol=TLSv1.3 cache=MISS region=eu-west-1 pod=gw-7f9c6d-abcde"
+)
+Row = dict[str, Any]
+
+
+def wide_nginx(src: Path, dst: Path) -> None:
+    """*src*'s lines with a long user agent and seven more trailing keys."""
+    with src.open("rb") as f, dst.open("wb") as out:
+        for line in f:
+            text = line.rstrip(b"\n").replace(b'"agent/1.0"', f'"{_UA}"'.encode(), 1)
+            out.write(text + _NGINX_TAIL.encode() + b"\n")
+
+
+def wide_middleware(src: Path, dst: Path) -> None:
+    """*src*'s JSON lines with arguments, request headers and a longer message."""
+    with src.open("rb") as f, dst.open("wb") as out:
+        for i, line in enumerate(f):
+            rec = orjson.loads(line)
+            rec["arguments"] = orjson.dumps(
+                {"city": f"city-{i % 500}", "days": i % 7, "units": "metric", "lang": "en"}
+            ).decode()
+            rec["headers"] = {"user-agent": _UA, "x-request-id": f"r-{i}", "accept": "*/*"}
+            rec["msg"] = f"{rec.get('msg', '')} (upstream pool tools-v2, attempt 1 of 3)"
+            rec["latency_ms"] = i % 900
+            out.write(orjson.dumps(rec) + b"\n")
+
+
+def run(cmd: list[str]) -> tuple[float, float, int]:
+    """(wall s, CPU s, peak RSS bytes) of one process run to completion, output discarded."""
+    t = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise subprocess.CalledProcessError(proc.returncode, cmd)
+    return time.perf_counter() - t, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024
+
+
+def toolcall(*args: str) -> list[str]:
+    return [str(Path(sys.executable).with_name("toolcall")), "-q", *args]
+
+
+def ingest_cmd(path: Path, source: str) -> list[str]:
+    return toolcall(
+        "ingest", "--no-store", "--source", source, "-f", "json", "-o", os.devnull, str(path)
+    )
+
+
+def orjson_cmd(path: Path) -> list[str]:
+    code = "import orjson,sys\nfor l in open(sys.argv[1],'rb'): orjson.loads(l)"
+    return [sys.executable, "-c", code, str(path)]
+
+
+def awk_cmd(path: Path) -> list[str]:
+    return ["awk", "{print $1, $4, $6, $7, $9, $10}", str(path)]
+
+
+def goaccess_cmd(path: Path, out: Path) -> list[str] | None:
+    exe = shutil.which("goaccess")
+    if exe is None:
+        return None
+    return [exe, str(path), "--log-format=COMBINED", "--no-global-config", "-o", str(out)]
+
+
+def figure(name: str, ref_name: str, ref: list[str], ours: list[str], target: float, n: int) -> Row:
+    """Median of *n* alternating (reference, toolcall) process runs."""
+    pairs = [(run(ref), run(ours)) for _ in range(n)]
+    ratio = statistics.median(b[0] / a[0] for a, b in pairs)
+    return {
+        "figure": name,
+        "reference": ref_name,
+        "ref_s": statistics.median(a[0] for a, _ in pairs),
+        "toolcall_s": statistics.median(b[0] for _, b in pairs),
+        "ratio": ratio,
+        "cpu_ratio": statistics.median(b[1] / a[1] for a, b in pairs),
+        "peak_mib": max(b[2] for _, b in pairs) / 2**20,
+        "target": f"≤ {target}×",
+        "ok": ratio <= target,
+    }
+
+
+def _missing(name: str, ref: str, target: float) -> Row:
+    return {
+        "figure": name,
+        "reference": ref,
+        "ref_s": None,
+        "toolcall_s": float("nan"),
+        "ratio": None,
+        "target": f"≤ {target}×",
+        "ok": False,
+    }
+
+
+def cli_rows(
+    files: dict[str, Path],
+    cached: Callable[[str, Callable[[Path], object]], Path],
+    store_parts: list[tuple[Path, str]],
+    store: Path,
+    n: int,
+) -> list[Row]:
+    """Every whole-process figure (see the module docstring)."""
+    wide = {
+        "mw": cached(f"{files['mw'].stem}-wide.jsonl", lambda p: wide_middleware(files["mw"], p)),
+        "nginx": cached(f"{files['nginx'].stem}-wide.log", lambda p: wide_nginx(files["nginx"], p)),
+    }
+    rows: list[Row] = []
+    for shape, mw, ng in (
+        ("compact", files["mw"], files["nginx"]),
+        ("wide", wide["mw"], wide["nginx"]),
+    ):
+        lines = f"{sum(1 for _ in mw.open('rb')):,}"
+        rows.append(
+            figure(
+                f"CLI middleware ingest, {lines} {shape} lines",
+                "python orjson loop",
+                orjson_cmd(mw),
+                ingest_cmd(mw, "middleware"),
+                2.0,
+                n,
+            )
+        )
+        rows.append(
+            figure(
+                f"CLI nginx ingest, {lines} {shape} lines",
+                "awk field split",
+                awk_cmd(ng),
+                ingest_cmd(ng, "nginx"),
+                3.0,
+                n,
+            )
+        )
+        goaccess = goaccess_cmd(ng, store.parent / "goaccess.json")
+        if goaccess is None:
+            rows.append(_missing(f"CLI nginx ingest, {shape}", "GoAccess (not installed)", 0.15))
+        else:
+            rows.append(
+                figure(
+                    f"CLI nginx ingest, {lines} {shape} lines",
+                    "GoAccess",
+                    goaccess,
+                    ingest_cmd(ng, "nginx"),
+                    0.15,
+                    n,
+                )
+            )
+    pcap = files["pcap"]
+    from tests.bench.run_bench import ref_tshark_cmd  # the adapter's own fields and filter
+
+    rows.append(
+        figure(
+            "CLI pcap ingest, compact exchanges",
+            "tshark -T fields",
+            ref_tshark_cmd(pcap),
+            ingest_cmd(pcap, "pcap"),
+            1.3,
+            n,
+        )
+    )
+    ref_store = f"{store}.ref"
+    args = " ".join(f"'{p}'" for p, _ in store_parts)
+    ingest = [
+        "sh",
+        "-c",
+        f"rm -rf '{ref_store}' && exec {' '.join(toolcall())} ingest --store '{ref_store}' {args}",
+    ]
+    run(toolcall("ingest", "--store", str(store), *(str(p) for p, _ in store_parts)))
+    diagnose = toolcall(
+        "diagnose", "--store", str(store), "-f", "json", "--fail-on", "never", "-o", os.devnull
+    )
+    rows.append(
+        figure(
+            "CLI diagnose of the store", "CLI ingest of the same files", ingest, diagnose, 1.5, n
+        )
+    )
+    return rows

@@ -1,0 +1,144 @@
+"""Correlation buckets: which store bucket each event belongs in (DESIGN §6b).
+
+A bucket holds whole connected components of the key graph, so a trace (and a session) is
+read from one bucket and a bucket can be analysed alone. The graph is built from the key
+columns alone, as text, so it can be kept between ingests (`keys.parquet`, core/store_layout):
+
+- `c:` a `tool_call_id`, or an `X-Original-ID` (the call a retry stands for);
+- `t:` a `trace_id`, or the trace id inside a W3C `traceparent`;
+- `r:` a `request_id`; `s:` a `session_id` (a session's traces stay together);
+- `p:` a capture's TCP stream (a request and the id-less response that answers it);
+- `f:` the input (and session) of a conversation's rows, whose user and assistant messages
+  carry no id; any row with no key at all takes its input's `f:` key.
+
+Ids are not scoped here (alignment scopes them, align/scope.py): a reused `call_0` glues
+conversations into one component. That only makes a component larger than a trace, never
+splits one, and a larger bucket is still self-contained. A component is named by its smallest
+key, so its bucket does not depend on the order its inputs were ingested in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from toolcall_cli.align.arrays import attr_fields, nonempty, true_mask
+from toolcall_cli.align.keys import LINK_ATTRS, traceparent_ids
+from toolcall_cli.align.keys import _union_find as union_find
+from toolcall_cli.core.events import CONVERSATION_SOURCES, WIRE_SOURCES
+from toolcall_cli.core.store_layout import bucket_of_label
+
+FILE = "_file"  # the hidden input-key column of a store table
+_SEP = "\x1f"
+
+
+def _tagged(tag: str, values: pa.Array) -> pa.Array:
+    """`tag` + SEP + text for non-blank *values*, null elsewhere."""
+    values = nonempty(values.cast(pa.large_string()))
+    prefix = pa.scalar(f"{tag}{_SEP}", pa.large_string())
+    return pc.binary_join_element_wise(prefix, values, pa.scalar("", pa.large_string()))
+
+
+def row_keys(table: pa.Table) -> list[pa.Array]:
+    """The key text of every row of a store table (with `_file`), one array per key kind;
+    the first array has a key for every row (its anchor in the graph)."""
+    col = {name: table[name].combine_chunks() for name in table.column_names}
+    n = table.num_rows
+    fields = attr_fields(col["attrs"], LINK_ATTRS) if n else {k: col["attrs"] for k in LINK_ATTRS}
+    origin_file = pc.if_else(
+        pc.match_substring(col["origin"], "#frame="),
+        pc.replace_substring_regex(col["origin"], r"(?s)^(.*)#frame=.*$", r"\1"),
+        col["origin"],
+    )
+    wire = true_mask(pc.is_in(col["source"], value_set=pa.array(WIRE_SOURCES)))
+    joined = pc.binary_join_element_wise(
+        origin_file.cast(pa.large_string()),
+        fields["stream"].cast(pa.large_string()),
+        pa.scalar("|", pa.large_string()),
+    )
+    stream = pc.if_else(pa.array(wire), joined, pa.scalar(None, pa.large_string()))
+    keys = [
+        _tagged("c", col["tool_call_id"]),
+        _tagged("c", fields["x_original_id"]),
+        _tagged("t", col["trace_id"]),
+        _tagged("t", traceparent_ids(fields["traceparent"])),
+        _tagged("r", col["request_id"]),
+        _tagged("s", col["session_id"]),
+        _tagged("p", stream),
+    ]
+    session = pc.fill_null(col["session_id"].cast(pa.large_string()), "")
+    sep = pa.scalar(_SEP, pa.large_string())
+    own = pc.binary_join_element_wise(col[FILE].cast(pa.large_string()), session, sep)
+    talk = true_mask(pc.is_in(col["source"], value_set=pa.array(CONVERSATION_SOURCES)))
+    keys.append(_tagged("f", pc.if_else(pa.array(talk), own, pa.scalar(None, pa.large_string()))))
+    anchor = keys[0]
+    for k in keys[1:]:
+        anchor = pc.coalesce(anchor, k)
+    anchor = pc.coalesce(anchor, _tagged("f", col[FILE]))  # a row with no key at all
+    return [anchor, *keys]
+
+
+@dataclass(frozen=True, slots=True)
+class KeyMap:
+    """Each known key and the label (smallest key) of its component, sorted by key."""
+
+    keys: pa.Array
+    labels: pa.Array
+
+    @classmethod
+    def empty(cls) -> KeyMap:
+        return cls(pa.array([], pa.large_string()), pa.array([], pa.large_string()))
+
+    def label_of(self, keys: pa.Array) -> pa.Array:
+        """The label of each key in *keys* (null for a key the map does not hold)."""
+        return self.labels.take(pc.index_in(keys, value_set=self.keys))
+
+    def to_table(self) -> pa.Table:
+        return pa.table({"key": self.keys, "label": self.labels})
+
+
+def link(old: KeyMap, new_keys: list[pa.Array], buckets: int) -> tuple[KeyMap, set[int]]:
+    """The map after adding rows with *new_keys* (from :func:`row_keys`), and the buckets
+    holding rows that must move: their component was linked to another, or gained a smaller
+    key, and its new label hashes to another bucket."""
+    present = [k.drop_null() for k in new_keys]
+    nodes = pc.unique(pa.concat_arrays([old.keys, *(p.cast(pa.large_string()) for p in present)]))
+    nodes = nodes.take(pc.sort_indices(nodes))
+
+    def code(arr: pa.Array) -> np.ndarray:
+        idx = pc.index_in(arr, value_set=nodes).fill_null(-1)
+        return np.asarray(idx.to_numpy(zero_copy_only=False), dtype=np.int64)
+
+    u = [code(old.keys)]
+    v = [code(old.labels)]
+    anchor = code(new_keys[0])
+    for k in new_keys[1:]:
+        c = code(k)
+        u.append(anchor[c >= 0])
+        v.append(c[c >= 0])
+    roots = union_find(np.concatenate(u), np.concatenate(v), len(nodes))
+    labels = nodes.take(pa.array(roots))
+    new = KeyMap(nodes, labels)
+    if not len(old.keys):
+        return new, set()
+    after = labels.take(pa.array(code(old.keys)))
+    changed = pc.not_equal(after, old.labels)
+    pairs = pa.table({"old": old.labels.filter(changed), "new": after.filter(changed)})
+    pairs = pairs.group_by(["old", "new"]).aggregate([])
+    before, now = bucket_array(pairs["old"], buckets), bucket_array(pairs["new"], buckets)
+    return new, {int(b) for b in before[before != now]}
+
+
+def bucket_array(labels: pa.Array | pa.ChunkedArray, buckets: int) -> np.ndarray:
+    """Bucket of each label (computed once per distinct label)."""
+    if isinstance(labels, pa.ChunkedArray):
+        labels = labels.combine_chunks()
+    enc = pc.dictionary_encode(labels)
+    per = np.array(
+        [bucket_of_label(str(x), buckets) for x in enc.dictionary.to_pylist()], dtype=np.int64
+    )
+    idx = np.asarray(enc.indices.fill_null(0).to_numpy(zero_copy_only=False), dtype=np.int64)
+    return per[idx] if len(per) else np.zeros(len(labels), dtype=np.int64)

@@ -1,0 +1,28 @@
+"""Recording a diagnose of the store back into it: the `findings` table (every run) and the
+`calls` table (a run over the whole store), core/store_results.py."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from toolcall_cli.cli._console import say
+
+
+def record_diagnose(store: Path, report: Any, cfg: Any, *, whole: bool) -> None:
+    """Write *report*'s findings (and, when *whole*, its calls) to *store*; a store that cannot
+    be written (read-only, a bundle someone else owns) only warns: the report is out already."""
+    from toolcall_cli.core.store import read_manifest
+    from toolcall_cli.core.store_results import config_fingerprint, record_run
+
+    timeline = getattr(report, "timeline", None)
+    try:
+        record_run(
+            store,
+            read_manifest(store),
+            (f.to_dict() for f in report.findings),
+            timeline.calls if whole and timeline is not None else None,
+            fingerprint=config_fingerprint(cfg),
+        )
+    except OSError as e:
+        say(f"toolcall: warning: findings not recorded in the store {store}: {e.strerror or e}")

@@ -1,0 +1,169 @@
+"""The `findings` and `calls` tables: what each diagnose of the store concluded, kept beside
+its events so `toolcall query` (or any Parquet reader) can ask across runs.
+
+Paths and columns are core/store_layout.py's. Each run writes one file per bucket it has rows
+for, named by the run id: findings are appended (every run stays, told apart by `run_id`,
+`run_at` and `config_fingerprint`); calls are replaced (the files of earlier runs go once the
+new ones are in place). A row's bucket is its trace's, looked up in the key map by its trace,
+call and session ids, so a one-trace question reads one bucket; a finding with no id the map
+knows (IN001 counts, IN002 skew) goes to bucket 00.
+
+Files are written under a temporary name and renamed, without the ingest's writer lock: an
+ingest only sweeps `events/` and its own key map, so a diagnose may record its results while an
+ingest runs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import orjson
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from toolcall_cli.core.atomic import atomic_write
+from toolcall_cli.core.store_layout import bucket_dir, bucket_of_label, buckets_of
+
+_LIST = pa.list_(pa.large_string())
+_S = pa.large_string()
+_RUN = [("run_id", _S), ("run_at", pa.timestamp("us", tz="UTC"))]
+FINDINGS_SCHEMA = pa.schema(
+    [
+        *_RUN,
+        ("config_fingerprint", _S),
+        *((c, _S) for c in ("id", "code", "name", "severity", "message", "trace_id")),
+        ("session_id", _S),
+        ("tool_call_ids", _LIST),
+        ("caused_by", _S),
+        ("symptoms", _LIST),
+        *((c, _S) for c in ("tool", "explanation", "fix", "evidence", "extra")),
+    ]
+)
+_PHASES = ("initiation_ms", "service_ms", "injection_ms", "end_to_end_ms")
+CALLS_SCHEMA = pa.schema(
+    [
+        *_RUN,
+        *((c, _S) for c in ("trace_id", "session_id", "tool_call_id", "tool", "outcome")),
+        *((p, pa.float64()) for p in _PHASES),
+        ("breaches", _LIST),
+        ("origin", _S),
+    ]
+)
+_KNOWN = {f.name for f in FINDINGS_SCHEMA} | {"evidence", "extra"}
+
+
+def config_fingerprint(cfg: object) -> str:
+    """A short, stable digest of the effective configuration (its full repr)."""
+    return hashlib.sha256(repr(cfg).encode()).hexdigest()[:16]
+
+
+def _text(v: Any) -> str | None:
+    return None if v is None else str(v)
+
+
+def _finding_row(d: dict[str, Any]) -> dict[str, Any]:
+    extra = {k: v for k, v in d.items() if k not in _KNOWN}
+    extra.update(d.get("extra") or {})
+    return {
+        **{c: _text(d.get(c)) for c in ("id", "code", "name", "severity", "message")},
+        "trace_id": _text(d.get("trace_id")),
+        "session_id": _text(d.get("session_id")),
+        "tool_call_ids": [str(x) for x in d.get("tool_call_ids") or ()],
+        "caused_by": _text(d.get("caused_by")),
+        "symptoms": [str(x) for x in d.get("symptoms") or ()],
+        **{c: _text(d.get(c)) for c in ("tool", "explanation", "fix")},
+        "evidence": orjson.dumps(d.get("evidence") or [], default=str).decode(),
+        "extra": orjson.dumps(extra, default=str, option=orjson.OPT_SORT_KEYS).decode(),
+    }
+
+
+def _buckets(
+    store: Path, n: int, ids: Sequence[tuple[str | None, str | None, str | None]]
+) -> np.ndarray:
+    """Bucket of each (trace id, call id, session id): the first id the key map knows."""
+    out = np.zeros(len(ids), dtype=np.int64)
+    path = store / "keys.parquet"
+    if not ids or not path.exists():
+        return out
+    wanted = [
+        [
+            f"{tag}\x1f{v.strip()}" if v and v.strip() else None
+            for tag, v in zip("tcs", row, strict=True)
+        ]
+        for row in ids
+    ]
+    flat = sorted({k for row in wanted for k in row if k})
+    if not flat:
+        return out
+    try:
+        table = pq.read_table(path, filters=pc.field("key").isin(flat))
+    except (OSError, pa.ArrowException):  # a damaged key map: the next ingest says so
+        return out
+    label = dict(zip(table["key"].to_pylist(), table["label"].to_pylist(), strict=True))
+    for i, row in enumerate(wanted):
+        hit = next((label[k] for k in row if k and k in label), None)
+        if hit is not None:
+            out[i] = bucket_of_label(str(hit), n)
+    return out
+
+
+def _write(store: Path, table_name: str, run: str, table: pa.Table, buckets: np.ndarray) -> None:
+    for b in sorted({int(x) for x in buckets}):
+        sink = pa.BufferOutputStream()
+        pq.write_table(table.filter(pa.array(buckets == b)), sink, compression="zstd")
+        target = bucket_dir(store, table_name, b) / f"{run}.parquet"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(target, sink.getvalue().to_pybytes())
+
+
+def record_run(
+    store: Path,
+    manifest: dict[str, Any],
+    findings: Iterable[dict[str, Any]],
+    calls: Iterable[Any] | None,
+    *,
+    fingerprint: str,
+    run_at: datetime | None = None,
+) -> str:
+    """Write one diagnose run's findings (their §6 dicts) and, when given, the calls it saw
+    (`align.model.CallView`); the run id."""
+    run = f"{(run_at or datetime.now(UTC)):%Y%m%dT%H%M%S}-{secrets.token_hex(4)}"
+    at = run_at or datetime.now(UTC)
+    n = buckets_of(manifest)
+    rows = [_finding_row(d) for d in findings]
+    base = {"run_id": run, "run_at": at}
+    ftable = pa.Table.from_pylist(
+        [{**base, "config_fingerprint": fingerprint, **r} for r in rows], schema=FINDINGS_SCHEMA
+    )
+    ids = [(r["trace_id"], (r["tool_call_ids"] or [None])[0], r["session_id"]) for r in rows]
+    _write(store, "findings", run, ftable, _buckets(store, n, ids))
+    if calls is None:
+        return run
+    crow = [
+        {
+            **base,
+            "trace_id": c.trace,
+            "session_id": c.session_id,
+            "tool_call_id": c.tool_call_id,
+            "tool": c.tool,
+            "outcome": c.outcome,
+            **{p: c.phases.get(p) for p in _PHASES},
+            "breaches": list(c.breaches),
+            "origin": c.origin,
+        }
+        for c in calls
+    ]
+    ctable = pa.Table.from_pylist(crow, schema=CALLS_SCHEMA)
+    cids = [(r["trace_id"], r["tool_call_id"], r["session_id"]) for r in crow]
+    _write(store, "calls", run, ctable, _buckets(store, n, cids))
+    for old in (store / "calls").glob("bucket=*/*.parquet"):  # the calls of earlier runs
+        if old.stem != run:
+            old.unlink(missing_ok=True)
+    return run
