@@ -15,7 +15,7 @@ from toolcall_cli import __version__
 from toolcall_cli.core.findings import RULES, Finding
 from toolcall_cli.core.jsonio import pretty
 from toolcall_cli.diagnose.base import DiagnoseReport
-from toolcall_cli.diagnose.headlines import headline, incident_counts
+from toolcall_cli.diagnose.headlines import headline, incident_counts, proof
 from toolcall_cli.diagnose.incidents import Incident, incidents
 from toolcall_cli.render import RenderOptions, excerpt, renders
 from toolcall_cli.render._rich import SEVERITY_STYLE, cell, console
@@ -153,7 +153,8 @@ def _lead(report: DiagnoseReport) -> str:
 
 
 def _headlines(findings: list[Finding]) -> list[Text]:
-    """`incident: CAUSE → EFFECT.` for each incident of one trace."""
+    """`incident: CAUSE → EFFECT.` for each incident of one trace, then the quote that proves
+    the cause: `  proof path:line:col: "size": 40`."""
     out = []
     incs = incidents(findings)
     for i, inc in enumerate(incs, 1):
@@ -161,6 +162,13 @@ def _headlines(findings: list[Finding]) -> list[Text]:
         line = Text(label, style="bold")
         line.append_text(cell(headline(inc), limit=600))
         out.append(line)
+        proven = proof(inc.cause)
+        if proven:
+            e, quote = proven
+            line = Text("  proof ", style="dim")
+            line.append(excerpt.place(e) + ": ", style="dim")
+            line.append_text(cell(quote, style="bold", limit=None))
+            out.append(line)
     return out
 
 
