@@ -68,12 +68,15 @@ def headline(incident: Incident) -> str:
 
 
 def proof(f: Finding, width: int = PROOF_CHARS) -> tuple[Evidence, str] | None:
-    """The evidence that proves *f* (its first quoted one) and its focus as one line of at most
+    """The evidence that proves *f* (its first one with a focus narrower than its text, else
+    its first) and its focus as one line of at most
     *width* characters (``…`` where cut); None when the finding quotes nothing. The quote is
     raw input: escape it before printing."""
-    e = next((e for e in f.evidence if e.text), None)
-    if e is None:
+    quoted = [e for e in f.evidence if e.text]
+    if not quoted:
         return None
+    # a line the rule aimed into proves more than one it could only quote whole (a pcap summary)
+    e = next((e for e in quoted if e.focus and e.focus != (0, len(e.text))), quoted[0])
     start, end = e.focus or (0, len(e.text))
     quote = " ".join(e.text[start:end].split())  # one line: runs of whitespace become a space
     if len(quote) > width:

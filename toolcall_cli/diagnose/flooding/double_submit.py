@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 from toolcall_cli.core.events import WIRE_SOURCES
 from toolcall_cli.core.findings import Finding, Severity, rule
+from toolcall_cli.core.quoting.aim import Aim
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
@@ -102,4 +103,5 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
             cite_floods(ctx, labels[part], session_ids=[scope]),
             session_id=scope,
             extra={"requests": len(part), "source": source},
+            aim=Aim(key="ts", pattern=r'\[[^\]]{10,40}\] "POST [^"\s]+'),  # when, and which path
         )

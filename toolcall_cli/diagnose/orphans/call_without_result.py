@@ -41,6 +41,7 @@ from toolcall_cli.core.events import (
     TOOL_RESPONSE_KINDS,
 )
 from toolcall_cli.core.findings import Finding, Severity, rule
+from toolcall_cli.core.quoting.aim import Aim
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
@@ -209,4 +210,6 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
             call_ids=[cid] if cid else [],
             severity=sev,
             extra={"breakpoint": bp},
+            aims={i: Aim(key="id", needle=cid or None)},
+            aim=Aim(key="msg", needle=cid or None),  # the breakpoint lines: what they say
         )
