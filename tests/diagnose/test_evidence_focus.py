@@ -103,6 +103,8 @@ def test_orphan_and_truncation_rules_focus_on_the_call_and_the_cut() -> None:
     assert _focus_of(RULES / "TR001" / "positive.messages.json", "TR001") == ['"id":"call_d1"']
     (cut,) = _focus_of(RULES / "TR003" / "positive.json", "TR003")
     assert cut.endswith("Revenue grew by 12% in")  # the last characters before the cut
+    # TR004: the value the late call took from the rolled-out result, in both lines
+    assert _focus_of(RULES / "TR004" / "positive.json", "TR004") == ["ZFA04Y", "ZFA04Y"]
 
 
 def test_protocol_rules_focus_on_the_name_arguments_or_status() -> None:
