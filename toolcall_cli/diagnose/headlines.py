@@ -18,7 +18,7 @@ from toolcall_cli.diagnose.incidents import Incident, incidents
 SHOWN_SYMPTOMS = 3
 #: Characters of the proving quote a headline carries (its focus; a longer focus is
 #: quoted whole in the evidence frame under the headline).
-PROOF_CHARS = 100
+PROOF_CHARS = 72
 
 
 def _ids(f: Finding, limit: int = 3) -> str:

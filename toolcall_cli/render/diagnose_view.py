@@ -136,7 +136,7 @@ def to_table(report: DiagnoseReport, out: TextIO, opts: RenderOptions) -> None:
     else:
         for trace, findings in by_trace(shown).items():
             con.print(cell(_trace_title(trace, findings), style="bold", limit=120))
-            for line in _headlines(findings):
+            for line in _headlines(findings, con.width):
                 con.print(line)
             con.print(_trace_table(findings, width))
     if rest:
@@ -152,9 +152,9 @@ def _lead(report: DiagnoseReport) -> str:
     )
 
 
-def _headlines(findings: list[Finding]) -> list[Text]:
+def _headlines(findings: list[Finding], width: int) -> list[Text]:
     """`incident: CAUSE → EFFECT.` for each incident of one trace, then the quote that proves
-    the cause: `  proof path:line:col: "size": 40`."""
+    the cause on one line: `  proof: "size": 40  at path:line:col`."""
     out = []
     incs = incidents(findings)
     for i, inc in enumerate(incs, 1):
@@ -165,9 +165,11 @@ def _headlines(findings: list[Finding]) -> list[Text]:
         proven = proof(inc.cause)
         if proven:
             e, quote = proven
-            line = Text("  proof ", style="dim")
-            line.append(excerpt.place(e) + ": ", style="dim")
+            # one line: the quote first, so a narrow terminal cuts the place, not the proof
+            line = Text("  proof: ", style="dim")
             line.append_text(cell(quote, style="bold", limit=None))
+            line.append(f"  at {excerpt.place(e)}", style="dim")
+            line.truncate(width, overflow="ellipsis")
             out.append(line)
     return out
 
