@@ -70,3 +70,74 @@ def test_json_evidence_carries_focus_line_and_column() -> None:
         "line": 1,
         "column": f.evidence[1].column,
     }
+
+
+RULES = FIXTURES / "rules"
+
+
+def _focus_of(path: Path, code: str) -> list[str]:
+    (f,) = _findings(path, code)
+    return [_focus(e) for e in f.evidence]
+
+
+def test_flooding_rules_focus_on_the_duplicated_value() -> None:
+    assert _focus_of(RULES / "FL003" / "positive.json", "FL003") == ['"id":"call_0"'] * 2
+    assert (
+        _focus_of(RULES / "FL004" / "positive.middleware.log", "FL004")
+        == ['"tool_call_id": "call_r1"'] * 2
+    )
+    assert sorted(_focus_of(RULES / "FL005" / "positive.middleware.log", "FL005")) == [
+        '"instance": "mw-1"',
+        '"instance": "mw-2"',
+        '"instance": "mw-2"',
+    ]
+    assert (
+        _focus_of(RULES / "FL002" / "positive.access.log", "FL002")
+        == ['[01/Mar/2025:12:00:03 +0000] "POST /v1/chat/completions'] * 2
+    )
+
+
+def test_orphan_and_truncation_rules_focus_on_the_call_and_the_cut() -> None:
+    assert _focus_of(RULES / "OR001" / "positive.json", "OR001") == ['"id":"call_book"']
+    assert _focus_of(RULES / "OR002" / "positive.json", "OR002") == ['"tool_call_id":"call_9"']
+    assert _focus_of(RULES / "TR001" / "positive.messages.json", "TR001") == ['"id":"call_d1"']
+    (cut,) = _focus_of(RULES / "TR003" / "positive.json", "TR003")
+    assert cut.endswith("Revenue grew by 12% in")  # the last characters before the cut
+    # TR004: the value the late call took from the rolled-out result, in both lines
+    assert _focus_of(RULES / "TR004" / "positive.json", "TR004") == ["ZFA04Y", "ZFA04Y"]
+
+
+def test_protocol_rules_focus_on_the_name_arguments_or_status() -> None:
+    assert _focus_of(RULES / "PR002" / "positive.json", "PR002") == ['"name":"get_wether"']
+    assert _focus_of(RULES / "PR003" / "positive.json", "PR003") == ['"name":"Get_Weather"']
+    assert _focus_of(RULES / "PR001" / "positive.json", "PR001") == [
+        "\"arguments\":\"{'city': 'Paris', 'units': None}\""
+    ]
+    assert _focus_of(RULES / "PR004" / "positive.pcap", "PR004") == ["http_status=200"]
+    tokens = [_focus(f.evidence[0]) for f in _findings(RULES / "PR009" / "positive.json", "PR009")]
+    assert sorted(tokens) == ["<|channel|>", "<|im_end|>"]
+    errors = _findings(RULES / "PR011" / "positive.json", "PR011")
+    assert {_focus(f.evidence[0]) for f in errors} >= {
+        '\\"status\\": \\"error\\"',
+        '\\"error\\": {',
+    }
+
+
+def test_timeout_rules_focus_on_the_error_and_the_timestamps() -> None:
+    (bare,) = _focus_of(RULES / "TM001" / "positive.messages.json", "TM001")
+    assert bare == '{\\"error\\": \\"tool call timed out after 30s\\"}'
+    stamps = _focus_of(RULES / "TM002" / "positive.middleware.log", "TM002")
+    assert stamps[0] == '"ts": "2025-03-01T12:00:00.300Z"'
+    assert all(s.startswith('"ts": ') for s in stamps)
+
+
+def test_headline_and_markdown_carry_the_proving_quote() -> None:
+    from toolcall_cli.diagnose.headlines import proof
+    from toolcall_cli.render.diagnose_markdown_view import evidence_lines
+
+    (f,) = _findings(RULES / "PR002" / "positive.json", "PR002")
+    proven = proof(f)
+    assert proven is not None and proven[1] == '"name":"get_wether"'
+    head, carets = evidence_lines(f.evidence[0]).splitlines()[1:]
+    start = carets.index("^")
+    assert head[start : len(carets)] == '"name":"get_wether"'

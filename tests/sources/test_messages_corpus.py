@@ -134,6 +134,33 @@ def test_toolbench_legacy_answers(corpus: Path) -> None:
     assert {json.loads(a)["protocol"] for a in c["attrs"]} == {"legacy_function"}
 
 
+def test_toolbench_finish_is_not_a_call_without_result(corpus: Path) -> None:
+    from toolcall_cli.cli._inputs import evidence_for
+    from toolcall_cli.diagnose.run import DiagnoseRequest, diagnose
+
+    folder = corpus / "conversations" / "toolbench_answer_examples"
+    got = evidence_for([folder], store=Path("unused-store"), source=None, opts=ParseOptions())
+    rep = diagnose(got.events, DiagnoseRequest(select=("OR001", "TR002")), inputs=got.inputs)
+    # each chain ends with Finish (4 answers): none is a call that lost its result; the cut
+    # observations ToolBench fed the model (`…"9...`) still are TR002
+    assert sorted(f.code for f in rep.findings) == ["TR002"] * 3
+
+
+def test_pydantic_ai_output_tool_is_not_a_call_without_result(corpus: Path) -> None:
+    from toolcall_cli.cli._inputs import evidence_for
+    from toolcall_cli.diagnose.run import DiagnoseRequest, diagnose
+
+    folder = corpus / "conversations" / PYD
+    got = evidence_for([folder], store=Path("unused-store"), source=None, opts=ParseOptions())
+    rep = diagnose(got.events, DiagnoseRequest(select=("OR001",)), inputs=got.inputs)
+    # the cassettes that end on `final_result` (4) ended the run with its structured answer
+    assert [f.tool for f in rep.findings if f.tool == "final_result"] == []
+    finals = got.events[
+        (got.events["kind"] == "tool_call") & (got.events["tool"] == "final_result")
+    ]
+    assert len(finals) >= 4
+
+
 def test_functionary_id_less_calls(corpus: Path) -> None:
     df = parse(corpus, "functionary_test_cases/test_case.json")
     c = calls(df)

@@ -52,13 +52,15 @@ def make(
     fix: str | None = None,
     limit: int = 5,
     aims: Mapping[int, Aim] | None = None,
+    aim: Aim | None = None,
     **kw: Any,
 ) -> Finding:
     """A finding of *rule* proven by *rows*: ids, trace and session filled from the rows.
 
     The evidence is the rows' origins with their own text; `core.quoting` quotes it (and sets
     the location from the first origin) once every rule has run, each quote a window around
-    what *aims* (row label → `Aim`) names as the point of that row.
+    what *aims* (row label → `Aim`) names as the point of that row; *aim* is the point of
+    every row *aims* does not name.
     """
     import pandas as pd
 
@@ -79,8 +81,8 @@ def make(
         proof: tuple[Evidence, ...] = evidence_from(cells["origins"], cells["row"], limit=limit)
     else:
         proof = cited_from(cells["origins"], cells["labels"], limit=limit)
-    if aims:
-        proof = _aimed(proof, rows, cells, aims)
+    if aims or aim:
+        proof = _aimed(proof, rows, cells, aims or {}, aim)
     return Finding.of(
         rule,
         message,
@@ -97,16 +99,22 @@ def make(
 
 
 def _aimed(
-    proof: tuple[Evidence, ...], rows: Rows, cells: dict[str, Any], aims: Mapping[int, Aim]
+    proof: tuple[Evidence, ...],
+    rows: Rows,
+    cells: dict[str, Any],
+    aims: Mapping[int, Aim],
+    default: Aim | None,
 ) -> tuple[Evidence, ...]:
-    """*proof* with each entry's aim: the aim of the first cited row with its origin."""
+    """*proof* with each entry's aim: the aim of the first cited row with its origin (or
+    *default*)."""
     import pandas as pd
 
     labels = rows.index.tolist() if isinstance(rows, pd.DataFrame) else cells["labels"]
     by_origin: dict[str, Aim] = {}
     for origin, label in zip(cells["origins"], labels, strict=False):
-        if label in aims:
-            by_origin.setdefault(str(None if missing(origin) else origin), aims[label])
+        chosen = aims.get(label, default)
+        if chosen is not None:
+            by_origin.setdefault(str(None if missing(origin) else origin), chosen)
     return tuple(replace(e, aim=by_origin[e.origin]) if e.origin in by_origin else e for e in proof)
 
 

@@ -11,11 +11,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from toolcall_cli.core.findings import Finding
+from toolcall_cli.core.findings import Evidence, Finding
 from toolcall_cli.diagnose.incidents import Incident, incidents
 
 #: Symptoms named in one headline before "and N more".
 SHOWN_SYMPTOMS = 3
+#: Characters of the proving quote a headline carries (its focus; a longer focus is
+#: quoted whole in the evidence frame under the headline).
+PROOF_CHARS = 72
 
 
 def _ids(f: Finding, limit: int = 3) -> str:
@@ -62,6 +65,23 @@ def headline(incident: Incident) -> str:
         more = len(incident.symptoms) - len(shown)
         text += " → " + "; ".join(shown) + (f"; and {more} more" if more > 0 else "")
     return text + "."
+
+
+def proof(f: Finding, width: int = PROOF_CHARS) -> tuple[Evidence, str] | None:
+    """The evidence that proves *f* (its first one with a focus narrower than its text, else
+    its first) and its focus as one line of at most
+    *width* characters (``…`` where cut); None when the finding quotes nothing. The quote is
+    raw input: escape it before printing."""
+    quoted = [e for e in f.evidence if e.text]
+    if not quoted:
+        return None
+    # a line the rule aimed into proves more than one it could only quote whole (a pcap summary)
+    e = next((e for e in quoted if e.focus and e.focus != (0, len(e.text))), quoted[0])
+    start, end = e.focus or (0, len(e.text))
+    quote = " ".join(e.text[start:end].split())  # one line: runs of whitespace become a space
+    if len(quote) > width:
+        quote = quote[: width - 1] + "…"
+    return e, quote
 
 
 def trace_headlines(findings: Iterable[Finding]) -> dict[str, str]:

@@ -7,13 +7,16 @@ from __future__ import annotations
 import re
 from typing import TextIO
 
-from toolcall_cli.core.findings import Finding
+from rich.cells import cell_len
+
+from toolcall_cli.core.findings import Evidence, Finding
 from toolcall_cli.core.words import plural
 from toolcall_cli.diagnose.base import DiagnoseReport
-from toolcall_cli.diagnose.headlines import headline
+from toolcall_cli.diagnose.headlines import headline, proof
 from toolcall_cli.diagnose.incidents import incidents
 from toolcall_cli.render import RenderOptions, renders
 from toolcall_cli.render.diagnose_view import by_code, summary_line
+from toolcall_cli.render.excerpt import place
 from toolcall_cli.render.safe import clean, md
 
 
@@ -23,6 +26,31 @@ def fenced(text: str) -> str:
     longest = max((len(m) for m in re.findall(r"`+", body)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}text\n{body}\n{fence}\n"
+
+
+def inline_code(text: str) -> str:
+    """*text* (one line, escaped) as Markdown inline code no backtick inside can close."""
+    body = clean(text, keep_newlines=False)
+    longest = max((len(m) for m in re.findall(r"`+", body)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if body.startswith("`") or body.endswith("`") or not body.strip() else ""
+    return f"{fence}{pad}{body}{pad}{fence}"
+
+
+def evidence_lines(e: Evidence) -> str:
+    """An evidence item for a code block: its origin, the quote, and a caret line under the
+    focus (when the focus is narrower than the quote). Controls are escaped piece by piece so
+    the carets stay under the same characters (a newline shows as ``\\n``)."""
+    start, end = e.focus or (0, len(e.text))
+    head, focus, tail = (clean(p, keep_newlines=False) for p in _split(e.text, start, end))
+    out = f"{e.origin}\n  {head}{focus}{tail}"
+    if focus and (head or tail):
+        out += "\n  " + " " * cell_len(head) + "^" * max(1, cell_len(focus))
+    return out
+
+
+def _split(text: str, start: int, end: int) -> tuple[str, str, str]:
+    return text[:start], text[start:end], text[end:]
 
 
 def _ids(f: Finding) -> str:
@@ -59,10 +87,14 @@ def to_markdown(report: DiagnoseReport, out: TextIO, opts: RenderOptions) -> Non
     for i, inc in enumerate(incidents(report.findings), 1):
         f = inc.cause
         out.write(f"\n### {i}. {md(headline(inc), limit=600)}\n\n")
+        proven = proof(f)
+        if proven:
+            e, quote = proven
+            out.write(f"**Proof** ({md(place(e))}): {inline_code(quote)}\n\n")
         if f.explanation:
             out.write(md(f.explanation) + "\n\n")
         if f.evidence:
-            lines = "\n".join(f"{e.origin}\n  {e.text}" for e in f.evidence)
+            lines = "\n".join(evidence_lines(e) for e in f.evidence)
             out.write(fenced(lines))
         if f.fix:
             out.write(f"\n**Fix:** {md(f.fix)}\n")

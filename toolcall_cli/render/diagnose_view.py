@@ -15,7 +15,7 @@ from toolcall_cli import __version__
 from toolcall_cli.core.findings import RULES, Finding
 from toolcall_cli.core.jsonio import pretty
 from toolcall_cli.diagnose.base import DiagnoseReport
-from toolcall_cli.diagnose.headlines import headline, incident_counts
+from toolcall_cli.diagnose.headlines import headline, incident_counts, proof
 from toolcall_cli.diagnose.incidents import Incident, incidents
 from toolcall_cli.render import RenderOptions, excerpt, renders
 from toolcall_cli.render._rich import SEVERITY_STYLE, cell, console
@@ -136,7 +136,7 @@ def to_table(report: DiagnoseReport, out: TextIO, opts: RenderOptions) -> None:
     else:
         for trace, findings in by_trace(shown).items():
             con.print(cell(_trace_title(trace, findings), style="bold", limit=120))
-            for line in _headlines(findings):
+            for line in _headlines(findings, con.width):
                 con.print(line)
             con.print(_trace_table(findings, width))
     if rest:
@@ -152,8 +152,9 @@ def _lead(report: DiagnoseReport) -> str:
     )
 
 
-def _headlines(findings: list[Finding]) -> list[Text]:
-    """`incident: CAUSE → EFFECT.` for each incident of one trace."""
+def _headlines(findings: list[Finding], width: int) -> list[Text]:
+    """`incident: CAUSE → EFFECT.` for each incident of one trace, then the quote that proves
+    the cause on one line: `  proof: "size": 40  at path:line:col`."""
     out = []
     incs = incidents(findings)
     for i, inc in enumerate(incs, 1):
@@ -161,6 +162,15 @@ def _headlines(findings: list[Finding]) -> list[Text]:
         line = Text(label, style="bold")
         line.append_text(cell(headline(inc), limit=600))
         out.append(line)
+        proven = proof(inc.cause)
+        if proven:
+            e, quote = proven
+            # one line: the quote first, so a narrow terminal cuts the place, not the proof
+            line = Text("  proof: ", style="dim")
+            line.append_text(cell(quote, style="bold", limit=None))
+            line.append(f"  at {excerpt.place(e)}", style="dim")
+            line.truncate(width, overflow="ellipsis")
+            out.append(line)
     return out
 
 

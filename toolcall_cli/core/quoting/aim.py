@@ -30,6 +30,7 @@ class Aim:
     """The point of an evidence line, as a rule names it (tried in this order).
 
     * *key*: the member ``"key": value`` (or ``key=value``) — with *tail*, the end of its value;
+    * *pattern*: a regular expression (its first match: an access log's ``[time] "POST path"``);
     * *needle*: a literal (the last occurrence when *tail*; JSON-escaped forms are found too);
     * *tail* alone: the end of the text (where a result was cut).
     """
@@ -37,6 +38,7 @@ class Aim:
     key: str | None = None
     needle: str | None = None
     tail: bool = False
+    pattern: str | None = None
 
 
 def locate(text: str, aim: Aim | None) -> tuple[int, int] | None:
@@ -47,11 +49,15 @@ def locate(text: str, aim: Aim | None) -> tuple[int, int] | None:
         span = _member(text, aim.key, tail=aim.tail)
         if span:
             return span
+    if aim.pattern:
+        m = re.search(aim.pattern, text)
+        if m and m.end() > m.start():
+            return m.start(), m.end()
     if aim.needle:
         span = _needle(text, aim.needle, last=aim.tail)
         if span:
             return span
-    if aim.tail and not aim.key and not aim.needle:
+    if aim.tail and not aim.key and not aim.needle and not aim.pattern:
         end = len(text.rstrip())
         return max(0, end - TAIL), end
     return None

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from toolcall_cli.core.events import WIRE_SOURCES
 from toolcall_cli.core.findings import Evidence, Finding, Severity, rule
+from toolcall_cli.core.quoting.aim import Aim
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
@@ -112,6 +113,7 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
             session_id=scope,
             extra={"requests": len(part), "source": source}
             | ({"initiators": len(started)} if started else {}),
+            aim=Aim(key="ts", pattern=r'\[[^\]]{10,40}\] "POST [^"\s]+'),  # when, and which path
         )
         cause = tuple(Evidence(origin=at, text=t) for t, at in started[:3])
         yield replace(finding, evidence=finding.evidence + cause) if cause else finding

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, cast
 
 from toolcall_cli.core.events import MIDDLEWARE_NOTE_KINDS
 from toolcall_cli.core.findings import Finding, Severity, rule
+from toolcall_cli.core.quoting.aim import Aim
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
@@ -96,6 +97,7 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
             session_id=str(scope),
             severity=sev,
             extra={"calls": len(variants), "same_turn": one_turn},
+            aim=Aim(key="id", needle=str(cid)),
         )
 
 
@@ -111,6 +113,7 @@ def _empty_id(ctx: DiagnoseContext, scope: str, variants: pd.DataFrame) -> Findi
         session_id=scope,
         severity=Severity.error if n > 1 else Severity.warning,
         extra={"calls": n, "empty_id": True},
+        aim=Aim(key="id"),
     )
 
 

@@ -34,6 +34,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from toolcall_cli.core.findings import Finding, Severity, rule
+from toolcall_cli.core.quoting.aim import Aim
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
@@ -105,6 +106,7 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
             call_ids=ids,
             session_id=session,
             extra={"cancellations": n, "replayed_limit": limit},
+            aim=Aim(key="msg"),
             fix=_LIMIT_FIX if limit else None,
         )
 

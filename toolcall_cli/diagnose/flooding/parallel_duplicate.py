@@ -29,6 +29,7 @@ from collections.abc import Iterator
 from toolcall_cli.core.cells import text
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.core.words import plural
+from toolcall_cli.core.quoting.aim import Aim
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
@@ -70,6 +71,7 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
             session_id=str(scope),
             tool=str(tool),
             extra={"copies": len(firsts)},
+            aim=Aim(key="arguments"),
         )
 
 

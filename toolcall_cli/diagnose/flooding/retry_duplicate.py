@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from toolcall_cli.core.cells import text
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.core.words import plural
+from toolcall_cli.core.quoting.aim import Aim
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
@@ -95,6 +96,7 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
             cite_floods(ctx, grp),
             call_ids=[str(cid)],
             extra={"sends": len(grp), "source": str(source)},
+            aim=Aim(key="tool_call_id", needle=str(cid)),
         )
     yield from _nginx_retries(ctx, sends, flagged)
 
@@ -129,5 +131,6 @@ def _nginx_retries(
                 f"{gap.total_seconds():.0f} s later",
                 cite_floods(ctx, grp.iloc[k : k + 2]),
                 extra={"sends": 2, "source": str(grp["source"].iloc[k])},
+                aim=Aim(pattern=r'"POST [^"]*" \d{3}'),  # the path and its status
             )
             break

@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from toolcall_cli.core.events import INSTANCE_KINDS
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.core.words import plural
+from toolcall_cli.core.quoting.aim import Aim
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
@@ -82,4 +83,5 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
             session_id=sid,
             severity=Severity.error if flooded else Severity.warning,
             extra={"instances": instances},
+            aim=Aim(key="instance"),
         )

@@ -11,7 +11,9 @@ What it does
   A recorded conversation may legitimately end on an assistant turn whose calls were never
   answered (a cassette's final response, a transcript cut when the session closed). When the
   unanswered call is in the conversation's last message and no other source says anything
-  about it, the finding is a warning with breakpoint `unknown` instead of an error.
+  about it, the finding is a warning with breakpoint `unknown` instead of an error. A last
+  call to an agent framework's answer action (ToolBench's `Finish`, pydantic-ai's output
+  tool `final_result`) is the agent's final answer, which no tool runs: it is not reported.
 
 Why it matters
   Providers reject the next request when a call has no result ("An assistant message with
@@ -45,6 +47,7 @@ from toolcall_cli.core.events import (
     TOOL_RESPONSE_KINDS,
 )
 from toolcall_cli.core.findings import Finding, Severity, rule
+from toolcall_cli.core.quoting.aim import Aim
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
@@ -69,6 +72,8 @@ RULE = rule(
 )
 
 _FAILED_HTTP = (499, 502, 503, 504)
+#: Answer actions: the call that ends an agent's run with its answer, never sent to a tool.
+ANSWER_ACTIONS = frozenset({"Finish", "final_result"})
 
 
 def _chain(ctx: DiagnoseContext) -> RowsByKey:
@@ -208,6 +213,8 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
         sev = Severity.warning if (trailing and bp == "unknown") else Severity.error
         if bp == "unknown" and '"ends_on_call":true' in (text(calls.at[i, "attrs"]) or ""):
             continue  # an eval record ends at the call: the harness ran it outside the file
+        if trailing and bp == "unknown" and text(tool_l[k]) in ANSWER_ACTIONS:
+            continue  # the run ended with its answer: nothing was meant to answer the call
         if trailing and bp == "unknown":
             why = "the conversation ends with this call and no other source records it"
         who = cid or "(empty id)"
@@ -219,4 +226,6 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
             call_ids=[cid] if cid else [],
             severity=sev,
             extra={"breakpoint": bp},
+            aims={i: Aim(key="id", needle=cid or None)},
+            aim=Aim(key="msg", needle=cid or None),  # the breakpoint lines: what they say
         )

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from toolcall_cli.core.cells import text
 from toolcall_cli.core.findings import Finding, Severity, rule
+from toolcall_cli.core.quoting.aim import Aim
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
@@ -81,4 +82,5 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
             f"tool result for {cid}{at} is not directly after the assistant message that called it",
             [i] if at_call is None else [i, at_call],
             call_ids=[cid],
+            aim=Aim(key="tool_call_id", needle=cid),  # a call row has "id": the needle finds it
         )

@@ -27,6 +27,7 @@ from collections.abc import Iterator
 
 from toolcall_cli.core.cells import text
 from toolcall_cli.core.findings import Finding, Severity, rule
+from toolcall_cli.core.quoting.aim import Aim
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
@@ -78,4 +79,5 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
             f"tool result for {shown} answers no earlier call: {why}",
             [i] if local is None else [i, local],
             call_ids=[cid] if cid else [],
+            aim=Aim(key="tool_call_id", needle=cid or None),
         )

@@ -34,6 +34,7 @@ from toolcall_cli.core.cells import text
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.core.jsonio import try_loads
 from toolcall_cli.core.jsonscan import cut_prefix, first_error, looks_json
+from toolcall_cli.core.quoting.aim import Aim
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.call_label import call_label
@@ -98,6 +99,7 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
             labels,
             call_ids=[cid or None],
             extra={"damage": hurt.kind, "repairable": hurt.repairable},
+            aim=Aim(key="arguments"),
         )
 
 
@@ -223,6 +225,7 @@ def _invalid_blocks(ctx: DiagnoseContext, calls: Any) -> Iterator[Finding]:
             labels,
             call_ids=[cid or None],
             extra={"damage": "invalid block", "repairable": bool(tool), "block": tag},
+            aim=Aim(key="arguments", needle=f"<{tag}>"),
         )
 
 

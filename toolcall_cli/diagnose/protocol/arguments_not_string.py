@@ -21,6 +21,7 @@ from collections.abc import Iterator
 
 from toolcall_cli.core.cells import text
 from toolcall_cli.core.findings import Finding, Severity, rule
+from toolcall_cli.core.quoting.aim import Aim
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.call_label import call_label
@@ -56,4 +57,5 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
             f"{attrs_of[labels[0]].get('args_type')}, not as a string",
             labels,
             call_ids=[cid or None],
+            aim=Aim(key="arguments"),
         )

@@ -29,6 +29,7 @@ from collections.abc import Iterator
 
 from toolcall_cli.core.cells import text
 from toolcall_cli.core.findings import Finding, Severity, rule
+from toolcall_cli.core.quoting.aim import Aim
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.call_label import call_label
@@ -85,6 +86,7 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
             labels,
             call_ids=[cid or None],
             extra={"tokens": [*in_name, *in_args], "in_name": bool(in_name)},
+            aim=Aim(needle=(in_name or in_args)[0]),
         )
 
 

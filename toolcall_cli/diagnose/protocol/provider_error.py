@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from toolcall_cli.core.cells import text
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.core.words import plural
+from toolcall_cli.core.quoting.aim import Aim
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
@@ -329,6 +330,7 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
                 call_ids=ids,
                 severity=Severity.warning,
                 extra={"provider": g.provider, "cause": "unknown", "related_code": None},
+                aim=Aim(needle=g.message[:80] or None),
                 fix=_UNKNOWN_FIX,
             )
             continue
@@ -346,4 +348,5 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
                 "related_code": g.known.related_code,
             },
             fix=fix_for(g.known.cause, g.known.related_code),
+            aim=Aim(needle=g.message[:80] or None),
         )

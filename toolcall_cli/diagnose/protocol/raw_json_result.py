@@ -25,6 +25,7 @@ from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.core.jsonio import try_loads
 from toolcall_cli.core.jsonscan import looks_json
 from toolcall_cli.core.words import plural
+from toolcall_cli.core.quoting.aim import Aim
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.call_label import tools_by_call
@@ -90,6 +91,7 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
             session_id=sid or None,
             tool=tool or None,
             extra={"results": len(items), "largest_chars": largest[1]},
+            aim=Aim(key="content"),
         )
 
 

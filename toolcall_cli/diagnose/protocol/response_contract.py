@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from toolcall_cli.core.cells import text
 from toolcall_cli.core.events import TOOL_RESPONSE_KINDS
 from toolcall_cli.core.findings import Finding, Severity, rule
+from toolcall_cli.core.quoting.aim import Aim
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.call_label import tool_to_call
@@ -115,4 +116,5 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
             f"the response of {tool_to_call(tool, cid)} breaks the contract: {problem}",
             [idx],
             call_ids=[cid or None],
+            aim=Aim(key="status", pattern=r"\bhttp_status=\d+"),
         )

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from toolcall_cli.core.cells import text
 from toolcall_cli.core.events import REQUEST_KINDS
 from toolcall_cli.core.findings import Finding, Severity, rule
+from toolcall_cli.core.quoting.aim import Aim
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.call_label import tool_to_call
@@ -174,4 +175,5 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
             [idx] if label is None else [label, idx],
             call_ids=[cid or None],
             extra={"offset_ms": round(off, 1), "tolerance_ms": tol},
+            aim=Aim(key="timestamp", pattern=r'"ts":\s*"[^"]+"'),
         )

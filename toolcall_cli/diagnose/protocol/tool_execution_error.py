@@ -35,6 +35,7 @@ from typing import Any
 
 from toolcall_cli.core.cells import text
 from toolcall_cli.core.findings import Finding, Severity, rule
+from toolcall_cli.core.quoting.aim import Aim
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.call_label import tool_to_call, tools_by_call
@@ -57,6 +58,8 @@ RULE = rule(
     "model was not told in words it can act on",
     doc=__doc__,
 )
+#: The member that reports the failure, raw or JSON-escaped inside a result string.
+_SIGNAL = r'\\?"(?:isError|status|error|success|ok)\\?"\s*:\s*(?:\\?"[^"\\]*\\?"|true|false|\{)'
 
 
 def _never_ran(ctx: DiagnoseContext) -> set[str]:
@@ -118,6 +121,7 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
             call_ids=[cid or None],
             tool=tool,
             extra={"signal": failure.signal},
+            aim=Aim(pattern=_SIGNAL, needle=said.strip()[:80] or None),
         )
 
 

@@ -26,6 +26,7 @@ from collections.abc import Iterator
 
 from toolcall_cli.core.cells import text
 from toolcall_cli.core.findings import Finding, Severity, rule
+from toolcall_cli.core.quoting.aim import Aim
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
@@ -60,4 +61,5 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
             session_id=sid or None,
             tool=name,
             extra={"did_you_mean": hint},
+            aim=Aim(key="name", needle=name),
         )

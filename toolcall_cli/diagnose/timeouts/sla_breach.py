@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.core.words import plural
+from toolcall_cli.core.quoting.aim import Aim
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
@@ -49,6 +50,8 @@ _E2E = "end_to_end_ms"
 
 #: Calls reported one by one (the furthest over their SLA); the rest share one finding.
 MAX_CALL_FINDINGS = 50
+#: What proves a latency: each phase line's timestamp (an access log's ``rt=`` seconds).
+_WHEN = Aim(key="ts", pattern=r"\brt=[\d.]+")
 
 
 def _breach_summary(
@@ -84,6 +87,7 @@ def _breach_summary(
         f"{len(rest):,} more calls above their SLA: {listed}",
         by_call.first_of(ids[:3], 3),
         call_ids=ids,
+        aim=_WHEN,
         extra={
             "calls": len(rest),
             "phases": {
@@ -160,6 +164,7 @@ def _slow_requests(
             session_id=first.session_id,
             trace_id=trace,
             extra={"breaches": {"end_to_end_ms": {"ms": ms, "sla_ms": limit}}},
+            aim=_WHEN,
         )
 
 
@@ -208,4 +213,5 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
             trace_id=call.trace,
             tool=call.tool,
             extra={"breaches": {n: {"ms": round(v, 1), "sla_ms": lim} for n, v, lim in breaches}},
+            aim=_WHEN,
         )

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolcall_cli.core.cells import text
 from toolcall_cli.core.findings import Explains, Finding, Severity, rule
+from toolcall_cli.core.quoting.aim import Aim
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.call_label import call_label, tools_by_call
@@ -147,4 +148,6 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
             f"{quoted!r}: no partial result, progress or resume handle",
             rows,
             call_ids=[cid or None],
+            aims={idx: Aim(needle=detail.strip()[:80] or None)},  # what the model got
+            aim=Aim(key="msg"),  # the timeout the middleware logged
         )

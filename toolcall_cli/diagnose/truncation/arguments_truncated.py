@@ -32,6 +32,7 @@ from toolcall_cli.core.cells import text
 from toolcall_cli.core.events import OBSERVED_CALL_KINDS
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.core.jsonscan import cut_prefix
+from toolcall_cli.core.quoting.aim import Aim
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.call_label import call_label
@@ -139,4 +140,5 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
             [idx],
             call_ids=[cid or None],
             extra={"finish_reason": _finish_reason(a), "chars": len(args)},
+            aim=Aim(key="arguments", tail=True),  # where the arguments were cut
         )

@@ -30,6 +30,7 @@ from toolcall_cli.core.events import CONVERSATION_SOURCES
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.core.jsonio import try_loads
 from toolcall_cli.core.words import plural
+from toolcall_cli.core.quoting.aim import Aim
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
@@ -203,4 +204,14 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
             session_id=hit.session_id,
             extra=hit.extra,
             severity=hit.severity,
+            aim=_point(hit),
         )
+
+
+def _point(hit: Rolled) -> Aim:
+    """The value a later call took from a rolled-out result (in both lines), else the id of
+    each rolled-out result."""
+    refs = hit.extra.get("references") or []
+    if refs:
+        return Aim(needle=str(refs[0]))
+    return Aim(key="tool_call_id")

@@ -41,6 +41,7 @@ from toolcall_cli.core.events import (
     UNPARSED,
 )
 from toolcall_cli.core.findings import Finding, Severity, rule
+from toolcall_cli.core.quoting.aim import Aim
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.call_label import call_label
@@ -218,4 +219,5 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
             rows,
             call_ids=[cid],
             extra={"replayed": getattr(rep, "replayed", None), "failed_stage": failed},
+            aim=Aim(key="id", needle=cid),
         )
