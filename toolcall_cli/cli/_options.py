@@ -27,6 +27,7 @@ class Format(str, Enum):
     table = "table"
     json = "json"
     jsonl = "jsonl"
+    csv = "csv"
     markdown = "markdown"
     sarif = "sarif"
     github = "github"

@@ -18,7 +18,7 @@ from toolcall_cli import __version__
 from toolcall_cli.cli import _settings
 from toolcall_cli.cli._guard import guarded
 from toolcall_cli.cli._options import Color, ConfigOpt
-from toolcall_cli.cli.commands import diagnose, ingest, lint, replay, rules, timeline
+from toolcall_cli.cli.commands import diagnose, ingest, lint, query, replay, rules, timeline
 
 app = typer.Typer(
     name="toolcall",
@@ -36,6 +36,7 @@ COMMANDS = {
     "replay": replay.run,
     "lint": lint.run,
     "rules": rules.run,
+    "query": query.run,
 }
 
 
