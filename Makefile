@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEMO := fixtures/incidents/flooding-model-loop
 
-.PHONY: setup tshark chromium demo test lint-code check bench fuzz man clean
+.PHONY: setup tshark chromium demo test lint-code check bench bench-scale fuzz man clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -64,6 +64,10 @@ check: test
 
 bench: setup
 	$(BIN)/python tests/bench/run_bench.py
+
+# ~10 M seeded events through ingest, diagnose and query within a 4 GiB peak (not part of test)
+bench-scale: setup
+	$(BIN)/python tests/bench/scale/run_scale.py
 
 fuzz: setup
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests/fuzz --fuzz-long
