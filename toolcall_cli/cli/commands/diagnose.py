@@ -11,6 +11,8 @@ import typer
 from toolcall_cli.cli import _settings
 from toolcall_cli.cli._console import say
 from toolcall_cli.cli._options import (
+    EngineName,
+    EngineOpt,
     FailOnOpt,
     FollowSymlinksOpt,
     Format,
@@ -21,6 +23,7 @@ from toolcall_cli.cli._options import (
     NoSkewOpt,
     OutputOpt,
     PathsArg,
+    SchedulerOpt,
     SelectOpt,
     SessionIdOpt,
     SinceOpt,
@@ -31,8 +34,10 @@ from toolcall_cli.cli._options import (
     TraceIdOpt,
     TzOpt,
     UntilOpt,
+    WorkersOpt,
     check_format,
     emit,
+    engine_of,
     scope_of,
     split_codes,
 )
@@ -65,9 +70,13 @@ def run(
     no_skew: NoSkewOpt = False,
     no_redact: NoRedactOpt = False,
     follow_symlinks: FollowSymlinksOpt = False,
+    engine: EngineOpt = EngineName.local,
+    scheduler: SchedulerOpt = None,
+    workers: WorkersOpt = 1,
 ) -> None:
     """Diagnose root causes; exit 1 if any finding is at or above --fail-on."""
     check_format(fmt, ("table", "json", "markdown", "sarif", "html"), "diagnose")
+    runner = engine_of(engine, scheduler, workers, html=fmt == Format.html)
     # the core and the views load here, not at import: see cli/app.py (start-up)
     from toolcall_cli.cli._inputs import evidence_for, parse_options
     from toolcall_cli.core.findings import select_codes
@@ -107,7 +116,10 @@ def run(
         quotable=evidence.quotable,
         skipped=evidence.skipped,
         cfg=cfg,
+        engine=runner,
     )
+    if runner is not None:
+        runner.close()
     emit(report, fmt, output)
     if not _settings.current().quiet:
         say(f"toolcall: {summary_line(report)}")

@@ -1,0 +1,36 @@
+"""The `local` engine: tasks in this process, or on a pool of worker processes."""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any, TypeVar
+
+R = TypeVar("R")
+
+
+class LocalEngine:
+    """One worker runs tasks in-process (no pickling); more use a `ProcessPoolExecutor`."""
+
+    name = "local"
+
+    def __init__(self, *, workers: int = 1) -> None:
+        self.workers = max(1, workers)
+        self._pool: ProcessPoolExecutor | None = None
+
+    def map(self, fn: Callable[[Any], R], tasks: Sequence[Any]) -> list[R]:
+        """`[fn(t) for t in tasks]`, on the pool when there is one and more than one task."""
+        if self.workers == 1 or len(tasks) <= 1:
+            return [fn(t) for t in tasks]
+        if self._pool is None:
+            # forkserver: a fork of a process that holds Arrow's threads can deadlock
+            ctx = multiprocessing.get_context("forkserver")
+            self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx)
+        return list(self._pool.map(fn, tasks))
+
+    def close(self) -> None:
+        """Shut the pool down (waiting for its workers)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
