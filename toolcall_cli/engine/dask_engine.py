@@ -8,10 +8,13 @@ paths (a shared file system or object store).
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any, TypeVar
 
+from toolcall_cli.engine import in_directory
 from toolcall_cli.errors import InputError, MissingDependencyError, UsageError
 
 R = TypeVar("R")
@@ -54,7 +57,7 @@ class DaskEngine:
         if not tasks:
             return []
         data = self._client.scatter(list(tasks))  # data moves once, not inside the task graph
-        futures = self._client.map(fn, data, pure=False)
+        futures = self._client.map(partial(in_directory, os.getcwd(), fn), data, pure=False)
         return list(self._client.gather(futures))
 
     def close(self) -> None:

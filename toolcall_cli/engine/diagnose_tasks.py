@@ -8,8 +8,6 @@ summaries (buckets share no trace, session or call, so the counts add).
 from __future__ import annotations
 
 import dataclasses
-import os
-import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +23,13 @@ if TYPE_CHECKING:
 
 #: Buckets per worker: several, so one slow bucket does not leave the others idle.
 BUCKETS_PER_WORKER = 4
+#: Rows a bucket aims at at most: a worker's memory follows its bucket, not the store.
+BUCKET_ROWS = 250_000
+
+
+def bucket_count(engine: Engine, rows: int) -> int:
+    """How many buckets *rows* events are dealt into on *engine*."""
+    return max(engine.workers * BUCKETS_PER_WORKER, -(-rows // BUCKET_ROWS))
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,31 +41,16 @@ class BucketTask:
     cfg: Config
     inputs: tuple[str, ...]
     quotable: tuple[str, ...]
-    cwd: str  # the driver's: origins and the store's recorded paths are relative to it
-
-
-#: One bucket at a time per worker process: a task works in the driver's directory.
-_IN_DIRECTORY = threading.Lock()
 
 
 def diagnose_bucket(task: BucketTask) -> DiagnoseReport:
-    """Diagnose one bucket (in a worker); the timeline stays there, only findings return.
-
-    Evidence is quoted from the input files as the driver names them (relative to where it
-    runs), so the task works in the driver's directory: workers must see the inputs at the
-    same paths (one machine, or a shared file system).
-    """
+    """Diagnose one bucket (in a worker, in the driver's directory: evidence is quoted from
+    the inputs as it names them); the timeline stays there, only findings return."""
     from toolcall_cli.diagnose.run import diagnose
 
-    with _IN_DIRECTORY:
-        before = os.getcwd()
-        os.chdir(task.cwd)
-        try:
-            report = diagnose(
-                task.events, task.req, inputs=task.inputs, quotable=task.quotable, cfg=task.cfg
-            )
-        finally:
-            os.chdir(before)
+    report = diagnose(
+        task.events, task.req, inputs=task.inputs, quotable=task.quotable, cfg=task.cfg
+    )
     return dataclasses.replace(report, timeline=None)
 
 
@@ -76,11 +66,9 @@ def diagnose_on(
     """*events* diagnosed bucket by bucket on *engine*, pooled into one report."""
     from toolcall_cli.engine.buckets import bucket_rows
 
-    rows = bucket_rows(events, engine.workers * BUCKETS_PER_WORKER)
-    cwd = os.getcwd()
+    rows = bucket_rows(events, bucket_count(engine, len(events)))
     tasks = [
-        BucketTask(events.iloc[r].reset_index(drop=True), req, cfg, inputs, quotable, cwd)
-        for r in rows
+        BucketTask(events.iloc[r].reset_index(drop=True), req, cfg, inputs, quotable) for r in rows
     ]
     return pool_reports(engine.map(diagnose_bucket, tasks), inputs=inputs)
 

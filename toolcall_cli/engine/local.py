@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import multiprocessing
+import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from functools import partial
 from typing import Any, TypeVar
+
+from toolcall_cli.engine import in_directory
 
 R = TypeVar("R")
 
@@ -27,7 +31,7 @@ class LocalEngine:
             # forkserver: a fork of a process that holds Arrow's threads can deadlock
             ctx = multiprocessing.get_context("forkserver")
             self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx)
-        return list(self._pool.map(fn, tasks))
+        return list(self._pool.map(partial(in_directory, os.getcwd(), fn), tasks))
 
     def close(self) -> None:
         """Shut the pool down (waiting for its workers)."""

@@ -46,8 +46,9 @@ MESSAGE_EVERY = 10
 PCAP_EXCHANGES = 20_000
 FLOOD_EVERY, FLOOD_AT = 997, 0
 LOOP_EVERY, LOOP_AT = 97, 13
-#: Middleware 4, nginx 2, messages 22 per conversation of one session in MESSAGE_EVERY.
-EVENTS_PER_CALL = 4 + 2 + 22 / (CALLS_PER_SESSION * MESSAGE_EVERY)
+#: Middleware 4, nginx 1 (+ a chat line per trace of four calls), messages 22 per
+#: conversation of one session in MESSAGE_EVERY.
+EVENTS_PER_CALL = 4 + 1 + 1 / 4 + 22 / (CALLS_PER_SESSION * MESSAGE_EVERY)
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,13 @@ group-by over the events is timed through `toolcall query`. The bundle is cached
 `.bench/scale-<events>/` (gitignored); figures go to the README between the
 `bench-scale` markers.
 
-    python tests/bench/scale/run_scale.py [--events N] [--budget-gib G] [--no-readme]
+Diagnose runs with `--workers W` (default 2: the machine's cores; a process pool over
+correlation buckets, each worker reading its own bucket from the store). The scaling figure
+diagnoses a smaller store (`--scaling-events`) on a Dask `LocalCluster` of one worker, then
+two, through `--engine dask`, and checks that both give the findings of a one-process run.
+
+    python tests/bench/scale/run_scale.py [--events N] [--workers W] [--budget-gib G]
+        [--scaling-events N] [--no-readme]
 """
 
 from __future__ import annotations
@@ -112,27 +118,20 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--events", type=int, default=10_000_000)
     ap.add_argument("--budget-gib", type=float, default=4.0)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--scaling-events", type=int, default=1_000_000)
     ap.add_argument("--no-readme", action="store_true")
     args = ap.parse_args()
     budget = int(args.budget_gib * 2**30)
-    work = ROOT / ".bench" / f"scale-{args.events}"
-    bundle, store = work / "bundle", work / "store"
-    stamp = work / "planted.json"
-    t0 = time.perf_counter()
-    if not stamp.exists():
-        shutil.rmtree(work, ignore_errors=True)
-        planted = write_bundle(bundle, args.events, incidents=ROOT / "fixtures" / "incidents")
-        stamp.write_text(json.dumps([asdict(p) for p in planted]))
-    planted = [Planted(**d) for d in json.loads(stamp.read_text())]
-    print(f"bundle: {work} ({time.perf_counter() - t0:.0f} s)", file=sys.stderr)
-    shutil.rmtree(store, ignore_errors=True)
+    work, bundle, store, planted = _bundle(args.events)
     tc = [str(TOOLCALL), "-q"]
     steps = [run_step("ingest", [*tc, "ingest", str(bundle), "--store", str(store)],
                       budget=budget, log=work / "ingest.log")]  # fmt: skip
     print(steps[-1], file=sys.stderr)
     findings_path = work / "findings.json"
-    steps.append(run_step("diagnose", [*tc, "diagnose", "--store", str(store), "-f", "json",
-                                       "--fail-on", "never", "-o", str(findings_path)],
+    steps.append(run_step(f"diagnose --workers {args.workers}",
+                          [*tc, "diagnose", "--store", str(store), "-f", "json", "--fail-on",
+                           "never", "-o", str(findings_path), "--workers", str(args.workers)],
                           budget=budget, log=work / "diagnose.log"))  # fmt: skip
     print(steps[-1], file=sys.stderr)
     for name, sql in (("query group-by", GROUP_BY), ("query p95", P95)):
@@ -145,12 +144,65 @@ def main() -> int:
     if steps[1].exit_code == 0 and findings_path.exists():
         findings = json.loads(findings_path.read_text())["findings"]
         missing = missing_incidents(findings, planted)
+    scaling = scaling_rows(args.scaling_events, budget=budget) if args.scaling_events else []
     table = render(steps, events=events, planted=planted, missing=missing, budget=budget)
+    table = table.replace(END, "\n".join(scaling) + ("\n" if scaling else "") + END)
     print(table)
     if not args.no_readme:
         update_readme(table)
     ok = all(s.exit_code == 0 and not s.over_budget for s in steps) and missing == []
     return 0 if ok else 1
+
+
+def _bundle(events: int) -> tuple[Path, Path, Path, list[Planted]]:
+    """The cached bundle of about *events* events (written once), and a fresh store path."""
+    work = ROOT / ".bench" / f"scale-{events}"
+    bundle, store, stamp = work / "bundle", work / "store", work / "planted.json"
+    t0 = time.perf_counter()
+    if not stamp.exists():
+        shutil.rmtree(work, ignore_errors=True)
+        planted = write_bundle(bundle, events, incidents=ROOT / "fixtures" / "incidents")
+        stamp.write_text(json.dumps([asdict(p) for p in planted]))
+    print(f"bundle: {work} ({time.perf_counter() - t0:.0f} s)", file=sys.stderr)
+    shutil.rmtree(store, ignore_errors=True)
+    return work, bundle, store, [Planted(**d) for d in json.loads(stamp.read_text())]
+
+
+def scaling_rows(events: int, *, budget: int) -> list[str]:
+    """Diagnose of a store of about *events* events: one process, then a Dask LocalCluster of
+    one and of two workers (`--engine dask`); the findings must agree."""
+    from distributed import LocalCluster
+
+    work, bundle, store, _ = _bundle(events)
+    tc = [str(TOOLCALL), "-q"]
+    run_step("ingest", [*tc, "ingest", str(bundle), "--store", str(store)], budget=budget,
+             log=work / "ingest.log")  # fmt: skip
+    out = work / "findings-1p.json"
+    diag = [*tc, "diagnose", "--store", str(store), "-f", "json", "--fail-on", "never", "-o"]
+    steps = [run_step("one process", [*diag, str(out)], budget=budget, log=work / "d.log")]
+    same = []
+    for n in (1, 2):
+        with LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                          host="127.0.0.1", dashboard_address=None) as cluster:  # fmt: skip
+            got = work / f"findings-dask{n}.json"
+            argv = [*diag, str(got), "--engine", "dask", "--scheduler", cluster.scheduler_address]
+            steps.append(run_step(f"dask, {n} worker{'s' if n > 1 else ''}", argv,
+                                  budget=budget, log=work / f"dask{n}.log"))  # fmt: skip
+            same.append(got.exists() and out.exists() and _findings(got) == _findings(out))
+    lines = ["", f"Scaling: diagnose of {_count_events(store):,} events (`--engine dask`, "
+             f"LocalCluster; the peak is the client process alone):", "",
+             "| run | wall | peak RSS | findings as one process |",
+             "|---|---|---|---|"]  # fmt: skip
+    for s, ok in zip(steps, [True, *same], strict=True):
+        lines.append(f"| {s.name} | {s.seconds:.1f} s | {_gib(s.peak_bytes)} | "
+                     f"{'identical' if ok else 'DIFFERENT'} |")  # fmt: skip
+    if steps[1].seconds and steps[2].seconds:
+        lines += ["", f"1 → 2 workers: {steps[1].seconds / steps[2].seconds:.2f}× faster"]
+    return lines
+
+
+def _findings(path: Path) -> list[Any]:
+    return list(json.loads(path.read_text())["findings"])
 
 
 def _count_events(store: Path) -> int:

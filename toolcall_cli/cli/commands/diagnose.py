@@ -94,13 +94,6 @@ def run(
         trace_id=trace_id, session_id=session_id, tool_call_id=tool_call_id, tool=tool,
         since=since, until=until, tz=opts.tz,
     )  # fmt: skip
-    evidence = evidence_for(
-        paths,
-        store=store,
-        source=source.value if source else None,
-        opts=replace(opts, tools=tuple(tools or ())),  # BFCL results join their questions
-        ids=scope.ids,
-    )
     req = DiagnoseRequest(
         opts=opts,
         tools=tuple(tools or ()),
@@ -109,15 +102,27 @@ def run(
         ignore=codes[1],
         scope=scope,
     )
-    report = diagnose(
-        evidence.events,
-        req,
-        inputs=evidence.inputs,
-        quotable=evidence.quotable,
-        skipped=evidence.skipped,
-        cfg=cfg,
-        engine=runner,
-    )
+    if runner is not None and not paths and not any(scope.ids.values()):
+        from toolcall_cli.engine.store_tasks import diagnose_store  # workers read their buckets
+
+        report = diagnose_store(runner, store, req, cfg=cfg)
+    else:
+        evidence = evidence_for(
+            paths,
+            store=store,
+            source=source.value if source else None,
+            opts=replace(opts, tools=tuple(tools or ())),  # BFCL results join their questions
+            ids=scope.ids,
+        )
+        report = diagnose(
+            evidence.events,
+            req,
+            inputs=evidence.inputs,
+            quotable=evidence.quotable,
+            skipped=evidence.skipped,
+            cfg=cfg,
+            engine=runner,
+        )
     if runner is not None:
         runner.close()
     emit(report, fmt, output)
