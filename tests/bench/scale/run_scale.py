@@ -182,8 +182,9 @@ def scaling_rows(events: int, *, budget: int) -> list[str]:
     steps = [run_step("one process", [*diag, str(out)], budget=budget, log=work / "d.log")]
     same = []
     for n in (1, 2):
+        loopback = {"host": "127.0.0.1", "dashboard_address": "127.0.0.1:0"}
         with LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                          host="127.0.0.1", dashboard_address=None) as cluster:  # fmt: skip
+                          **loopback) as cluster:  # fmt: skip
             got = work / f"findings-dask{n}.json"
             argv = [*diag, str(got), "--engine", "dask", "--scheduler", cluster.scheduler_address]
             steps.append(run_step(f"dask, {n} worker{'s' if n > 1 else ''}", argv,
