@@ -28,19 +28,27 @@ from toolcall_cli.core.events import (
 
 TABLES = ("events", "calls", "findings")
 
-#: The columns of a store without a findings table (the fields of DESIGN §4 a query groups on).
+#: The findings table's columns (core/store_layout.py on the bucketed store): a store without
+#: one gets an empty table of these, so a query runs the same before the first diagnose.
 FINDING_COLUMNS: dict[str, str] = {
+    "run_id": "VARCHAR",
+    "run_at": "TIMESTAMPTZ",
+    "config_fingerprint": "VARCHAR",
     "id": "VARCHAR",
     "code": "VARCHAR",
     "name": "VARCHAR",
     "severity": "VARCHAR",
     "message": "VARCHAR",
-    "path": "VARCHAR",
-    "line": "BIGINT",
     "trace_id": "VARCHAR",
     "session_id": "VARCHAR",
     "tool_call_ids": "VARCHAR[]",
+    "caused_by": "VARCHAR",
+    "symptoms": "VARCHAR[]",
+    "tool": "VARCHAR",
+    "explanation": "VARCHAR",
     "fix": "VARCHAR",
+    "evidence": "VARCHAR",
+    "extra": "VARCHAR",
 }
 
 
