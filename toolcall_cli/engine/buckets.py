@@ -24,13 +24,40 @@ def bucket_rows(events: pd.DataFrame, buckets: int) -> list[np.ndarray]:
     import numpy as np
     import pandas as pd
 
-    from toolcall_cli.align.keys import label_rows
-
     if buckets <= 1 or len(events) == 0:
         return [np.arange(len(events))]
     codes = [np.asarray(pd.factorize(events[c], use_na_sentinel=True)[0]) for c in KEY_COLUMNS]
-    label = label_rows(codes)
-    comp, first = pd.factorize(label[label >= 0]) if (label >= 0).any() else (np.array([]), [])
+    return split_rows(bucket_of_rows(codes, buckets), buckets)
+
+
+def split_rows(row_bucket: np.ndarray, buckets: int) -> list[np.ndarray]:
+    """Row positions per bucket, empty buckets left out."""
+    import numpy as np
+
+    order = np.argsort(row_bucket, kind="stable")
+    bounds = np.searchsorted(row_bucket[order], np.arange(buckets + 1))
+    parts = [order[bounds[b] : bounds[b + 1]] for b in range(buckets)]
+    return [p for p in parts if len(p)]
+
+
+def bucket_of_rows(codes: list[np.ndarray], buckets: int) -> np.ndarray:
+    """Each row's bucket, from integer key codes per column (-1: no value)."""
+    import numpy as np
+    import pandas as pd
+
+    from toolcall_cli.align.keys import label_rows
+
+    # rows repeat their keys (a call's events carry the same ids): label each distinct key
+    # combination once, then spread the labels back, so the union-find sees far fewer rows
+    combo = np.zeros(len(codes[0]), dtype=np.int64)
+    for c in codes:
+        combo = pd.factorize(combo * (int(c.max(initial=-1)) + 2) + (c + 1))[0].astype(np.int64)
+    first = np.empty(int(combo.max(initial=-1)) + 1, dtype=np.int64)
+    first[combo[::-1]] = np.arange(len(combo) - 1, -1, -1)
+    label = label_rows([c[first] for c in codes])[combo]
+    del combo, first
+    keyed = label >= 0
+    comp = pd.factorize(label[keyed])[0] if keyed.any() else np.array([], dtype=np.int64)
     sizes = np.bincount(comp) if len(comp) else np.array([], dtype=np.int64)
     load = [(0, b) for b in range(buckets)]
     bucket_of = np.zeros(len(sizes), dtype=np.int64)
@@ -38,7 +65,6 @@ def bucket_rows(events: pd.DataFrame, buckets: int) -> list[np.ndarray]:
         used, b = heapq.heappop(load)
         bucket_of[c] = b
         heapq.heappush(load, (used + int(sizes[c]), b))
-    row_bucket = np.zeros(len(events), dtype=np.int64)
-    row_bucket[label >= 0] = bucket_of[comp]
-    del first
-    return [rows for b in range(buckets) if len(rows := np.flatnonzero(row_bucket == b))]
+    row_bucket = np.zeros(len(label), dtype=np.int64)
+    row_bucket[keyed] = bucket_of[comp]
+    return row_bucket

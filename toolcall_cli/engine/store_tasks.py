@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from toolcall_cli.core.config import Config
 from toolcall_cli.diagnose.base import DiagnoseReport
-from toolcall_cli.engine.buckets import KEY_COLUMNS, bucket_rows
+from toolcall_cli.engine.buckets import KEY_COLUMNS, bucket_of_rows, split_rows
 from toolcall_cli.errors import InputError
 
 if TYPE_CHECKING:
@@ -51,23 +51,34 @@ class StoreBucketTask:
 
 
 def plan_buckets(store: Path, engine: Engine) -> list[StoreBucket]:
-    """The store's buckets for *engine*, from its data files' key columns alone."""
-    import pandas as pd
+    """The store's buckets for *engine*, from its data files' key columns alone (kept in
+    Arrow, dictionary-encoded: ten million rows of keys cost their codes, not Python strings)."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
     from toolcall_cli.core.store import part_paths, read_manifest
     from toolcall_cli.engine.diagnose_tasks import bucket_count
 
     files = part_paths(store, read_manifest(store))
-    keys = pd.concat(
-        [pq.read_table(pf, columns=list(KEY_COLUMNS)).to_pandas() for pf in files],
-        ignore_index=True,
-    )
-    keyless = keys.isna().all(axis=1).to_numpy()
+    encoded, codes = [], []
+    for col in KEY_COLUMNS:  # one column at a time: only its codes and distinct values stay
+        values = pa.chunked_array([pq.read_table(pf, columns=[col])[col] for pf in files])
+        enc = values.combine_chunks().dictionary_encode()
+        del values
+        encoded.append(enc)
+        codes.append(pc.fill_null(enc.indices, -1).to_numpy().astype(np.int64))
+    n = bucket_count(engine, len(codes[0]))
+    rows_of = split_rows(bucket_of_rows(codes, n), n)
+    keyless = np.logical_and.reduce([c < 0 for c in codes])
     out = []
-    for i, rows in enumerate(bucket_rows(keys, bucket_count(engine, len(keys)))):
-        part = keys.iloc[rows]
-        values = {c: part[c].dropna().unique().tolist() for c in KEY_COLUMNS}
+    for i, rows in enumerate(rows_of):
+        values = {}
+        for col, enc, code in zip(KEY_COLUMNS, encoded, codes, strict=True):
+            used = np.unique(code[rows])
+            used = used[used >= 0]
+            values[col] = enc.dictionary.take(pa.array(used)).to_pylist()
         out.append(
             StoreBucket(tuple(map(str, files)), values, i == 0 and bool(keyless[rows].any()))
         )

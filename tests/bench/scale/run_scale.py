@@ -121,13 +121,16 @@ def main() -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--scaling-events", type=int, default=1_000_000)
     ap.add_argument("--no-readme", action="store_true")
+    ap.add_argument("--reuse-store", action="store_true", help="diagnose the store as it is")
     args = ap.parse_args()
     budget = int(args.budget_gib * 2**30)
-    work, bundle, store, planted = _bundle(args.events)
+    work, bundle, store, planted = _bundle(args.events, keep_store=args.reuse_store)
     tc = [str(TOOLCALL), "-q"]
-    steps = [run_step("ingest", [*tc, "ingest", str(bundle), "--store", str(store)],
-                      budget=budget, log=work / "ingest.log")]  # fmt: skip
-    print(steps[-1], file=sys.stderr)
+    steps = []
+    if not args.reuse_store:
+        steps.append(run_step("ingest", [*tc, "ingest", str(bundle), "--store", str(store)],
+                              budget=budget, log=work / "ingest.log"))  # fmt: skip
+        print(steps[-1], file=sys.stderr)
     findings_path = work / "findings.json"
     steps.append(run_step(f"diagnose --workers {args.workers}",
                           [*tc, "diagnose", "--store", str(store), "-f", "json", "--fail-on",
@@ -141,7 +144,8 @@ def main() -> int:
         print(steps[-1], file=sys.stderr)
     events = _count_events(store)
     missing: list[Planted] | None = None
-    if steps[1].exit_code == 0 and findings_path.exists():
+    diagnosed = next(s for s in steps if s.name.startswith("diagnose"))
+    if diagnosed.exit_code == 0 and findings_path.exists():
         findings = json.loads(findings_path.read_text())["findings"]
         missing = missing_incidents(findings, planted)
     scaling = scaling_rows(args.scaling_events, budget=budget) if args.scaling_events else []
@@ -154,7 +158,7 @@ def main() -> int:
     return 0 if ok else 1
 
 
-def _bundle(events: int) -> tuple[Path, Path, Path, list[Planted]]:
+def _bundle(events: int, *, keep_store: bool = False) -> tuple[Path, Path, Path, list[Planted]]:
     """The cached bundle of about *events* events (written once), and a fresh store path."""
     work = ROOT / ".bench" / f"scale-{events}"
     bundle, store, stamp = work / "bundle", work / "store", work / "planted.json"
@@ -164,7 +168,8 @@ def _bundle(events: int) -> tuple[Path, Path, Path, list[Planted]]:
         planted = write_bundle(bundle, events, incidents=ROOT / "fixtures" / "incidents")
         stamp.write_text(json.dumps([asdict(p) for p in planted]))
     print(f"bundle: {work} ({time.perf_counter() - t0:.0f} s)", file=sys.stderr)
-    shutil.rmtree(store, ignore_errors=True)
+    if not keep_store:
+        shutil.rmtree(store, ignore_errors=True)
     return work, bundle, store, [Planted(**d) for d in json.loads(stamp.read_text())]
 
 
@@ -189,21 +194,30 @@ def scaling_rows(events: int, *, budget: int) -> list[str]:
             argv = [*diag, str(got), "--engine", "dask", "--scheduler", cluster.scheduler_address]
             steps.append(run_step(f"dask, {n} worker{'s' if n > 1 else ''}", argv,
                                   budget=budget, log=work / f"dask{n}.log"))  # fmt: skip
-            same.append(got.exists() and out.exists() and _findings(got) == _findings(out))
+            same.append(_differences(out, got))
     lines = ["", f"Scaling: diagnose of {_count_events(store):,} events (`--engine dask`, "
              f"LocalCluster; the peak is the client process alone):", "",
              "| run | wall | peak RSS | findings as one process |",
              "|---|---|---|---|"]  # fmt: skip
-    for s, ok in zip(steps, [True, *same], strict=True):
+    for s, diff in zip(steps, ["", *same], strict=True):
         lines.append(f"| {s.name} | {s.seconds:.1f} s | {_gib(s.peak_bytes)} | "
-                     f"{'identical' if ok else 'DIFFERENT'} |")  # fmt: skip
+                     f"{diff or 'identical'} |")  # fmt: skip
     if steps[1].seconds and steps[2].seconds:
         lines += ["", f"1 → 2 workers: {steps[1].seconds / steps[2].seconds:.2f}× faster"]
     return lines
 
 
-def _findings(path: Path) -> list[Any]:
-    return list(json.loads(path.read_text())["findings"])
+def _differences(want: Path, got: Path) -> str:
+    """'' when *got* holds the findings of *want*, else which codes' findings differ."""
+    if not (want.exists() and got.exists()):
+        return "did not finish"
+    a, b = (json.loads(p.read_text())["findings"] for p in (want, got))
+    if a == b:
+        return ""
+    key = lambda f: json.dumps(f, sort_keys=True)  # noqa: E731
+    only = {key(f): f["code"] for f in a}.keys() ^ {key(f) for f in b}
+    codes = sorted({json.loads(k)["code"] for k in only})
+    return f"differs in {len(only)} findings ({', '.join(codes)})"
 
 
 def _count_events(store: Path) -> int:
