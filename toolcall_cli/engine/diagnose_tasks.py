@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 #: Buckets per worker: several, so one slow bucket does not leave the others idle.
 BUCKETS_PER_WORKER = 4
 #: Rows a bucket aims at at most: a worker's memory follows its bucket, not the store.
-BUCKET_ROWS = 250_000
+BUCKET_ROWS = 120_000
 
 
 def bucket_count(engine: Engine, rows: int) -> int:

@@ -25,12 +25,16 @@ class LocalEngine:
 
     def map(self, fn: Callable[[Any], R], tasks: Sequence[Any]) -> list[R]:
         """`[fn(t) for t in tasks]`, on the pool when there is one and more than one task."""
-        if self.workers == 1 or len(tasks) <= 1:
+        if self.workers == 1:
             return [fn(t) for t in tasks]
         if self._pool is None:
             # forkserver: a fork of a process that holds Arrow's threads can deadlock
             ctx = multiprocessing.get_context("forkserver")
-            self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx)
+            # a fresh process per task: the memory a bucket's read and diagnose leave in the
+            # allocator's pools goes back with the process, so a worker's peak is one bucket's
+            self._pool = ProcessPoolExecutor(
+                max_workers=self.workers, mp_context=ctx, max_tasks_per_child=1
+            )
         return list(self._pool.map(partial(in_directory, os.getcwd(), fn), tasks))
 
     def close(self) -> None:

@@ -85,6 +85,14 @@ def plan_buckets(store: Path, engine: Engine) -> list[StoreBucket]:
     return out
 
 
+def _plan_task(task: tuple[str, int]) -> list[StoreBucket]:
+    """`plan_buckets` as an engine task: (store path, the engine's worker count)."""
+    from toolcall_cli.engine.local import LocalEngine
+
+    store, workers = task
+    return plan_buckets(Path(store), LocalEngine(workers=workers))
+
+
 def read_bucket(bucket: StoreBucket) -> pd.DataFrame:
     """The bucket's events, file by file in the store's order, each in its input's order."""
     import pyarrow as pa
@@ -144,6 +152,8 @@ def diagnose_store(
         )
     quotable = tuple(str(e["path"]) for e in recorded.values())
     inputs = (str(store),)
-    plan = plan_buckets(store, engine)
+    # planned in a task too: the keys of the whole store are read where the memory they take
+    # goes back with the task (a pool worker lives for one task), not in this process
+    plan = engine.map(_plan_task, [(str(store), engine.workers)])[0]
     tasks = [StoreBucketTask(b, req, cfg, inputs, quotable) for b in plan]
     return pool_reports(engine.map(diagnose_store_bucket, tasks), inputs=inputs)
