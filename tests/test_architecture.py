@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 PKG = Path(__file__).resolve().parent.parent / "toolcall_cli"
-CORE = ("core", "sources", "tools", "align", "diagnose", "pipeline", "lint")
+CORE = ("core", "sources", "tools", "align", "diagnose", "pipeline", "lint", "engine")
 FORBIDDEN = {"typer", "rich", "click"}
 
 

@@ -7,6 +7,7 @@ import re
 from collections.abc import Generator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -19,6 +20,9 @@ from toolcall_cli.errors import UsageError
 from toolcall_cli.sources import FileResult, IngestResult, Redeliveries, ingest_paths, iter_ingest
 from toolcall_cli.sources.base import ParseOptions
 from toolcall_cli.sources.evidence import require_evidence
+
+if TYPE_CHECKING:
+    from toolcall_cli.engine import Engine
 
 #: Environment override of `[limits] max_decompressed` (bytes; K/M/G suffixes allowed).
 MAX_DECOMPRESSED_ENV = "TOOLCALL_MAX_DECOMPRESSED"
@@ -93,6 +97,7 @@ class IngestStream:
     source: str | None
     opts: ParseOptions
     keep: bool = False  # keep every file's events (for views that print them)
+    engine: Engine | None = None  # parse files on its workers (toolcall_cli.engine)
     digest: Digest = field(default_factory=Digest)
     files: list[FileSummary] = field(default_factory=list)
     skipped: list[tuple[Path, str]] = field(default_factory=list)
@@ -101,9 +106,17 @@ class IngestStream:
     def parts(self) -> Generator[tuple[Path, str, pd.DataFrame], None, None]:
         """(path, source, events) per file, for `core.store.write_files`."""
         with progress_bar("ingesting", enabled=not _settings.current().quiet) as prog:
-            opts = replace(self.opts, progress=prog)
             repeats = Redeliveries()  # a span two files delivered is stored once
-            for item in iter_ingest(self.paths, source=self.source, opts=opts):
+            if self.engine is None:
+                items = iter_ingest(
+                    self.paths, source=self.source, opts=replace(self.opts, progress=prog)
+                )
+            else:  # a worker's progress cannot reach this terminal; files arrive per batch
+                items = iter_ingest(
+                    self.paths, source=self.source, opts=self.opts,
+                    parse_batch=self.engine.map, batch=self.engine.workers,
+                )  # fmt: skip
+            for item in items:
                 if not isinstance(item, FileResult):
                     self.skipped.append(item)
                     continue

@@ -19,6 +19,7 @@ from toolcall_cli.render import render
 
 if TYPE_CHECKING:
     from toolcall_cli.align.select import Scope
+    from toolcall_cli.engine import Engine
 
 
 class Format(str, Enum):
@@ -27,6 +28,7 @@ class Format(str, Enum):
     table = "table"
     json = "json"
     jsonl = "jsonl"
+    csv = "csv"
     markdown = "markdown"
     sarif = "sarif"
     github = "github"
@@ -45,7 +47,15 @@ COMMAND_FORMATS: dict[str, tuple[str, ...]] = {
     "lint": ("table", "json", "markdown", "sarif", "github"),
     "rules": ("table", "json", "markdown"),
     "config": ("table", "json", "markdown"),
+    "query": ("table", "json", "jsonl", "csv", "markdown"),
 }
+
+
+class EngineName(str, Enum):
+    """--engine choices (toolcall_cli.engine)."""
+
+    local = "local"
+    dask = "dask"
 
 
 class Color(str, Enum):
@@ -93,6 +103,23 @@ SelectOpt = Annotated[
 IgnoreOpt = Annotated[
     list[str] | None,
     typer.Option("--ignore", help="Skip these codes or prefixes (repeatable, comma-separated)."),
+]
+EngineOpt = Annotated[
+    EngineName,
+    typer.Option(
+        "--engine",
+        help="Where per-file parses and per-bucket diagnoses run: local (--workers processes) "
+        "or dask (an existing cluster, --scheduler).",
+    ),
+]
+SchedulerOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--scheduler", metavar="tcp://HOST:PORT", help="The Dask scheduler of --engine dask."
+    ),
+]
+WorkersOpt = Annotated[
+    int, typer.Option("--workers", min=1, help="Local worker processes (1: in this process).")
 ]
 StoreOpt = Annotated[Path, typer.Option("--store", help="Store directory.", file_okay=False)]
 TzOpt = Annotated[
@@ -177,6 +204,23 @@ def split_codes(values: list[str] | None) -> tuple[str, ...]:
     for v in values or ():
         out.extend(p.strip().upper() for p in v.split(",") if p.strip())
     return tuple(out)
+
+
+def engine_of(
+    engine: EngineName, scheduler: str | None, workers: int, *, html: bool = False
+) -> Engine | None:
+    """The engine the flags ask for; None for the default (local, one worker: in-process).
+    The HTML page draws the aligned timeline, which stays with the workers: refused (2)."""
+    from toolcall_cli.engine import open_engine
+
+    if engine == EngineName.local and workers == 1 and scheduler is None:
+        return None
+    if html:
+        raise UsageError(
+            "--format html draws the whole aligned timeline; it runs in one process",
+            hint="drop --engine/--workers, or choose --format json",
+        )
+    return open_engine(engine.value, scheduler=scheduler, workers=workers)
 
 
 def check_format(fmt: Format, allowed: tuple[str, ...], command: str) -> None:

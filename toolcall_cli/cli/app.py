@@ -19,7 +19,16 @@ from toolcall_cli.cli import _settings
 from toolcall_cli.cli._guard import guarded
 from toolcall_cli.cli._help import ToolcallCommand, ToolcallGroup
 from toolcall_cli.cli._options import Color, ConfigOpt
-from toolcall_cli.cli.commands import config, diagnose, ingest, lint, replay, rules, timeline
+from toolcall_cli.cli.commands import (
+    config,
+    diagnose,
+    ingest,
+    lint,
+    query,
+    replay,
+    rules,
+    timeline,
+)
 
 app = typer.Typer(
     name="toolcall",
@@ -38,6 +47,7 @@ COMMANDS = {
     "lint": lint.run,
     "rules": rules.run,
     "config": config.run,
+    "query": query.run,
 }
 
 

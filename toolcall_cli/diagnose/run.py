@@ -21,6 +21,7 @@ from toolcall_cli.sources.base import ParseOptions
 if TYPE_CHECKING:
     import pandas as pd
 
+    from toolcall_cli.engine import Engine
     from toolcall_cli.tools.registry import ToolRegistry
 
 
@@ -57,14 +58,21 @@ def diagnose(
     quotable: tuple[str, ...] = (),
     skipped: Sequence[tuple[Path, str]] = (),
     cfg: Config = DEFAULT,
+    engine: Engine | None = None,
 ) -> DiagnoseReport:
     """Classify *events* (read from *inputs*: files, or the store) with the effective config;
     *skipped* (path, reason) files of a directory walk are listed in the summary.
 
     Evidence quotes re-read only the *quotable* files (the ingested files, or the files the
     store's manifest records — never a path only an event's origin names) and go through the
-    request's redactor.
+    request's redactor. With an *engine*, the events are diagnosed per correlation bucket on its
+    workers (toolcall_cli.engine.diagnose_tasks) and the buckets' findings pooled.
     """
+    if engine is not None:
+        from toolcall_cli.engine.diagnose_tasks import diagnose_on
+
+        report = diagnose_on(engine, events, req, cfg=cfg, inputs=inputs, quotable=tuple(quotable))
+        return _with_skipped(report, skipped)
     registry = load_registry(req.tools or cfg.tools)
     report = diagnose_events(
         events,
@@ -78,6 +86,10 @@ def diagnose(
         redactor=req.opts.redactor,
         scope=req.scope,
     )
+    return _with_skipped(report, skipped)
+
+
+def _with_skipped(report: DiagnoseReport, skipped: Sequence[tuple[Path, str]]) -> DiagnoseReport:
     if not skipped:
         return report
     listed = [{"path": str(p), "reason": why} for p, why in skipped]

@@ -43,6 +43,7 @@ for _name, _desc in (
     ("table", "rich tables for a terminal (default)"),
     ("json", "one JSON document (schema_version 1)"),
     ("jsonl", "one JSON object per line where rows stream"),
+    ("csv", "CSV with a header row, for spreadsheets and other tools"),
     ("markdown", "Markdown for tickets and PR comments"),
     ("sarif", "SARIF 2.1.0 for code-scanning UIs"),
     ("github", "GitHub Actions workflow annotations"),
@@ -67,6 +68,7 @@ VIEWS: dict[str, tuple[str, ...]] = {
     "LintReport": ("lint_view",),
     "RulesReport": ("rules_view",),
     "ConfigReport": ("config_view",),
+    "QueryResult": ("query_view",),
 }
 
 R = TypeVar("R")

@@ -6,9 +6,10 @@ Each adapter package is imported and registered here by name, one line per sourc
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -158,19 +159,60 @@ def parse_file(
         raise InputError(f"cannot read {path}: {e.strerror or e}") from None
 
 
+@dataclass(frozen=True, slots=True)
+class FileTask:
+    """One file of a walk to parse: whether it was found inside a directory, and how."""
+
+    path: Path
+    inside_dir: bool
+    source: str | None
+    opts: ParseOptions | None
+    skip_unknown_in_dirs: bool
+
+
+def ingest_file(task: FileTask) -> FileResult | tuple[Path, str]:
+    """Parse one file of a walk: its `FileResult`, or ``(path, reason)`` when a file inside a
+    directory is skipped (module-level, so an engine can run it in another process)."""
+    path, inside_dir = task.path, task.inside_dir
+    try:
+        name = task.source or detect(path)
+        df = parse_file(path, source=name, opts=task.opts)
+    except UnknownSourceError as e:
+        if task.skip_unknown_in_dirs and inside_dir:
+            return (path, "format not recognised")
+        raise e
+    except InputError as e:
+        # One unreadable file in a directory must not hide the others (check-jsonschema).
+        if inside_dir and type(e) is InputError:
+            return (path, e.message)
+        raise
+    return FileResult(path=path, source=name, frame=df)
+
+
+#: Parses a batch of files (`map(ingest_file, tasks)`, in order): in-process by default, or an
+#: engine's map (toolcall_cli.engine) that runs them on worker processes or a cluster.
+BatchParse = Callable[
+    [Callable[[FileTask], "FileResult | tuple[Path, str]"], list[FileTask]], list[Any]
+]
+
+
 def iter_ingest(
     paths: Iterable[Path],
     *,
     source: str | None = None,
     opts: ParseOptions | None = None,
     skip_unknown_in_dirs: bool = True,
+    parse_batch: BatchParse | None = None,
+    batch: int = 1,
 ) -> Iterator[FileResult | tuple[Path, str]]:
     """Parse every file under *paths*, one at a time: a `FileResult` per file, or
     ``(path, reason)`` for a file inside a directory that was skipped. Consumers that write
-    each file before parsing the next hold one file's events at a time (`toolcall ingest`)."""
+    each file before parsing the next hold one file's events at a time (`toolcall ingest`).
+    With *parse_batch*, *batch* files at a time are parsed by it (an engine's workers)."""
     paths = list(paths)
     explicit = {p for p in paths if not p.is_dir()}
     follow = opts.follow_symlinks if opts is not None else False
+    pending: list[FileTask] = []
     for path, top in walk_tree(paths, follow_symlinks=follow):
         inside_dir = path not in explicit
         problem = regular_file_problem(path) if inside_dir else None
@@ -179,21 +221,16 @@ def iter_ingest(
         if problem:  # FIFOs, sockets, dangling symlinks inside a directory: never opened
             yield (path, problem)
             continue
-        try:
-            name = source or detect(path)
-            df = parse_file(path, source=name, opts=opts)
-        except UnknownSourceError as e:
-            if skip_unknown_in_dirs and inside_dir:
-                yield (path, "format not recognised")
-                continue
-            raise e
-        except InputError as e:
-            # One unreadable file in a directory must not hide the others (check-jsonschema).
-            if inside_dir and type(e) is InputError:
-                yield (path, e.message)
-                continue
-            raise
-        yield FileResult(path=path, source=name, frame=df)
+        task = FileTask(path, inside_dir, source, opts, skip_unknown_in_dirs)
+        if parse_batch is None:
+            yield ingest_file(task)
+            continue
+        pending.append(task)
+        if len(pending) >= batch:
+            yield from parse_batch(ingest_file, pending)
+            pending = []
+    if pending and parse_batch is not None:
+        yield from parse_batch(ingest_file, pending)
 
 
 def ingest_paths(

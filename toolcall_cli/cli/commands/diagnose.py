@@ -12,6 +12,8 @@ import typer
 from toolcall_cli.cli import _settings
 from toolcall_cli.cli._console import say
 from toolcall_cli.cli._options import (
+    EngineName,
+    EngineOpt,
     FailOnOpt,
     FollowSymlinksOpt,
     Format,
@@ -22,6 +24,7 @@ from toolcall_cli.cli._options import (
     NoSkewOpt,
     OutputOpt,
     PathsArg,
+    SchedulerOpt,
     SelectOpt,
     SessionIdOpt,
     SinceOpt,
@@ -32,8 +35,10 @@ from toolcall_cli.cli._options import (
     TraceIdOpt,
     TzOpt,
     UntilOpt,
+    WorkersOpt,
     check_format,
     emit,
+    engine_of,
     scope_of,
     split_codes,
 )
@@ -100,6 +105,9 @@ def run(
     statistics: StatisticsOpt = False,
     otlp_endpoint: OtlpEndpointOpt = None,
     allow_remote: AllowRemoteOpt = False,
+    engine: EngineOpt = EngineName.local,
+    scheduler: SchedulerOpt = None,
+    workers: WorkersOpt = 1,
 ) -> None:
     """Diagnose root causes; exit 1 if any finding is at or above --fail-on."""
     check_format(
@@ -107,6 +115,7 @@ def run(
     )
     if statistics:
         check_format(fmt, ("table", "json", "markdown"), "diagnose --statistics")
+    runner = engine_of(engine, scheduler, workers, html=fmt == Format.html)
     # the core and the views load here, not at import: see cli/app.py (start-up)
     from toolcall_cli.cli._inputs import evidence_for, parse_options
     from toolcall_cli.core.findings import select_codes
@@ -128,13 +137,6 @@ def run(
         trace_id=trace_id, session_id=session_id, tool_call_id=tool_call_id, tool=tool,
         since=since, until=until, tz=opts.tz,
     )  # fmt: skip
-    evidence = evidence_for(
-        paths,
-        store=store,
-        source=source.value if source else None,
-        opts=replace(opts, tools=tuple(tools or ())),  # BFCL results join their questions
-        ids=scope.ids,
-    )
     req = DiagnoseRequest(
         opts=opts,
         tools=tuple(tools or ()),
@@ -143,14 +145,29 @@ def run(
         ignore=codes[1],
         scope=scope,
     )
-    report = diagnose(
-        evidence.events,
-        req,
-        inputs=evidence.inputs,
-        quotable=evidence.quotable,
-        skipped=evidence.skipped,
-        cfg=cfg,
-    )
+    if runner is not None and not paths and not any(scope.ids.values()):
+        from toolcall_cli.engine.store_tasks import diagnose_store  # workers read their buckets
+
+        report = diagnose_store(runner, store, req, cfg=cfg)
+    else:
+        evidence = evidence_for(
+            paths,
+            store=store,
+            source=source.value if source else None,
+            opts=replace(opts, tools=tuple(tools or ())),  # BFCL results join their questions
+            ids=scope.ids,
+        )
+        report = diagnose(
+            evidence.events,
+            req,
+            inputs=evidence.inputs,
+            quotable=evidence.quotable,
+            skipped=evidence.skipped,
+            cfg=cfg,
+            engine=runner,
+        )
+    if runner is not None:
+        runner.close()
     emit(replace(report, group_by=group_by.value, statistics=statistics), fmt, output)
     if otlp_endpoint is not None:
         from toolcall_cli.render.otlp_view import post_report

@@ -11,17 +11,22 @@ import typer
 from toolcall_cli.cli import _settings
 from toolcall_cli.cli._console import say
 from toolcall_cli.cli._options import (
+    EngineName,
+    EngineOpt,
     FollowSymlinksOpt,
     Format,
     FormatOpt,
     NginxFormatOpt,
     NoRedactOpt,
     OutputOpt,
+    SchedulerOpt,
     SourceOpt,
     StoreOpt,
     TzOpt,
+    WorkersOpt,
     check_format,
     emit,
+    engine_of,
 )
 from toolcall_cli.core.config import DEFAULT_STORE
 from toolcall_cli.core.words import plural
@@ -40,6 +45,9 @@ def run(
     no_store: Annotated[bool, typer.Option("--no-store", help="Parse and summarise only.")] = False,
     no_redact: NoRedactOpt = False,
     follow_symlinks: FollowSymlinksOpt = False,
+    engine: EngineOpt = EngineName.local,
+    scheduler: SchedulerOpt = None,
+    workers: WorkersOpt = 1,
 ) -> None:
     """Detect each input's format, parse it into events and write them to the store."""
     check_format(fmt, ("table", "json", "jsonl", "markdown"), "ingest")
@@ -58,6 +66,7 @@ def run(
         source=source.value if source else None,
         opts=opts,
         keep=fmt == Format.jsonl,  # the only view that prints the events themselves
+        engine=engine_of(engine, scheduler, workers),
     )
     # each file is parsed, summarised and written before the next one is read
     with closing(stream.parts()) as parts:  # the progress bar ends with the parts, on error too
@@ -67,6 +76,8 @@ def run(
         else:
             _say_migration(store)
             write_files(store, parts)
+    if stream.engine is not None:
+        stream.engine.close()
     if not no_store:
         compact(store)  # many small parts (one per input) become a few large ones
     report = IngestReport(

@@ -28,8 +28,8 @@ from collections.abc import Iterator
 
 from toolcall_cli.core.cells import text
 from toolcall_cli.core.findings import Finding, Severity, rule
-from toolcall_cli.core.words import plural
 from toolcall_cli.core.quoting.aim import Aim
+from toolcall_cli.core.words import plural
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make

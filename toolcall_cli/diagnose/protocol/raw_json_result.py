@@ -24,8 +24,8 @@ from toolcall_cli.core.cells import text
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.core.jsonio import try_loads
 from toolcall_cli.core.jsonscan import looks_json
-from toolcall_cli.core.words import plural
 from toolcall_cli.core.quoting.aim import Aim
+from toolcall_cli.core.words import plural
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.call_label import tools_by_call

@@ -1,0 +1,276 @@
+"""`make bench-scale`: a seeded ~10 M-event bundle ingested, diagnosed and queried within a budget.
+
+Each step runs the CLI as users run it, in a child process whose whole process tree is
+watched: peak RSS is sampled every 0.2 s and the step is killed the moment it passes the
+budget (4 GiB by default), so an over-budget run says so instead of swapping the machine.
+Then every planted incident (tests/bench/scale/bundle.py) must be among the findings, and a
+group-by over the events is timed through `toolcall query`. The bundle is cached in
+`.bench/scale-<events>/` (gitignored); figures go to the README between the
+`bench-scale` markers.
+
+Diagnose runs with `--workers W` (default 2: the machine's cores; a process pool over
+correlation buckets, each worker reading its own bucket from the store). The scaling figure
+diagnoses a smaller store (`--scaling-events`) on a Dask `LocalCluster` of one worker, then
+two, through `--engine dask`, and checks that both give the findings of a one-process run.
+
+    python tests/bench/scale/run_scale.py [--events N] [--workers W] [--budget-gib G]
+        [--scaling-events N] [--no-readme]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(ROOT))
+
+from tests.bench.scale.bundle import Planted, write_bundle  # noqa: E402
+
+TOOLCALL = ROOT / ".venv" / "bin" / "toolcall"
+GROUP_BY = "SELECT instance, kind, count(*) AS n FROM events GROUP BY ALL ORDER BY ALL"
+P95 = (
+    "SELECT tool, count(*) AS calls, quantile_cont(service_ms, 0.95) AS p95_ms FROM calls "
+    "WHERE service_ms IS NOT NULL GROUP BY tool ORDER BY tool"
+)
+BEGIN, END = "<!-- bench-scale:begin -->", "<!-- bench-scale:end -->"
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One timed child: wall seconds, peak RSS of its process tree, how it ended."""
+
+    name: str
+    seconds: float
+    peak_bytes: int
+    exit_code: int
+    over_budget: bool
+
+
+def _tree_rss(pid: int) -> int:
+    """Resident bytes of *pid* and its descendants (from /proc)."""
+    total, todo = 0, [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            with open(f"/proc/{p}/status", encoding="ascii") as f:
+                for line in f:
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1]) * 1024
+            for task in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{task}/children", encoding="ascii") as f:
+                    todo.extend(int(c) for c in f.read().split())
+        except (FileNotFoundError, ProcessLookupError, PermissionError):
+            continue
+    return total
+
+
+def run_step(name: str, argv: list[str], *, budget: int, log: Path) -> Step:
+    """Run *argv*, sampling its tree's RSS; kill it when it passes *budget* bytes."""
+    start = time.perf_counter()
+    with log.open("w") as err:
+        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=err, start_new_session=True)
+        peak, over = 0, False
+        while proc.poll() is None:
+            peak = max(peak, _tree_rss(proc.pid))
+            if peak > budget:
+                over = True
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+                break
+            time.sleep(0.2)
+    return Step(name, time.perf_counter() - start, peak, proc.returncode, over)
+
+
+def missing_incidents(findings: list[dict[str, Any]], planted: list[Planted]) -> list[Planted]:
+    """The planted incidents no finding accounts for."""
+    missing = []
+    for p in planted:
+        hits = [f for f in findings if f.get("code") == p.code]
+        if p.tool_call_id:
+            hits = [f for f in hits if p.tool_call_id in (f.get("tool_call_ids") or ())]
+        if p.session_id:
+            hits = [f for f in hits if f.get("session_id") == p.session_id]
+        if p.scenario:
+            where = f"/incidents/{p.scenario}/"
+            hits = [f for f in hits if where in json.dumps(f.get("evidence"))]
+        if not hits:
+            missing.append(p)
+    return missing
+
+
+def _gib(n: int) -> str:
+    return f"{n / 2**30:.2f} GiB"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--events", type=int, default=10_000_000)
+    ap.add_argument("--budget-gib", type=float, default=4.0)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--scaling-events", type=int, default=1_000_000)
+    ap.add_argument("--no-readme", action="store_true")
+    ap.add_argument("--reuse-store", action="store_true", help="diagnose the store as it is")
+    args = ap.parse_args()
+    budget = int(args.budget_gib * 2**30)
+    work, bundle, store, planted = _bundle(args.events, keep_store=args.reuse_store)
+    tc = [str(TOOLCALL), "-q"]
+    steps = []
+    if not args.reuse_store:
+        steps.append(run_step("ingest", [*tc, "ingest", str(bundle), "--store", str(store)],
+                              budget=budget, log=work / "ingest.log"))  # fmt: skip
+        print(steps[-1], file=sys.stderr)
+    findings_path = work / "findings.json"
+    steps.append(run_step(f"diagnose --workers {args.workers}",
+                          [*tc, "diagnose", "--store", str(store), "-f", "json", "--fail-on",
+                           "never", "-o", str(findings_path), "--workers", str(args.workers)],
+                          budget=budget, log=work / "diagnose.log"))  # fmt: skip
+    print(steps[-1], file=sys.stderr)
+    for name, sql in (("query group-by", GROUP_BY), ("query p95", P95)):
+        log = work / f"{name.replace(' ', '-')}.log"
+        argv = [*tc, "query", sql, "--store", str(store), "-f", "csv"]
+        steps.append(run_step(name, argv, budget=budget, log=log))
+        print(steps[-1], file=sys.stderr)
+    events = _count_events(store)
+    missing: list[Planted] | None = None
+    diagnosed = next(s for s in steps if s.name.startswith("diagnose"))
+    if diagnosed.exit_code == 0 and findings_path.exists():
+        findings = json.loads(findings_path.read_text())["findings"]
+        missing = missing_incidents(findings, planted)
+    scaling = scaling_rows(args.scaling_events, budget=budget) if args.scaling_events else []
+    table = render(steps, events=events, planted=planted, missing=missing, budget=budget)
+    table = table.replace(END, "\n".join(scaling) + ("\n" if scaling else "") + END)
+    print(table)
+    if not args.no_readme:
+        update_readme(table)
+    ok = all(s.exit_code == 0 and not s.over_budget for s in steps) and missing == []
+    return 0 if ok else 1
+
+
+def _bundle(events: int, *, keep_store: bool = False) -> tuple[Path, Path, Path, list[Planted]]:
+    """The cached bundle of about *events* events (written once), and a fresh store path."""
+    work = ROOT / ".bench" / f"scale-{events}"
+    bundle, store, stamp = work / "bundle", work / "store", work / "planted.json"
+    t0 = time.perf_counter()
+    if not stamp.exists():
+        shutil.rmtree(work, ignore_errors=True)
+        planted = write_bundle(bundle, events, incidents=ROOT / "fixtures" / "incidents")
+        stamp.write_text(json.dumps([asdict(p) for p in planted]))
+    print(f"bundle: {work} ({time.perf_counter() - t0:.0f} s)", file=sys.stderr)
+    if not keep_store:
+        shutil.rmtree(store, ignore_errors=True)
+    return work, bundle, store, [Planted(**d) for d in json.loads(stamp.read_text())]
+
+
+def scaling_rows(events: int, *, budget: int) -> list[str]:
+    """Diagnose of a store of about *events* events: one process, then a Dask LocalCluster of
+    one and of two workers (`--engine dask`); the findings must agree."""
+    from distributed import LocalCluster
+
+    work, bundle, store, _ = _bundle(events)
+    tc = [str(TOOLCALL), "-q"]
+    run_step("ingest", [*tc, "ingest", str(bundle), "--store", str(store)], budget=budget,
+             log=work / "ingest.log")  # fmt: skip
+    out = work / "findings-1p.json"
+    diag = [*tc, "diagnose", "--store", str(store), "-f", "json", "--fail-on", "never", "-o"]
+    steps = [run_step("one process", [*diag, str(out)], budget=budget, log=work / "d.log")]
+    same = []
+    for n in (1, 2):
+        loopback = {"host": "127.0.0.1", "dashboard_address": "127.0.0.1:0"}
+        with LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                          **loopback) as cluster:  # fmt: skip
+            got = work / f"findings-dask{n}.json"
+            argv = [*diag, str(got), "--engine", "dask", "--scheduler", cluster.scheduler_address]
+            steps.append(run_step(f"dask, {n} worker{'s' if n > 1 else ''}", argv,
+                                  budget=budget, log=work / f"dask{n}.log"))  # fmt: skip
+            same.append(_differences(out, got))
+    lines = ["", f"Scaling: diagnose of {_count_events(store):,} events (`--engine dask`, "
+             f"LocalCluster; the peak is the client process alone):", "",
+             "| run | wall | peak RSS | findings as one process |",
+             "|---|---|---|---|"]  # fmt: skip
+    for s, diff in zip(steps, ["", *same], strict=True):
+        lines.append(f"| {s.name} | {s.seconds:.1f} s | {_gib(s.peak_bytes)} | "
+                     f"{diff or 'identical'} |")  # fmt: skip
+    if steps[1].seconds and steps[2].seconds:
+        lines += ["", f"1 → 2 workers: {steps[1].seconds / steps[2].seconds:.2f}× faster"]
+    return lines
+
+
+def _differences(want: Path, got: Path) -> str:
+    """'' when *got* holds the findings of *want*, else which codes' findings differ."""
+    if not (want.exists() and got.exists()):
+        return "did not finish"
+    a, b = (json.loads(p.read_text())["findings"] for p in (want, got))
+    if a == b:
+        return ""
+    key = lambda f: json.dumps(f, sort_keys=True)  # noqa: E731
+    only = {key(f): f["code"] for f in a}.keys() ^ {key(f) for f in b}
+    codes = sorted({json.loads(k)["code"] for k in only})
+    return f"differs in {len(only)} findings ({', '.join(codes)})"
+
+
+def _count_events(store: Path) -> int:
+    manifest = json.loads((store / "manifest.json").read_text()) if store.exists() else {}
+    return sum(int(e.get("events", 0)) for e in manifest.get("files", {}).values())
+
+
+def render(
+    steps: list[Step], *, events: int, planted: list[Planted], missing: list[Planted] | None,
+    budget: int,
+) -> str:  # fmt: skip
+    """The README block: one row per step, then the planted-incident check."""
+    load = os.getloadavg()[0]
+    lines = [
+        BEGIN,
+        f"`make bench-scale`, {datetime.now(UTC):%Y-%m-%d %H:%M} UTC, {platform.machine()}, "
+        f"{os.cpu_count()} CPUs, load {load:.1f} at the end; {events:,} events stored; "
+        f"budget {_gib(budget)} peak RSS per step (a step over it is killed).",
+        "",
+        "| step | wall | peak RSS | result |",
+        "|---|---|---|---|",
+    ]
+    for s in steps:
+        result = (
+            f"killed over budget after {s.seconds:.0f} s" if s.over_budget
+            else "ok" if s.exit_code == 0 else f"exit {s.exit_code}"
+        )  # fmt: skip
+        lines.append(f"| {s.name} | {s.seconds:.1f} s | {_gib(s.peak_bytes)} | {result} |")
+    if missing is None:
+        check = f"planted incidents: not checked ({len(planted)} planted; diagnose did not finish)"
+    elif missing:
+        names = ", ".join(
+            f"{m.code} {m.tool_call_id or m.session_id or m.scenario}" for m in missing
+        )
+        found = len(planted) - len(missing)
+        check = f"planted incidents: {found}/{len(planted)} found; missing {names}"
+    else:
+        check = f"planted incidents: all {len(planted)} found"
+    lines += ["", check, END]
+    return "\n".join(lines)
+
+
+def update_readme(block: str) -> None:
+    """Replace the bench-scale block of the README (appended to Benchmarks when absent)."""
+    readme = ROOT / "README.md"
+    text = readme.read_text(encoding="utf-8")
+    if BEGIN in text:
+        head, rest = text.split(BEGIN, 1)
+        text = head + block + rest.split(END, 1)[1]
+    else:
+        text = text.replace("\n## Rules\n", f"\n{block}\n\n## Rules\n", 1)
+    readme.write_text(text, encoding="utf-8")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
