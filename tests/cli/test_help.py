@@ -34,7 +34,7 @@ def test_help_offers_only_the_command_formats(command: str) -> None:
     assert COMMAND_FORMATS[command] == _checked_formats(command)
     res = run_cli([command, "--help"], env={"COLUMNS": "200"})
     assert res.exit_code == 0
-    shown = re.search(r"--format (\S+)", res.stdout)
+    shown = re.search(r"-f, --format (\S+)", res.stdout)  # the option, not a mention in prose
     assert shown is not None and tuple(shown[1].split("|")) == COMMAND_FORMATS[command]
 
 

@@ -50,4 +50,12 @@ EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
         ("toolcall --config prod.toml config show -f json", "the same for a named file, as JSON"),
         ("toolcall config init", "write a commented toolcall.toml with every key and default"),
     ),
+    "query": (
+        ("toolcall query \"SELECT instance, detail, count(*) AS n FROM events WHERE kind = "
+         "'mw_flooded' GROUP BY ALL ORDER BY n DESC\"", "flooding causes per middleware instance"),
+        ("toolcall query \"SELECT tool, quantile_cont(service_ms, 0.95) AS p95_ms FROM calls "
+         "GROUP BY tool\"", "p95 tool-service latency per tool"),
+        ("toolcall query -f csv \"SELECT DISTINCT session_id FROM findings WHERE code = 'FL002' "
+         "AND run_at > now() - INTERVAL 1 HOUR\"", "sessions with FL002 found in the last hour"),
+    ),
 }  # fmt: skip

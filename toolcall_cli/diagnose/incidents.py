@@ -170,6 +170,16 @@ def link(findings: Iterable[Finding], ctx: DiagnoseContext | None = None) -> lis
     return [linked[j] for i in roots for j in (i, *symptoms.get(i, ()))]
 
 
+def in_incident_order(linked: Iterable[Finding]) -> list[Finding]:
+    """Findings already linked in parts (each trace in one part, as the engines deal them) in
+    the order `link` gives one run: root causes by `_incident_key`, ties in rank order, each
+    followed by its symptoms in rank order."""
+    ranked = rank_findings(linked)
+    groups = incidents(ranked)
+    groups.sort(key=lambda g: _incident_key(g.cause, list(g.symptoms)))
+    return [f for g in groups for f in g.findings]
+
+
 class _Index:
     """The findings of one trace that may explain a symptom: those that declare its code and
     share one of its calls (or match by scope), and those of its related code — so a trace of

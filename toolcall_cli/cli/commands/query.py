@@ -13,7 +13,9 @@ from toolcall_cli.core.config import DEFAULT_STORE
 
 
 def run(
-    sql: Annotated[str, typer.Argument(help="One SELECT statement.", show_default=False)],
+    sql: Annotated[
+        str, typer.Argument(help="One SELECT statement.", show_default=False, metavar="SQL")
+    ],
     store: StoreOpt = DEFAULT_STORE,
     fmt: FormatOpt = Format.table,
     output: OutputOpt = None,
@@ -25,20 +27,6 @@ def run(
     first_ts, last_ts, outcome, http_status, service_ms, ...) and findings (code, name,
     severity, message, trace_id, session_id, ...). Only SELECT and EXPLAIN run: COPY, ATTACH,
     INSTALL, SET and reading files outside the store are refused (exit 2).
-
-    \b
-    Examples:
-      # flooding causes per middleware instance
-      toolcall query "SELECT instance, detail AS cause, count(*) AS n FROM events
-                      WHERE kind = 'mw_flooded' GROUP BY ALL ORDER BY n DESC"
-      # p95 tool-service latency per tool
-      toolcall query "SELECT tool, count(*) AS calls,
-                      quantile_cont(service_ms, 0.95) AS p95_ms FROM calls
-                      WHERE service_ms IS NOT NULL GROUP BY tool ORDER BY p95_ms DESC"
-      # sessions with FL002 in the last hour (of the evidence)
-      toolcall query "SELECT DISTINCT session_id FROM findings WHERE code = 'FL002'
-                      AND trace_id IN (SELECT trace_id FROM events WHERE ts >=
-                      (SELECT max(ts) FROM events) - INTERVAL 1 HOUR)" -f csv
     """
     check_format(fmt, ("table", "json", "jsonl", "csv", "markdown"), "query")
     # the core and the views load here, not at import: see cli/app.py (start-up)
