@@ -60,3 +60,28 @@ def test_with_neither_the_call_is_a_silent_drop(tmp_path: Path) -> None:
     got = findings(without(tmp_path, "notifications/cancelled", "notifications/progress"))
     assert [f.tool_call_ids for f in got["TR001"]] == [("4",)]
     assert [dict(f.extra)["breakpoint"] for f in got["OR001"]] == ["blocked"]
+
+
+def _tm001(path: Path) -> list[Finding]:
+    result = ingest_paths([path])
+    report = diagnose_events(
+        result.events, select=["TM001", "OR001"], inputs=tuple(str(f.path) for f in result.files)
+    )
+    return list(report.findings)
+
+
+def test_a_timeout_cancel_after_progress_is_tm001_and_explains_the_or001() -> None:
+    found = _tm001(SESSION)
+    (tm,) = [f for f in found if f.code == "TM001"]
+    assert tm.tool_call_ids == ("4",)
+    assert "after 4 progress report(s), the last 'step 4 of 10'" in tm.message
+    (or1,) = [f for f in found if f.code == "OR001"]
+    assert or1.caused_by == tm.id
+    proof = tm.evidence[1]
+    assert proof.focus is not None
+    assert proof.text[proof.focus[0] : proof.focus[1]] == "step 4 of 10"
+
+
+def test_a_cancel_without_progress_is_not_tm001(tmp_path: Path) -> None:
+    found = _tm001(without(tmp_path, "notifications/progress"))
+    assert [f.code for f in found] == ["OR001"]

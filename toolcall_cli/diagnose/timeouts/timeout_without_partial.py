@@ -3,7 +3,9 @@ What it does
   Finds tool calls that timed out (a middleware `tool call timeout`, an HTTP 504/408 from the
   tool service, an nginx 504/499 for the call, or a short tool result that says it timed out)
   and checks what the model was told: a result with no partial data, progress, resume token,
-  job/task id, handle or cursor is a bare timeout.
+  job/task id, handle or cursor is a bare timeout. A call the client cancelled on a timeout
+  (MCP `notifications/cancelled` saying it timed out) after the tool had reported progress is
+  the same story told by the protocol: the tool was working, and the model got nothing of it.
 
 Why it matters
   The model cannot tell "failed" from "not finished yet" from "finished but the answer was
@@ -26,6 +28,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from toolcall_cli.core.cells import text
+from toolcall_cli.core.events import CALL_KINDS, CANCEL_KINDS, PROGRESS_KINDS, RESULT_KINDS
 from toolcall_cli.core.findings import Explains, Finding, Severity, rule
 from toolcall_cli.core.quoting.aim import Aim
 from toolcall_cli.diagnose import CLASSIFIERS
@@ -43,7 +46,10 @@ RULE = rule(
     Severity.warning,
     "a tool timeout reported to the model as a bare error, with no progress or resume token",
     doc=__doc__,
-    explains=(Explains("OR001", breakpoints=("no-response",)), Explains("TM002", match="calls")),
+    explains=(
+        Explains("OR001", breakpoints=("no-response", "cancelled")),
+        Explains("TM002", match="calls"),
+    ),
 )
 
 _TIMEOUT_TEXT = re.compile(
@@ -107,6 +113,7 @@ def _timeouts(ev: pd.DataFrame) -> dict[str, tuple[str, list[Any]]]:
 def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     """TM001: timed-out calls whose result told the model nothing it could resume from."""
     ev = ctx.events()
+    yield from _cancelled_after_progress(ctx, ev)
     results = ev[(ev["kind"] == "tool_result") & ev["detail"].notna()]
     if not len(results):
         return
@@ -150,4 +157,43 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
             call_ids=[cid or None],
             aims={idx: Aim(needle=detail.strip()[:80] or None)},  # what the model got
             aim=Aim(key="msg"),  # the timeout the middleware logged
+        )
+
+
+def _cancelled_after_progress(ctx: DiagnoseContext, ev: pd.DataFrame) -> Iterator[Finding]:
+    """Calls cancelled on a timeout after progress reports, with no result that carries any
+    of that progress (the model saw a bare failure, or nothing)."""
+    kind = ev["kind"]
+    cancels = ev[kind.isin(CANCEL_KINDS) & ev["tool_call_id"].notna()]
+    if not len(cancels):
+        return
+    timed_out = cancels["detail"].fillna("").astype(str).str.contains(_TIMEOUT_TEXT)
+    cancels = cancels[timed_out]
+    progress = ev[kind.isin(PROGRESS_KINDS)].groupby("tool_call_id", sort=False)
+    reported = {str(k): g for k, g in progress}
+    is_call = kind.isin(CALL_KINDS)
+    results = ev[kind.isin(RESULT_KINDS)]
+    names = tools_by_call(ev)
+    for idx, cid, reason in zip(
+        cancels.index, cancels["tool_call_id"].astype(str), cancels["detail"], strict=True
+    ):
+        steps = reported.get(cid)
+        if steps is None or not len(steps):
+            continue  # no progress: OR001 `cancelled` says it; nothing was thrown away
+        got = results.loc[results["tool_call_id"] == cid, "detail"].dropna().astype(str)
+        if any(not bare_timeout(r) for r in got):
+            continue  # the model was told how far it got
+        last = steps.index[-1]
+        call = ev.index[is_call & (ev["tool_call_id"] == cid)][:1].tolist()
+        rows = [*call, last, idx]
+        said = text(steps.at[last, "detail"]) or "progress"
+        yield make(
+            RULE,
+            ctx,
+            f"{call_label(cid, names.get(cid))} was cancelled ({text(reason)}) after "
+            f"{len(steps)} progress report(s), the last {said!r}, and the model got no partial "
+            "result",
+            rows,
+            call_ids=[cid],
+            aims={last: Aim(needle=said), idx: Aim(needle=text(reason))},
         )
