@@ -8,7 +8,7 @@ from typing import Any
 import orjson
 import pytest
 
-from tests.conftest import assert_golden, need_tshark, run_cli
+from tests.conftest import FIXTURES, assert_golden, need_tshark, run_cli
 
 BUNDLE = "fixtures/align/skewed"
 ORDER = {
@@ -135,3 +135,15 @@ def test_empty_store_is_an_input_error(update_goldens: bool) -> None:
         ["timeline", "--store", "fixtures/align/no-store"],
         update=update_goldens,
     )
+
+
+def test_each_call_shows_its_own_round_trip_and_the_chat_request_once() -> None:
+    # the flooding demo's chat request took 9.5 s over SLA; each call took 210 ms of it
+    need_tshark()
+    demo = FIXTURES / "incidents" / "flooding-model-loop"
+    res = run_cli(["timeline", str(demo)], env={"COLUMNS": "160"})
+    assert res.exit_code == 0, res.stderr
+    assert "calls of trace-loop · chat request 9500.0 ms ✗ over SLA" in res.stdout
+    rows = [ln for ln in res.stdout.splitlines() if "call_loop1 │ get_weather" in ln]
+    assert rows and rows[-1].rstrip(" │").endswith("210.0 ms")
+    assert "9500.0 ms ✗ │" not in res.stdout

@@ -192,17 +192,55 @@ def _trace_table(con: Any, b: TraceBlock, present: list[str], shifted: Collectio
         con.print(cell(f"… {len(b.events) - MAX_ROWS} more events (--format json shows all)"))
     if not b.calls:
         return
-    calls = Table(title=cell(f"calls of {b.trace}", limit=None), title_justify="left")
+    calls = Table(
+        title=cell(f"calls of {b.trace}{_chat_request(b.calls)}", limit=None),
+        title_justify="left",
+        caption=OWN_CAPTION,
+        caption_justify="left",
+    )
     for col in ("call", "tool", "outcome", *(_PHASE_LABEL[p] for p in PHASES)):
         calls.add_column(col, justify="right" if col in _PHASE_LABEL.values() else "left")
+    own = _own_round_trips(b)
     for c in b.calls:
         calls.add_row(
             cell(c.tool_call_id or "(empty id)"),
             cell(c.tool),
             cell(c.outcome),
-            *(cell(_ms(c.phases.get(p), p in c.breaches)) for p in PHASES),
+            *(cell(_phase(c, p, own)) for p in PHASES),
         )
     con.print(calls)
+
+
+#: What the calls table's end-to-end column is (the chat request's total is in the title).
+OWN_CAPTION = f"end to end: the call's own round trip (received → injected); {BREACH} = over SLA"
+
+
+def _own_round_trips(b: TraceBlock) -> dict[str, float | None]:
+    """Each call's own round trip, received → injected (as the HTML report shows it): the
+    chat request's total is the trace's figure, not every call's."""
+    from toolcall_cli.render.html_calls import own_end_to_end
+    from toolcall_cli.render.html_svg import boundaries, call_spans
+
+    marks, ends = boundaries(b.events), call_spans(b.events)
+    return {
+        c.tool_call_id: own_end_to_end(marks.get(c.tool_call_id, {}), ends.get(c.tool_call_id))
+        for c in b.calls
+    }
+
+
+def _phase(c: CallView, p: str, own: dict[str, float | None]) -> str:
+    if p == "end_to_end_ms":
+        return _ms(own.get(c.tool_call_id), False)
+    return _ms(c.phases.get(p), p in c.breaches)
+
+
+def _chat_request(calls: Collection[CallView]) -> str:
+    """` · chat request 9500.0 ms ✗ over SLA`: the request around the calls, once."""
+    totals = [v for c in calls if (v := c.phases.get("end_to_end_ms")) is not None]
+    if not totals:
+        return ""
+    over = any("end_to_end_ms" in c.breaches for c in calls)
+    return f" · chat request {_ms(max(totals), False)}" + (f" {BREACH} over SLA" if over else "")
 
 
 @renders("markdown", TimelineReport)
@@ -222,14 +260,17 @@ def to_markdown(report: TimelineReport, out: TextIO, opts: RenderOptions) -> Non
         if len(b.events) > MAX_ROWS:
             out.write(f"\n… {len(b.events) - MAX_ROWS} more events (--format json shows all)\n")
         if b.calls:
+            chat = _chat_request(b.calls)
+            out.write(f"\n{md(OWN_CAPTION + chat)}\n")
             out.write(
                 "\n| call | tool | outcome | "
                 + " | ".join(_PHASE_LABEL[p] for p in PHASES)
                 + " |\n"
             )
             out.write("|---|---|---|" + "---:|" * len(PHASES) + "\n")
+            own = _own_round_trips(b)
             for c in b.calls:
-                phases = " | ".join(_ms(c.phases.get(p), p in c.breaches) for p in PHASES)
+                phases = " | ".join(_phase(c, p, own) for p in PHASES)
                 name = md(c.tool_call_id or "(empty id)")
                 out.write(f"| {name} | {md(c.tool)} | {md(c.outcome)} | {phases} |\n")
         out.write("\n")
