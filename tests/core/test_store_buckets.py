@@ -114,3 +114,18 @@ def test_a_diagnose_of_the_store_records_findings_and_calls(tmp_path: Path) -> N
     calls = pq.read_table(store / "calls", schema=CALLS_SCHEMA).to_pandas()
     assert calls["run_id"].nunique() == 1  # replaced per run
     assert len(calls) > 0 and calls["tool_call_id"].notna().all()
+
+
+def test_an_input_bigger_than_a_flush_is_stored_in_slices_and_read_back_in_order(
+    tmp_path: Path,
+) -> None:
+    from toolcall_cli.core.store_write import FLUSH_ROWS
+
+    n = 2 * FLUSH_ROWS + 123  # three slices; one session, so one component and one bucket
+    big = _events("big.log", [{"session_id": "s", "tool_call_id": f"c{i}"} for i in range(n)])
+    write_files(tmp_path / "st", [(Path("/evidence/big.log"), "middleware", big)])
+    parts = data_files(tmp_path / "st")
+    assert len(parts) == 3
+    back = load_events(tmp_path / "st")
+    assert back["tool_call_id"].tolist() == big["tool_call_id"].tolist()
+    assert back["origin"].tolist() == big["origin"].tolist()

@@ -88,10 +88,11 @@ def buckets_of_ids(store_dir: Path, ids: dict[str, set[str]], buckets: int) -> s
     return {bucket_of_label(str(x), buckets) for x in table["label"].unique().to_pylist()}
 
 
-def input_table(inputs: list[tuple[str, pd.DataFrame]]) -> pa.Table:
-    """Inputs' events (key, frame) as one store table: the event columns, `_file` and `_row`.
-    Small inputs are converted together: one conversion costs as much as thousands of rows."""
-    frames = [df for _, df in inputs]
+def input_table(inputs: list[tuple[str, pd.DataFrame, int]]) -> pa.Table:
+    """Inputs' events (key, frame, row of the frame's first event in its input) as one store
+    table: the event columns, `_file` and `_row`. Small inputs are converted together: one
+    conversion costs as much as thousands of rows."""
+    frames = [df for _, df, _ in inputs]
     df = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
     table = pa.Table.from_pandas(
         df.astype(COLUMNS), schema=store._expected_schema(), preserve_index=False
@@ -99,9 +100,11 @@ def input_table(inputs: list[tuple[str, pd.DataFrame]]) -> pa.Table:
     sizes = [len(f) for f in frames]
     keys = pa.DictionaryArray.from_arrays(
         pa.array(np.repeat(np.arange(len(inputs), dtype=np.int32), sizes)),
-        pa.array([k for k, _ in inputs], pa.large_string()),
+        pa.array([k for k, _, _ in inputs], pa.large_string()),
     ).cast(pa.large_string())
-    rows = np.arange(len(df), dtype=np.int64) - np.repeat(np.cumsum([0, *sizes[:-1]]), sizes)
+    starts = np.repeat(np.cumsum([0, *sizes[:-1]]), sizes)
+    firsts = np.repeat(np.array([first for _, _, first in inputs], dtype=np.int64), sizes)
+    rows = np.arange(len(df), dtype=np.int64) - starts + firsts
     return table.append_column(store.FILE, keys).append_column(store.ROW, pa.array(rows))
 
 
@@ -136,7 +139,7 @@ class BucketWriter:
         self.keymap = read_keymap(store_dir)
         self.keymap_changed = False
         self._buffer: list[pa.Table] = []
-        self._frames: list[tuple[str, pd.DataFrame]] = []  # inputs not converted yet
+        self._frames: list[tuple[str, pd.DataFrame, int]] = []  # inputs not converted yet
         self._buffered = 0
         self._dirty: set[str] = set()  # parts holding rows of inputs being replaced
         self._removed: set[str] = set()  # those inputs
@@ -154,11 +157,14 @@ class BucketWriter:
             self.flush()
 
     def add_input(self, key: str, df: pd.DataFrame) -> None:
-        """One input's events (an adapter's frame)."""
-        self._frames.append((key, df))
-        self._buffered += len(df)
-        if self._buffered >= FLUSH_ROWS:
-            self.flush()
+        """One input's events (an adapter's frame), converted slice by slice: a big input's
+        copies on the way to Parquet (dtypes, Arrow, bucket order) stay one slice large."""
+        for lo in range(0, max(len(df), 1), FLUSH_ROWS):
+            piece = df.iloc[lo : lo + FLUSH_ROWS]
+            self._frames.append((key, piece, lo))
+            self._buffered += len(piece)
+            if self._buffered >= FLUSH_ROWS:
+                self.flush()
 
     def read_part(self, part: str) -> pa.Table:
         entry = self.parts[part]
