@@ -8,9 +8,9 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
-from toolcall_cli.align.model import PHASES, CallView
+from toolcall_cli.align.model import PHASES, CallView, TraceBlock
 from toolcall_cli.render.html_page import h, outcome_tag
-from toolcall_cli.render.html_svg import fmt_ms
+from toolcall_cli.render.html_svg import boundaries, call_spans, fmt_ms
 
 PHASE_LABEL = {
     "initiation_ms": "initiation",
@@ -31,6 +31,25 @@ def own_end_to_end(
     if a is None or b is None or pd.isna(a) or pd.isna(b) or b <= a:
         return None
     return float((b - a).total_seconds() * 1000.0)
+
+
+def own_round_trips(b: TraceBlock) -> dict[str, float | None]:
+    """Per call of *b* its own round trip in ms (`own_end_to_end`), for every view that
+    shows per-call end to end (the HTML calls table, the text timeline)."""
+    marks, ends = boundaries(b.events), call_spans(b.events)
+    return {
+        c.tool_call_id: own_end_to_end(marks.get(c.tool_call_id, {}), ends.get(c.tool_call_id))
+        for c in b.calls
+    }
+
+
+def chat_request(calls: Sequence[CallView]) -> tuple[float, bool] | None:
+    """The chat request around *calls* (the trace's end-to-end figure) and whether it is over
+    its SLA; None when no call knows it."""
+    known = [v for c in calls if (v := c.phases.get("end_to_end_ms")) is not None]
+    if not known:
+        return None
+    return max(known), any("end_to_end_ms" in c.breaches for c in calls)
 
 
 def _ms_cell(c: CallView, p: str, own: float | None) -> str:

@@ -18,7 +18,7 @@ from toolcall_cli.align.model import CallView, TimelineReport, TraceBlock
 from toolcall_cli.core.findings import Finding
 from toolcall_cli.diagnose.base import DiagnoseReport
 from toolcall_cli.render import RenderOptions, renders
-from toolcall_cli.render.html_calls import calls_table, own_end_to_end
+from toolcall_cli.render.html_calls import calls_table, chat_request, own_round_trips
 from toolcall_cli.render.html_evidence import evidence_item
 from toolcall_cli.render.html_index import calls_title, event_list, trace_index
 from toolcall_cli.render.html_meta import header, legend, rule_link, rules_section, used_marks
@@ -26,8 +26,6 @@ from toolcall_cli.render.html_page import SOURCE_COLOUR, h, page
 from toolcall_cli.render.html_svg import (
     MAX_CALL_LANES,
     WIDTH,
-    boundaries,
-    call_spans,
     fmt_ms,
     swimlane,
 )
@@ -124,13 +122,11 @@ def _meta(b: TraceBlock) -> str:
 
 def _chat_total(calls: Sequence[CallView]) -> str:
     """· chat request 9.5 s ✗ over SLA: the request around the calls, once per trace."""
-    totals = [c.phases.get("end_to_end_ms") for c in calls]
-    known = [v for v in totals if v is not None]
-    if not known:
+    total = chat_request(calls)
+    if total is None:
         return ""
-    over = any("end_to_end_ms" in c.breaches for c in calls)
-    mark = ' <b class="breach">✗ over SLA</b>' if over else ""
-    return f' · <span class="chat">chat request {h(fmt_ms(max(known)))}{mark}</span>'
+    mark = ' <b class="breach">✗ over SLA</b>' if total[1] else ""
+    return f' · <span class="chat">chat request {h(fmt_ms(total[0]))}{mark}</span>'
 
 
 def _trace_section(
@@ -141,11 +137,7 @@ def _trace_section(
     title = f"swimlane timeline of trace {b.trace}: {calls_title(calls)}"
     width = WIDTH if findings is not None else WIDE
     svg = swimlane(b, cids, by_id, shifted=shifted, title=title, ev_prefix=f"t{tix}", width=width)
-    marks, ends = boundaries(b.events), call_spans(b.events)
-    own = {
-        c.tool_call_id: own_end_to_end(marks.get(c.tool_call_id, {}), ends.get(c.tool_call_id))
-        for c in calls
-    }
+    own = own_round_trips(b)
     more = ""
     if len(calls) > MAX_CALL_LANES:
         more = (

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from typing import Any, TextIO
 
 import pandas as pd
@@ -17,6 +17,7 @@ from toolcall_cli.core.jsonio import pretty
 from toolcall_cli.core.words import plural
 from toolcall_cli.render import RenderOptions, renders
 from toolcall_cli.render._rich import cell, console
+from toolcall_cli.render.html_calls import chat_request, own_round_trips
 from toolcall_cli.render.safe import md
 
 SCHEMA_VERSION = 1
@@ -200,7 +201,7 @@ def _trace_table(con: Any, b: TraceBlock, present: list[str], shifted: Collectio
     )
     for col in ("call", "tool", "outcome", *(_PHASE_LABEL[p] for p in PHASES)):
         calls.add_column(col, justify="right" if col in _PHASE_LABEL.values() else "left")
-    own = _own_round_trips(b)
+    own = own_round_trips(b)
     for c in b.calls:
         calls.add_row(
             cell(c.tool_call_id or "(empty id)"),
@@ -215,32 +216,18 @@ def _trace_table(con: Any, b: TraceBlock, present: list[str], shifted: Collectio
 OWN_CAPTION = f"end to end: the call's own round trip (received → injected); {BREACH} = over SLA"
 
 
-def _own_round_trips(b: TraceBlock) -> dict[str, float | None]:
-    """Each call's own round trip, received → injected (as the HTML report shows it): the
-    chat request's total is the trace's figure, not every call's."""
-    from toolcall_cli.render.html_calls import own_end_to_end
-    from toolcall_cli.render.html_svg import boundaries, call_spans
-
-    marks, ends = boundaries(b.events), call_spans(b.events)
-    return {
-        c.tool_call_id: own_end_to_end(marks.get(c.tool_call_id, {}), ends.get(c.tool_call_id))
-        for c in b.calls
-    }
-
-
 def _phase(c: CallView, p: str, own: dict[str, float | None]) -> str:
     if p == "end_to_end_ms":
         return _ms(own.get(c.tool_call_id), False)
     return _ms(c.phases.get(p), p in c.breaches)
 
 
-def _chat_request(calls: Collection[CallView]) -> str:
+def _chat_request(calls: Sequence[CallView]) -> str:
     """` · chat request 9500.0 ms ✗ over SLA`: the request around the calls, once."""
-    totals = [v for c in calls if (v := c.phases.get("end_to_end_ms")) is not None]
-    if not totals:
+    total = chat_request(calls)
+    if total is None:
         return ""
-    over = any("end_to_end_ms" in c.breaches for c in calls)
-    return f" · chat request {_ms(max(totals), False)}" + (f" {BREACH} over SLA" if over else "")
+    return f" · chat request {_ms(total[0], False)}" + (f" {BREACH} over SLA" if total[1] else "")
 
 
 @renders("markdown", TimelineReport)
@@ -268,7 +255,7 @@ def to_markdown(report: TimelineReport, out: TextIO, opts: RenderOptions) -> Non
                 + " |\n"
             )
             out.write("|---|---|---|" + "---:|" * len(PHASES) + "\n")
-            own = _own_round_trips(b)
+            own = own_round_trips(b)
             for c in b.calls:
                 phases = " | ".join(_phase(c, p, own) for p in PHASES)
                 name = md(c.tool_call_id or "(empty id)")
