@@ -63,3 +63,17 @@ def test_frame_user_pattern_and_json_path() -> None:
 def test_disabled_is_identity() -> None:
     r = Redactor(enabled=False)
     assert r.text("Authorization: Bearer abcdefghijklmnop").endswith("mnop")
+
+
+def test_correlation_tokens_are_not_credentials() -> None:
+    # An MCP progress token joins notifications to their request and a page token is a
+    # cursor: hiding them hides the join. The credential next to them still goes.
+    out = DEFAULT_REDACTOR.text(
+        '{"progress_token": "pt-77", "progressToken": 78, "next_page_token": "p2",'
+        ' "eos_token": "</s>", "access_token": "abcdefghijkl"}'
+    )
+    assert '"progress_token":"pt-77"' in out.replace(" ", "")
+    assert '"progressToken":78' in out.replace(" ", "")
+    assert '"next_page_token":"p2"' in out.replace(" ", "")
+    assert '"eos_token":"</s>"' in out.replace(" ", "")
+    assert "abcdefghijkl" not in out

@@ -39,6 +39,27 @@ _CREDENTIAL_KEY: Final = re.compile(
     r")"
 )
 
+#: Names the credential pattern matches that hold no secret: an MCP progress token correlates
+#: notifications with a request, a page token is a cursor, and a tokenizer's special tokens are
+#: vocabulary (`"eos_token": "</s>"`). Redacting them hides the join, not a credential.
+_NOT_CREDENTIAL: Final = frozenset(
+    {
+        "progresstoken",
+        "progress_token",
+        "page_token",
+        "next_page_token",
+        "pagetoken",
+        "nextpagetoken",
+        "bos_token",
+        "eos_token",
+        "pad_token",
+        "unk_token",
+        "sep_token",
+        "cls_token",
+        "mask_token",
+    }
+)
+
 #: JSON Schema keywords whose object maps property names to schemas (a property may well be
 #: called "password"; its schema is not a secret).
 _SCHEMA_MAPS: Final = frozenset({"properties", "patternProperties", "$defs", "definitions"})
@@ -49,7 +70,8 @@ _MAX_DEPTH: Final = 64
 
 def is_credential_key(key: str) -> bool:
     """True when a value stored under *key* is a credential (header, cookie, password, …)."""
-    return _CREDENTIAL_KEY.fullmatch(key.strip().lower().replace("-", "_")) is not None
+    name = key.strip().lower().replace("-", "_")
+    return name not in _NOT_CREDENTIAL and _CREDENTIAL_KEY.fullmatch(name) is not None
 
 
 @dataclass(slots=True)
