@@ -48,6 +48,12 @@ def test_header_names_time_inputs_host_version_and_config(page: str) -> None:
         assert f"flooding-model-loop/{name}" in meta["inputs"]
 
 
+def test_timeline_header_records_its_config_too() -> None:
+    res = run_cli(["timeline", str(BUNDLE), "--format", "html"])
+    assert res.exit_code == 0, res.stderr
+    assert _meta(str(res.stdout))["config"] == config_fingerprint(DEFAULT)
+
+
 def test_config_fingerprint_changes_with_a_setting_not_with_where_it_was_read() -> None:
     other = replace(DEFAULT, sla=Sla(end_to_end_ms=9000))
     assert re.fullmatch(r"sha256:[0-9a-f]{12}", config_fingerprint(DEFAULT))

@@ -93,3 +93,5 @@ class TimelineReport:
     reference: str | None
     corrected: bool
     total: int  # traces matching the selection before --limit
+    # the run's settings, for the HTML header's fingerprint (not part of the JSON output)
+    config: Any = field(default=None, compare=False, repr=False)

@@ -316,6 +316,6 @@ def to_html_timeline(report: TimelineReport, out: TextIO, opts: RenderOptions) -
         parts.append('<p class="note">No traces to show.</p>')
     parts += sections
     sub = f"timeline · {len(report.traces)} of {report.total} traces shown"
-    top = header("toolcall timeline", sub, _origin_files(report.traces), None)
+    top = header("toolcall timeline", sub, _origin_files(report.traces), report.config)
     body = top + '<main class="wide">' + "".join(parts) + "</main>" + _footer()
     out.write(page(f"toolcall timeline — {len(report.traces)} traces", body))

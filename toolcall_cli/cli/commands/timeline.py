@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -86,6 +87,7 @@ def run(
     report = select(
         timeline, **scope.ids, tool=tool, since=scope.since, until=scope.until, limit=limit
     )
+    report = replace(report, config=cfg)
     emit(report, fmt, output)
     if not _settings.current().quiet:
         more = report.total - len(report.traces)
