@@ -32,17 +32,12 @@ _WORDS = (
 )
 COUNTED = _WORDS.split()
 _NUMBER_NOUN = re.compile(r"^ (" + "|".join(COUNTED) + r")\b")
-#: Sites that are not counts, or are in files another helper rewrites this round (merge risk);
+#: Sites that are not counts (a fixed limit), or are in files another helper rewrites this round;
 #: path relative to the package → why.
 NOT_YET: dict[str, str] = {
-    "core/quoting/input_files.py": "a fixed limit (never 1); core/quoting is proof's this round",
-    "diagnose/flooding/model_loop.py": "FL001 is rewritten by precision and proof this round",
-    "diagnose/truncation/result_truncated.py": "TR002 is rewritten by proof this round",
-    "render/diagnose_view.py": "incidents rewrites the grouped rendering this round",
-    "render/html_view.py": "proof rewrites the HTML report this round (it has its own _plural)",
-    "sources/har/__init__.py": "wire works in sources/har this round",
-    "sources/har/stream.py": "a fixed limit (never 1); wire works in sources/har this round",
-    "sources/otel/otlp_proto.py": "otel works in sources/otel this round",
+    "core/quoting/input_files.py": "a fixed limit in bytes (a constant, never 1)",
+    "sources/har/stream.py": "a fixed limit in bytes (a setting, never 1)",
+    "sources/otel/otlp_proto.py": "otelperf rewrites sources/otel this round",
 }
 
 

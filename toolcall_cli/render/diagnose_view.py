@@ -14,6 +14,7 @@ from rich.text import Text
 from toolcall_cli import __version__
 from toolcall_cli.core.findings import RULES, Finding
 from toolcall_cli.core.jsonio import pretty
+from toolcall_cli.core.words import plural
 from toolcall_cli.diagnose.base import DiagnoseReport
 from toolcall_cli.diagnose.headlines import headline, incident_counts, proof
 from toolcall_cli.diagnose.incidents import Incident, incidents
@@ -102,9 +103,11 @@ def _what_was_read(report: DiagnoseReport) -> str:
     if not by_source:
         return ""
     n = len(report.inputs)
-    files = f"{n} file{'s' if n != 1 else ''}: " if report.inputs else ""
-    counts = ", ".join(f"{v} {k}" for k, v in sorted(by_source.items()))
-    return f" (read {files}{counts} events)"
+    files = f"{plural(n, 'file')}: " if report.inputs else ""
+    items = sorted(by_source.items())
+    counts = ", ".join(f"{v} {k}" for k, v in items)
+    noun = "event" if items[-1][1] == 1 else "events"  # "…, 1 pcap event"
+    return f" (read {files}{counts} {noun})"
 
 
 @renders("table", DiagnoseReport)
@@ -120,8 +123,9 @@ def to_table(report: DiagnoseReport, out: TextIO, opts: RenderOptions) -> None:
     if not report.findings:
         con.print(
             cell(
-                f"no findings · {report.summary.get('calls', 0)} calls in "
-                f"{report.summary.get('traces', 0)} traces look healthy{_what_was_read(report)}"
+                f"no findings · {plural(report.summary.get('calls', 0), 'call')} in "
+                f"{plural(report.summary.get('traces', 0), 'trace')} look healthy"
+                f"{_what_was_read(report)}"
             )
         )
         return
@@ -146,8 +150,9 @@ def to_table(report: DiagnoseReport, out: TextIO, opts: RenderOptions) -> None:
 def _lead(report: DiagnoseReport) -> str:
     """The first line of a big run: what it adds up to, and how to see it per code."""
     return (
-        f"{len(report.findings):,} findings: {incidents_phrase(report.findings)} in "
-        f"{report.summary.get('traces', 0):,} traces "
+        f"{plural(len(report.findings), 'finding', spec=',')}: "
+        f"{incidents_phrase(report.findings)} in "
+        f"{plural(report.summary.get('traces', 0), 'trace', spec=',')} "
         "(--statistics counts them per code; --group-by code groups them)"
     )
 

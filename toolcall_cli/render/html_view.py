@@ -16,6 +16,7 @@ import pandas as pd
 from toolcall_cli import __version__
 from toolcall_cli.align.model import CallView, TimelineReport, TraceBlock
 from toolcall_cli.core.findings import Finding
+from toolcall_cli.core.words import plural
 from toolcall_cli.diagnose.base import DiagnoseReport
 from toolcall_cli.render import RenderOptions, renders
 from toolcall_cli.render.html_calls import calls_table, chat_request, own_round_trips
@@ -38,16 +39,12 @@ MAX_EVIDENCE = 12
 WIDE = 1240
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
 def _skew_note(report: TimelineReport) -> str:
     others = {s: v for s, v in report.skews.items() if s != report.reference and abs(v) >= 0.5}
     if not others:
         return ""
     parts = ", ".join(
-        f"<b>{h(s)}</b> {v:+.1f} ms ({report.anchors.get(s, 0)} anchors)"
+        f"<b>{h(s)}</b> {v:+.1f} ms ({plural(report.anchors.get(s, 0), 'anchor')})"
         for s, v in sorted(others.items())
     )
     state = (
@@ -114,8 +111,8 @@ def _meta(b: TraceBlock) -> str:
     sessions = ", ".join(b.session_ids) or "–"
     return (
         f'<p class="meta">{h(when)}sessions {h(sessions, limit=200)} · '
-        f"{_plural(len(b.events), 'event')} · "
-        f"{_plural(len(b.calls), 'call')}, <b>{broken} without result</b>, {slow} over SLA"
+        f"{plural(len(b.events), 'event')} · "
+        f"{plural(len(b.calls), 'call')}, <b>{broken} without result</b>, {slow} over SLA"
         f"{_chat_total(b.calls)}</p>"
     )
 
@@ -225,11 +222,11 @@ def _banner(report: DiagnoseReport) -> str:
     c = report.counts()
     s = report.summary
     counts = (
-        f'<p class="counts"><span><b>{_plural(c["error"], "error")}</b></span>'
-        f"<span>{_plural(c['warning'], 'warning')}</span><span>{_plural(c['info'], 'info')}</span>"
-        f"<span>{_plural(int(s.get('traces', 0)), 'trace')}</span>"
-        f"<span>{_plural(int(s.get('calls', 0)), 'call')}</span>"
-        f"<span>{_plural(int(s.get('events', 0)), 'event')}</span></p>"
+        f'<p class="counts"><span><b>{plural(c["error"], "error")}</b></span>'
+        f"<span>{plural(c['warning'], 'warning')}</span><span>{plural(c['info'], 'info')}</span>"
+        f"<span>{plural(int(s.get('traces', 0)), 'trace')}</span>"
+        f"<span>{plural(int(s.get('calls', 0)), 'call')}</span>"
+        f"<span>{plural(int(s.get('events', 0)), 'event')}</span></p>"
     )
     if not report.findings:
         return f'<div class="banner clean"><h2>No findings</h2>{counts}</div>'
@@ -298,7 +295,7 @@ def to_html(report: DiagnoseReport, out: TextIO, opts: RenderOptions) -> None:
         "toolcall incident report", "diagnose", report.inputs, getattr(report, "config", None)
     )
     body = top + "<main>" + "".join(parts) + "</main>" + _footer()
-    out.write(page(f"toolcall diagnose — {len(report.findings)} findings", body))
+    out.write(page(f"toolcall diagnose — {plural(len(report.findings), 'finding')}", body))
 
 
 # ---------------------------------------------------------------- timeline
@@ -315,7 +312,7 @@ def to_html_timeline(report: TimelineReport, out: TextIO, opts: RenderOptions) -
     else:
         parts.append('<p class="note">No traces to show.</p>')
     parts += sections
-    sub = f"timeline · {len(report.traces)} of {report.total} traces shown"
+    sub = f"timeline · {len(report.traces)} of {plural(report.total, 'trace')} shown"
     top = header("toolcall timeline", sub, _origin_files(report.traces), report.config)
     body = top + '<main class="wide">' + "".join(parts) + "</main>" + _footer()
-    out.write(page(f"toolcall timeline — {len(report.traces)} traces", body))
+    out.write(page(f"toolcall timeline — {plural(len(report.traces), 'trace')}", body))

@@ -35,6 +35,7 @@ from toolcall_cli.core.cells import text
 from toolcall_cli.core.events import RESULT_KINDS
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.core.quoting.aim import Aim
+from toolcall_cli.core.words import plural
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
@@ -88,7 +89,8 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
         yield make(
             RULE,
             ctx,
-            f"{tool} was called {len(idents)} times with the same arguments {_short(str(canon))} "
+            f"{tool} was called {plural(len(idents), 'time')} with the same arguments "
+            f"{_short(str(canon))} "
             f"({', '.join(shown[:5])}{' …' if len(shown) > 5 else ''})",
             rows,
             call_ids=ids,

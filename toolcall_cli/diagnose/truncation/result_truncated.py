@@ -30,6 +30,7 @@ from toolcall_cli.core.events import RESPONSE_KINDS, RESULT_KINDS
 from toolcall_cli.core.findings import Explains, Finding, Severity, rule
 from toolcall_cli.core.jsonscan import cut_json, parses
 from toolcall_cli.core.quoting.aim import TAIL, Aim
+from toolcall_cli.core.words import plural
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.call_label import call_label, tools_by_call
@@ -87,7 +88,7 @@ def truncation_signals(detail: str, *, budget: int, wire_size: int | None = None
         out.append(f"length {n} is a common budget and the text stops mid-token")
     nbytes = len(detail.encode("utf-8", errors="replace"))
     if wire_size is not None and wire_size > nbytes and not whole and (_mid_token(detail) or out):
-        out.append(f"{nbytes} bytes in the message but {wire_size} on the wire")
+        out.append(f"{plural(nbytes, 'byte')} in the message but {wire_size} on the wire")
     return out
 
 

@@ -29,6 +29,7 @@ import pandas as pd
 import pyarrow as pa
 
 from toolcall_cli.core.events import concat_frames, validate_frame
+from toolcall_cli.core.words import plural
 from toolcall_cli.errors import InputError
 from toolcall_cli.sources._shared.files import is_gzip, require_regular
 from toolcall_cli.sources._shared.logtime import check_tz, parse_times
@@ -94,7 +95,9 @@ class HarAdapter:
                 if pending:
                     frames.append(_flush(pending, done, origin, tz, cap, seen))
                     pending = []
-                where = f"after {cut.entries} entries" if cut.entries else "before any entry"
+                where = (
+                    f"after {plural(cut.entries, 'entry')}" if cut.entries else "before any entry"
+                )
                 frames.append(unparsed(origin, [("", cut.reason, f"not a readable HAR {where}")]))
             if pending:
                 frames.append(_flush(pending, done, origin, tz, cap, seen))
