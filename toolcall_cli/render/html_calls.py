@@ -9,8 +9,8 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from toolcall_cli.align.model import PHASES, CallView, TraceBlock
+from toolcall_cli.render.html_axis import boundaries, call_spans, fmt_ms
 from toolcall_cli.render.html_page import h, outcome_tag
-from toolcall_cli.render.html_svg import boundaries, call_spans, fmt_ms
 
 PHASE_LABEL = {
     "initiation_ms": "initiation",

@@ -14,8 +14,9 @@ import pandas as pd
 from toolcall_cli.align.model import CallView, TraceBlock
 from toolcall_cli.core.cells import text
 from toolcall_cli.core.findings import Finding
+from toolcall_cli.render.html_axis import MAX_EVENTS
 from toolcall_cli.render.html_page import h
-from toolcall_cli.render.html_svg import MAX_EVENTS, describe
+from toolcall_cli.render.html_svg import describe
 
 #: Rows per page of the trace index (the script pages; without it all rows show).
 INDEX_PAGE = 25

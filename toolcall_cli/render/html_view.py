@@ -19,17 +19,13 @@ from toolcall_cli.core.findings import Finding
 from toolcall_cli.core.words import plural
 from toolcall_cli.diagnose.base import DiagnoseReport
 from toolcall_cli.render import RenderOptions, renders
+from toolcall_cli.render.html_axis import WIDTH, fmt_ms
 from toolcall_cli.render.html_calls import calls_table, chat_request, own_round_trips
 from toolcall_cli.render.html_evidence import evidence_item
 from toolcall_cli.render.html_index import calls_title, event_list, trace_index
 from toolcall_cli.render.html_meta import header, legend, rule_link, rules_section, used_marks
 from toolcall_cli.render.html_page import SOURCE_COLOUR, h, page
-from toolcall_cli.render.html_svg import (
-    MAX_CALL_LANES,
-    WIDTH,
-    fmt_ms,
-    swimlane,
-)
+from toolcall_cli.render.html_svg import MAX_CALL_LANES, swimlane
 from toolcall_cli.render.timeline_view import shifted_sources
 
 #: Traces drawn in full; the rest are listed by name.
