@@ -95,6 +95,28 @@ def test_end_to_end_falls_back_to_the_calls_span() -> None:
     assert c.phases["initiation_ms"] == pytest.approx(20.0)
 
 
+def test_an_agents_own_log_measures_no_end_to_end() -> None:
+    """A coding agent's session log times its tool running and its user deciding, not a round
+    trip: alone it gives no end to end; beside middleware lines the middleware's span counts."""
+
+    def transcript(kind: str, ms: float) -> dict[str, object]:
+        return {**_mw("x", kind, ms), "source": "transcripts"}
+
+    alone = _frame_of([transcript("tool_call", 0), transcript("tool_result", 21_000)])
+    (c,) = align(alone).calls
+    assert c.phases["end_to_end_ms"] is None
+    both = _frame_of(
+        [
+            transcript("tool_call", 0),
+            _mw("x", "mw_received", 5),
+            _mw("x", "mw_injected", 4_005),
+            transcript("tool_result", 21_000),
+        ]
+    )
+    (c,) = align(both).calls
+    assert c.phases["end_to_end_ms"] == pytest.approx(4_000.0)
+
+
 def test_messages_take_their_place_and_keep_their_order() -> None:
     tl = align(incident())
     ev = tl.events

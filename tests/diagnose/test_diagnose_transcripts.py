@@ -39,13 +39,10 @@ def findings(paths: tuple[Path, ...], tools: tuple[Path, ...] = ()) -> Found:
 
 
 def test_claude_code_session() -> None:
-    """The rejected Edit is answered (no OR001); only wall-clock SLA warnings remain: 21 s
-    waiting for the user's rejection, 4.1 s for the Task sub-agent."""
-    sid = "7f3c2a1e-5b9d-4c1e-9a2f-3d4e5f6a7b8c"
-    assert findings((FIX / "claude_code_session.jsonl",)) == [
-        ("TM002", "warning", ("toolu_01Edit",), sid),
-        ("TM002", "warning", ("toolu_01Task",), sid),
-    ]
+    """A healthy session: the rejected Edit is answered (no OR001), and the 21 s the user took
+    to reject it and the 4.1 s of the Task sub-agent are the agent's own times, not a round
+    trip through infrastructure (no TM002 end to end)."""
+    assert findings((FIX / "claude_code_session.jsonl",)) == []
 
 
 def test_claude_code_broken_threads() -> None:
@@ -62,7 +59,6 @@ def test_codex_rollout() -> None:
     sid = "0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b"
     assert findings((FIX / "codex_rollout.jsonl",)) == [
         ("OR001", "warning", ("call_R3run",), sid),
-        ("TM002", "warning", ("call_Q1w2e3",), sid),
     ]
 
 

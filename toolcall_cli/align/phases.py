@@ -35,6 +35,7 @@ from toolcall_cli.core.events import (
     CALL_SIDE_KINDS,
     OUTCOME_KINDS,
     PHASE_BOUND_KINDS,
+    SELF_REPORTED_SOURCES,
     UNCLOCKED_SOURCES,
 )
 
@@ -197,15 +198,19 @@ def call_views(
             col = np.where(mins[k] != _NONE, mins[k], col)
         bound[name] = np.where(col != _NONE, col, NAT)
     lo = group_min(grp[clk], t[clk], n, _NONE)
-    hi = group_max(grp[clk], t[clk], n, NAT)
-    count = np.bincount(grp[clk], minlength=n)
     lo = np.where(lo != _NONE, lo, NAT)
+    # end to end without a chat request seen: the call's first → last event of a source that
+    # observes the round trip (an agent's own log times its tools and its user, not a request)
+    rt = clk & ~a.source.mask(SELF_REPORTED_SOURCES)[rows]
+    rt_lo = group_min(grp[rt], t[rt], n, _NONE)
+    rt_hi = group_max(grp[rt], t[rt], n, NAT)
+    count = np.bincount(grp[rt], minlength=n)
     phases = {
         "initiation_ms": _ms(bound["request"], bound["received"]),
         "service_ms": _ms(bound["response"], bound["request"]),
         "injection_ms": _ms(bound["injected"], bound["response"]),
     }
-    fallback = np.where(count >= 2, _ms(hi, lo), np.nan)
+    fallback = np.where(count >= 2, _ms(rt_hi, rt_lo), np.nan)
     first = np.where(bound["received"] != NAT, bound["received"], lo)
     spans = _chat_spans(a, arrow(events["detail"]), trace, ts, pairs)
     phases["end_to_end_ms"] = _end_to_end(g.trace, first, fallback, spans)

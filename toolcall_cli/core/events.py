@@ -234,6 +234,11 @@ WIRE_SOURCES: Final = sources_where(wire=True)
 CONVERSATION_SOURCES: Final = sources_where(conversation=True)
 #: Everything that is not the model's own record (the infrastructure's view).
 INFRA_SOURCES: Final = sources_where(conversation=False)
+#: An agent's own log of its run (clocked, but no exchange observed): its times say when the
+#: agent wrote a line — a tool running locally, a user deciding on a permission prompt — not
+#: how long a round trip through the infrastructure took, so no end-to-end latency comes
+#: from them alone.
+SELF_REPORTED_SOURCES: Final = sources_where(clocked=True, exchange=False, conversation=True)
 
 #: A record no format could parse. Kept in the table (detail = the raw text, attrs.reason) so
 #: that IN001 can count and quote it from the store; never silently dropped.

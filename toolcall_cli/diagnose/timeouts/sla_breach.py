@@ -2,7 +2,9 @@
 What it does
   Compares each call's phases from the aligned timeline with the SLA in `[sla]`: call
   initiation (received → request sent, 100 ms), tool service (request → response, 800 ms),
-  injection (response → result injected, 50 ms) and end to end (3 s). One finding per call
+  injection (response → result injected, 50 ms) and end to end (3 s: the chat request, else
+  the call's first → last event of a source that sees the round trip; an agent's own session
+  log times its tools and its user, not a round trip, so it gives none). One finding per call
   lists every breached phase, for the 50 calls furthest over their SLA; the other breaching
   calls are summarised in one more finding (calls and worst latency per phase), so a slow
   day does not bury the root causes.
