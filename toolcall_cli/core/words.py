@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from typing import Final
 
+#: How a call without an id (absent or empty) is named, in findings and every view.
+NO_ID: Final = "(no id)"
+
 #: Nouns whose plural is not "+s" (or "y" → "ies").
 IRREGULAR: Final = {"info": "info", "child": "children", "index": "indexes", "match": "matches",
                     "bus": "buses", "status": "statuses", "process": "processes"}  # fmt: skip

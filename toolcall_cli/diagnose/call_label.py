@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from toolcall_cli.core.events import CALL_KINDS
+from toolcall_cli.core.words import NO_ID
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -12,7 +13,7 @@ if TYPE_CHECKING:
 
 def call_label(cid: str | None, tool: str | None) -> str:
     """`call ID (tool)` for messages."""
-    return f"call {cid or '(no id)'}" + (f" ({tool})" if tool else "")
+    return f"call {cid or NO_ID}" + (f" ({tool})" if tool else "")
 
 
 def tool_to_call(tool: object, cid: str | None) -> str:

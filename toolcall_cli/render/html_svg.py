@@ -17,6 +17,7 @@ import pandas as pd
 from toolcall_cli.align.model import CallView, TraceBlock
 from toolcall_cli.core.cells import text
 from toolcall_cli.core.events import SOURCES
+from toolcall_cli.core.words import NO_ID
 from toolcall_cli.render.html_axis import (
     AXIS_H,
     LABEL_W,
@@ -154,7 +155,7 @@ def _call_lane(
 ) -> list[str]:
     mid = y + LANE_H / 2
     bad = c.outcome != "result"
-    name = f"{c.tool or '?'} · {c.tool_call_id or '(empty id)'}"
+    name = f"{c.tool or '?'} · {c.tool_call_id or NO_ID}"
     lanecls = "lane-bad" if bad else ""
     out = [
         f'<g class="lane lane-call" id="{cid}" data-call="{cid}" data-outcome="{h(c.outcome)}">',

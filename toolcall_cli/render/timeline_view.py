@@ -14,7 +14,7 @@ from toolcall_cli.align.model import PHASES, CallView, TimelineReport, TraceBloc
 from toolcall_cli.core.cells import attrs_of, text
 from toolcall_cli.core.events import COLUMNS, HTTP_KINDS, SOURCES
 from toolcall_cli.core.jsonio import pretty
-from toolcall_cli.core.words import plural
+from toolcall_cli.core.words import NO_ID, plural
 from toolcall_cli.render import RenderOptions, renders
 from toolcall_cli.render._rich import cell, console
 from toolcall_cli.render.html_calls import chat_request, own_round_trips
@@ -204,7 +204,7 @@ def _trace_table(con: Any, b: TraceBlock, present: list[str], shifted: Collectio
     own = own_round_trips(b)
     for c in b.calls:
         calls.add_row(
-            cell(c.tool_call_id or "(empty id)"),
+            cell(c.tool_call_id or NO_ID),
             cell(c.tool),
             cell(c.outcome),
             *(cell(_phase(c, p, own)) for p in PHASES),
@@ -258,6 +258,6 @@ def to_markdown(report: TimelineReport, out: TextIO, opts: RenderOptions) -> Non
             own = own_round_trips(b)
             for c in b.calls:
                 phases = " | ".join(_phase(c, p, own) for p in PHASES)
-                name = md(c.tool_call_id or "(empty id)")
+                name = md(c.tool_call_id or NO_ID)
                 out.write(f"| {name} | {md(c.tool)} | {md(c.outcome)} | {phases} |\n")
         out.write("\n")

@@ -35,7 +35,7 @@ from toolcall_cli.core.cells import text
 from toolcall_cli.core.events import RESULT_KINDS
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.core.quoting.aim import Aim
-from toolcall_cli.core.words import plural
+from toolcall_cli.core.words import NO_ID, plural
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
@@ -84,7 +84,7 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
             continue
         firsts = grp.drop_duplicates("_ident")
         ids = [text(c) for c in firsts["tool_call_id"]]
-        shown = [i or "(empty id)" for i in ids]
+        shown = [i or NO_ID for i in ids]
         rows, aims = _story(ctx, firsts, ids[0], str(scope), str(tool))
         yield make(
             RULE,

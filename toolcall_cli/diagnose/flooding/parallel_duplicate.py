@@ -29,7 +29,7 @@ from collections.abc import Iterator
 from toolcall_cli.core.cells import text
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.core.quoting.aim import Aim
-from toolcall_cli.core.words import plural
+from toolcall_cli.core.words import NO_ID, plural
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
@@ -58,7 +58,7 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     for (scope, _turn, tool, canon), grp in calls.groupby(keys, sort=True):
         firsts = grp.drop_duplicates("_ident")
         ids = [text(c) for c in firsts["tool_call_id"]]
-        shown = [i or "(no id)" for i in ids]
+        shown = [i or NO_ID for i in ids]
         args = str(canon).removeprefix("json:").removeprefix("raw:")
         args = _short(args)
         yield make(

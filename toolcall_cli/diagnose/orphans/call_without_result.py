@@ -48,6 +48,7 @@ from toolcall_cli.core.events import (
 )
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.core.quoting.aim import Aim
+from toolcall_cli.core.words import NO_ID
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
@@ -217,7 +218,7 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
             continue  # the run ended with its answer: nothing was meant to answer the call
         if trailing and bp == "unknown":
             why = "the conversation ends with this call and no other source records it"
-        who = cid or "(empty id)"
+        who = cid or NO_ID
         yield make(
             RULE,
             ctx,

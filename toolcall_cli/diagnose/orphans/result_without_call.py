@@ -28,6 +28,7 @@ from collections.abc import Iterator
 from toolcall_cli.core.cells import text
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.core.quoting.aim import Aim
+from toolcall_cli.core.words import NO_ID
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
@@ -72,7 +73,7 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
             continue  # the call is only in another source: nothing to say about this conversation
         seen.add((sid, cid))
         why = "its call only comes later" if local is not None else "no call has this id"
-        shown = cid or "(empty id)"
+        shown = cid or NO_ID
         yield make(
             RULE,
             ctx,

@@ -30,7 +30,7 @@ from toolcall_cli.core.events import CONVERSATION_SOURCES
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.core.jsonio import try_loads
 from toolcall_cli.core.quoting.aim import Aim
-from toolcall_cli.core.words import plural
+from toolcall_cli.core.words import NO_ID, plural
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
@@ -161,7 +161,7 @@ def rolled_history(ev: pd.DataFrame, *, window: int) -> Iterator[Rolled]:
             more = f" (and {len(refs) - 1} more such calls)" if len(refs) > 1 else ""
             msg = (
                 f"{plural(n, 'message')} exceed the {window}-message window; call "
-                f"{call.call_id or '(no id)'} (message {call.index}) uses {tok!r}, which only "
+                f"{call.call_id or NO_ID} (message {call.index}) uses {tok!r}, which only "
                 f"the tool result at message {res.index} held, outside the window{more}"
             )
             yield Rolled(
