@@ -27,7 +27,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from toolcall_cli.sources.base import ParseOptions
+from toolcall_cli.sources._shared.files import read_head
+from toolcall_cli.sources.base import HEAD_BYTES, ParseOptions
+from toolcall_cli.sources.otel import langfuse_export, langfuse_sniff
 from toolcall_cli.sources.otel.mapping import to_frame
 from toolcall_cli.sources.otel.read import read_file
 from toolcall_cli.sources.otel.sniff import sniff as _sniff
@@ -50,6 +52,7 @@ SAMPLES: tuple[str, ...] = (
     "fixtures/otel/encodings/genai_loop.tempo.json",
     "fixtures/otel/encodings/genai_loop.jaeger.json",
     "fixtures/otel/encodings/legacy_healthy_logs.otlp.pb",
+    *langfuse_export.SAMPLES,
 )
 
 
@@ -61,12 +64,16 @@ class OtelAdapter:
 
     def sniff(self, head: bytes, path: Path) -> int:
         """Score the first 64 KiB (see :mod:`sniff`)."""
-        return _sniff(head)
+        return max(_sniff(head), langfuse_sniff.sniff(head))
 
     def parse(self, path: Path, opts: ParseOptions) -> pd.DataFrame:
         """Parse the whole file into events (bad records become `unparsed` rows)."""
-        got = read_file(path, limit=opts.max_decompressed)
-        frame = to_frame(got.batch, path, rows_done=got.rows, sessions=got.sessions)
+        frame = langfuse_export.parse(
+            path, limit=opts.max_decompressed, head=read_head(path, HEAD_BYTES)
+        )
+        if frame is None:
+            got = read_file(path, limit=opts.max_decompressed)
+            frame = to_frame(got.batch, path, rows_done=got.rows, sessions=got.sessions)
         if opts.progress:
             size = path.stat().st_size
             opts.progress(size, size)
