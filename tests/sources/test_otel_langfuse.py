@@ -4,6 +4,7 @@ bad records counted (IN001), never fatal."""
 
 from __future__ import annotations
 
+import gzip
 from pathlib import Path
 
 import orjson
@@ -62,7 +63,7 @@ COUNTS = {
     "unanswered/trace.json": (2, 1, 1, 1, 1),
     "failed/trace.json": (1, 1, 1, 1, 1),
     "healthy/trace.json": (1, 1, 1, 1, 1),
-    "healthy/trace.legacy.json": (1, 1, 1, 1, 1),
+    "healthy/trace.legacy.json": (0, 0, 1, 1, 1),  # read without IO: structure and times only
     "healthy/session.json": (0, 0, 0, 1, 1),
     "blob/observations.json": (8, 7, 7, 0, 4),  # the legacy table has no session column
     "blob/observations.jsonl": (8, 7, 7, 0, 4),
@@ -173,3 +174,27 @@ def test_broken_lines_are_counted_and_the_rest_kept(tmp_path: Path) -> None:
     assert list(bad_time["origin"]) == [f"{path}:8"]  # kept, without a time
     codes = {f["code"] for f in findings(path)}
     assert {"IN001", "FL001"} <= codes
+
+
+def test_gzip_blob_export(tmp_path: Path) -> None:
+    """Blob exports are written gzip-compressed when the integration asks for it."""
+    path = tmp_path / "observations_v2.jsonl.gz"
+    path.write_bytes(gzip.compress((LF / "blob" / "observations_v2.jsonl").read_bytes()))
+    assert detect(path) == "otel"
+    assert int((events(path)["kind"] == "tool_call").sum()) == 8
+
+
+def test_download_without_io_does_not_guess(tmp_path: Path) -> None:
+    """A trace of ≥350 observations is downloaded without input, output, metadata and
+    toolCalls: the model calls are there, their content is not, and no loop is inferred."""
+    doc = orjson.loads((LF / "loop" / "trace.json").read_bytes())
+    for o in doc["observations"]:
+        for key in ("input", "output", "metadata", "toolCalls", "toolDefinitions"):
+            del o[key]
+    (tmp_path / "trace.json").write_bytes(orjson.dumps(doc, option=orjson.OPT_INDENT_2))
+    df = events(tmp_path / "trace.json")
+    assert int((df["kind"] == "tool_call").sum()) == 0
+    assert int((df["kind"] == "http_request").sum()) == 4
+    uncaptured = df[df["kind"] == "system"]["attrs"].map(orjson.loads)
+    assert len(uncaptured) == 5 and all(a["content_captured"] is False for a in uncaptured)
+    assert "FL001" not in {f["code"] for f in findings(tmp_path / "trace.json")}
