@@ -68,6 +68,7 @@ COUNTS = {
     "blob/observations.json": (8, 7, 7, 0, 4),  # the legacy table has no session column
     "blob/observations.jsonl": (8, 7, 7, 0, 4),
     "blob/observations_v2.jsonl": (8, 7, 7, 4, 4),
+    "blob/traces.jsonl": (0, 0, 0, 4, 4),
 }
 
 
@@ -96,6 +97,18 @@ def test_blob_shapes_give_the_same_calls() -> None:
     got = calls("observations.jsonl")
     assert got == calls("observations.json") == calls("observations_v2.jsonl")
     assert ("call_loop_1", "get_weather", '{"city": "Paris"}') in got
+
+
+def test_traces_export_ties_legacy_observations_to_their_session() -> None:
+    blob = LF / "blob"
+    args = ["timeline", str(blob / "traces.jsonl"), str(blob / "observations.jsonl")]
+    res = run_cli([*args, "--session-id", "conv-langfuse-loop"])
+    assert res.exit_code == 0, res.output
+    assert "call_loop_1" in res.stdout and "call_una_1" not in res.stdout
+    alone = run_cli(
+        ["timeline", str(blob / "observations.jsonl"), "--session-id", "conv-langfuse-loop"]
+    )
+    assert "call_loop_1" not in alone.stdout  # the legacy table alone has no session column
 
 
 def test_loop_is_fl001_as_for_the_clients_messages() -> None:

@@ -17,6 +17,10 @@ Read from the Langfuse server's source (langfuse/langfuse, commit
   sessions.ts`): the session (`id`, `projectId`, …) and `traces: [{id, name, timestamp, userId,
   …}]` — no observations, so each trace is one `system` row (`content_captured = false`) that
   ties the trace to the session; the trace download has its calls.
+* **traces blob export** — the same worker, table `traces` (`getTracesForBlobStorageExport`,
+  `packages/shared/src/server/repositories/traces.ts`): `{id, timestamp, name, environment,
+  project_id, metadata, user_id, session_id, …}` per trace; like the session download, each
+  trace is a row tying it to its `session_id` (the legacy observations table has none).
 * **observation blob exports** — `worker/src/features/blobstorage/
   handleBlobStorageIntegrationProjectJob.ts`: JSON (`transformStreamToJson`: one array) or
   JSONL (`transformStreamToJsonl`: a row per line). Legacy table `observations`: the
@@ -75,6 +79,7 @@ SAMPLES: tuple[str, ...] = (
     "fixtures/langfuse/blob/observations.json",
     "fixtures/langfuse/blob/observations.jsonl",
     "fixtures/langfuse/blob/observations_v2.jsonl",
+    "fixtures/langfuse/blob/traces.jsonl",
 )
 
 
@@ -99,15 +104,18 @@ def parse(path: Path, *, limit: int, head: bytes) -> pd.DataFrame | None:
         rows.Rows(),
     )
     data = read_bytes(path, limit=limit)
-    records = (
+    records = list(
         _lines(data, label, batch)
-        if shape == "blob_jsonl"
-        else _document(data, label, batch, shape, extra)
+        if shape.endswith("jsonl")
+        else _document(data, label, batch, shape)
     )
-    _spans(list(records), batch)
+    if shape in ("session", "blob_traces_json", "blob_traces_jsonl"):
+        _trace_ties(records, batch, extra)
+    else:
+        _spans(records, batch)
     batch.dedupe()
-    session_rows = extra.frame()
-    return to_frame(batch, path, rows_done=[session_rows] if len(session_rows) else None)
+    ties = extra.frame()
+    return to_frame(batch, path, rows_done=[ties] if len(ties) else None)
 
 
 Record = tuple[Any, str, str, str | None]  # (record, origin, pointer base, trace's session)
@@ -123,9 +131,7 @@ def _lines(data: bytes, label: str, batch: Batch) -> Iterator[Record]:
                 batch.unparsed.append((f"{label}:{n}", text, f"not JSON: {e}"[:200]))
 
 
-def _document(
-    data: bytes, label: str, batch: Batch, shape: str, extra: rows.Rows
-) -> Iterator[Record]:
+def _document(data: bytes, label: str, batch: Batch, shape: str) -> Iterator[Record]:
     try:
         doc = orjson.loads(data[3:] if data.startswith(b"\xef\xbb\xbf") else data)
     except orjson.JSONDecodeError as e:
@@ -133,32 +139,32 @@ def _document(
             (label, data[:RAW_CAP].decode("utf-8", "replace"), f"not JSON: {e}"[:200])
         )
         return
-    if shape == "session":
-        _session(doc, label, batch, extra)
-        return
     items, base, session = doc, "", None
-    if isinstance(doc, dict):
+    if shape == "session":
+        items, base, session = as_obj(doc).get("traces"), "/traces", ident(as_obj(doc).get("id"))
+    elif isinstance(doc, dict):
         items, base = doc.get("observations"), "/observations"
         session = ident(as_obj(doc.get("trace")).get("sessionId"))
     if not isinstance(items, list):
-        batch.unparsed.append((f"{label}#{base}", raw_text(items), "observations are not a list"))
+        batch.unparsed.append((f"{label}#{base}", raw_text(items), "records are not a list"))
         return
     for i, item in enumerate(items):
         yield item, f"{label}#{base}/{i}", f"{label}#{base}/{i}", session
 
 
-def _session(doc: Any, label: str, batch: Batch, out: rows.Rows) -> None:
-    """Each trace of a session download: a row tying it to the session (no observations)."""
-    session, traces = ident(as_obj(doc).get("id")), as_obj(doc).get("traces")
-    for i, t in enumerate(traces if isinstance(traces, list) else []):
-        origin, tid = f"{label}#/traces/{i}", ident(as_obj(t).get("id"))
+def _trace_ties(records: list[Record], batch: Batch, out: rows.Rows) -> None:
+    """Each trace of a session download or a traces-table blob export: a `system` row tying it
+    to its session (these exports hold no observations: content not captured)."""
+    for rec, origin, _, session in records:
+        tid = ident(as_obj(rec).get("id"))
         if tid is None:
-            batch.unparsed.append((origin, raw_text(t), "session trace without an id"))
+            batch.unparsed.append((origin, raw_text(rec), "a Langfuse trace without an id"))
             continue
-        name = ident(t.get("name")) or tid
+        name = ident(rec.get("name")) or tid
         out.add(
-            ts=_ns(t.get("timestamp"), batch), origin=origin, kind="system", session_id=session,
-            trace_id=tid, detail=f"Langfuse trace {name} (a session download has no observations)",
+            ts=_ns(rec.get("timestamp"), batch), origin=origin, kind="system", trace_id=tid,
+            session_id=session or ident(rec.get("session_id")),
+            detail=f"Langfuse trace {name} (this export has no observations)",
             attrs={"content_captured": False, "convention": "langfuse"},
         )  # fmt: skip
 

@@ -9,7 +9,9 @@ What each export starts with (the server code that writes it is named in
 * session download (`buildSessionExportData`): `{"id", "createdAt", …, "projectId",
   "bookmarked", …, "traces": [{"id", …}]}` ;
 * observation blob export, JSON (one array) or JSONL (a row per line), legacy or enriched:
-  snake_case rows `{"id", "trace_id", "project_id", … "type", … "start_time", …}`.
+  snake_case rows `{"id", "trace_id", "project_id", … "type", … "start_time", …}`;
+* traces blob export (table `traces`): `{"id", "timestamp", "name", …, "project_id", …,
+  "session_id", …, "bookmarked", …}`.
 
 Scores beat the messages sniffer (≤95) and the OTLP sniffer (98) on these files; an OpenAI
 messages file, a chat completion or an OTLP file has none of these key sets and scores 0.
@@ -20,7 +22,15 @@ from __future__ import annotations
 import re
 from typing import Final, Literal
 
-Shape = Literal["download", "legacy_download", "session", "blob_json", "blob_jsonl"]
+Shape = Literal[
+    "download",
+    "legacy_download",
+    "session",
+    "blob_json",
+    "blob_jsonl",
+    "blob_traces_json",
+    "blob_traces_jsonl",
+]
 
 SCORE: Final = 99
 
@@ -29,6 +39,10 @@ _LEGACY = re.compile(rb'^\s*\{\s*"trace"\s*:\s*\{\s*"id"\s*:')
 _SESSION = re.compile(rb'^\s*\{\s*"id"\s*:\s*"[^"]*"\s*,\s*"createdAt"\s*:')
 _TRACES = re.compile(rb'"traces"\s*:\s*\[')
 _ROW = re.compile(rb'^\s*(\[)?\s*\{\s*"id"\s*:\s*"[^"]*"\s*,\s*"trace_id"\s*:')
+_TRACE_ROW = re.compile(
+    rb'^\s*(\[)?\s*\{\s*"id"\s*:\s*"[^"]*"\s*,\s*"timestamp"\s*:\s*"[^"]*"\s*,\s*"name"\s*:'
+)
+_TRACE_KEYS = (b'"project_id"', b'"session_id"', b'"bookmarked"')
 _CAMEL_OBS = (b'"traceId"', b'"startTime"', b'"type"')
 _SNAKE_OBS = (b'"start_time"', b'"type"', b'"project_id"')
 
@@ -50,6 +64,9 @@ def shape(head: bytes) -> Shape | None:
     m = _ROW.match(head)
     if m and _has(head[:8192], _SNAKE_OBS):
         return "blob_json" if m.group(1) else "blob_jsonl"
+    m = _TRACE_ROW.match(head)
+    if m and _has(head[:8192], _TRACE_KEYS):
+        return "blob_traces_json" if m.group(1) else "blob_traces_jsonl"
     return None
 
 
