@@ -41,7 +41,7 @@ that are not observations, lines that are not JSON and unreadable times are coun
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -88,7 +88,7 @@ class ObservationSpan(Span):
     """A span made from an exported observation: attribute pointers name the record's fields."""
 
     def pointer(self, key: str) -> str:
-        """`…/input` for the input attribute, and so on; the record itself otherwise."""
+        """`…/input` and `…/output` for those attributes; the record itself otherwise."""
         name = _POINTED.get(key)
         return f"{self.attr_base}/{name}" if name else self.origin
 
@@ -98,31 +98,36 @@ def parse(path: Path, *, limit: int, head: bytes) -> pd.DataFrame | None:
     shape = langfuse_sniff.shape(head)
     if shape is None:
         return None
-    label, batch, extra = (
-        str(path),
-        Batch(label=str(path), encoding=f"langfuse-{shape}"),
-        rows.Rows(),
-    )
-    data = read_bytes(path, limit=limit)
-    records = list(
+    batch, extra = Batch(label=str(path), encoding=f"langfuse-{shape}"), rows.Rows()
+    _read(path, limit, shape, batch, extra)
+    batch.dedupe()
+    ties = extra.frame()
+    return to_frame(batch, path, rows_done=[ties] if len(ties) else None)
+
+
+def _read(path: Path, limit: int, shape: str, batch: Batch, out: rows.Rows) -> None:
+    """Records → spans (or trace ties), one at a time: no parsed row outlives its span."""
+    label, data = str(path), read_bytes(path, limit=limit)
+    records = (
         _lines(data, label, batch)
         if shape.endswith("jsonl")
         else _document(data, label, batch, shape)
     )
     if shape in ("session", "blob_traces_json", "blob_traces_jsonl"):
-        _trace_ties(records, batch, extra)
+        _trace_ties(records, batch, out)
     else:
         _spans(records, batch)
-    batch.dedupe()
-    ties = extra.frame()
-    return to_frame(batch, path, rows_done=[ties] if len(ties) else None)
 
 
 Record = tuple[Any, str, str, str | None]  # (record, origin, pointer base, trace's session)
 
 
 def _lines(data: bytes, label: str, batch: Batch) -> Iterator[Record]:
-    for n, line in enumerate(data.split(b"\n"), start=1):
+    start, n = 0, 0
+    while start < len(data):  # line by line, without a second copy of the whole file
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end
+        line, start, n = data[start:end], end + 1, n + 1
         if line.strip():
             try:
                 yield orjson.loads(line), f"{label}:{n}", f"{label}:{n}#", None
@@ -152,7 +157,7 @@ def _document(data: bytes, label: str, batch: Batch, shape: str) -> Iterator[Rec
         yield item, f"{label}#{base}/{i}", f"{label}#{base}/{i}", session
 
 
-def _trace_ties(records: list[Record], batch: Batch, out: rows.Rows) -> None:
+def _trace_ties(records: Iterable[Record], batch: Batch, out: rows.Rows) -> None:
     """Each trace of a session download or a traces-table blob export: a `system` row tying it
     to its session (these exports hold no observations: content not captured)."""
     for rec, origin, _, session in records:
@@ -176,61 +181,67 @@ def _get(rec: dict[str, Any], *names: str) -> Any:
     return None
 
 
-def _spans(records: list[Record], batch: Batch) -> None:
-    tools = _called_tools(r for r, *_ in records)
+def _spans(records: Iterable[Record], batch: Batch) -> None:
+    tools: dict[str, set[str]] = {}  # trace id → the tool names its generations called
+    maybe_tools: list[Span] = []  # SPANs that may be tool executions (decided once all is read)
     for rec, origin, base, session in records:
         kind = _get(rec, "type") if isinstance(rec, dict) else None
         if not isinstance(kind, str):
             batch.unparsed.append((origin, raw_text(rec), "not a Langfuse observation (no type)"))
             continue
-        trace, span_id = ident(_get(rec, "traceId", "trace_id")), ident(rec.get("id"))
-        batch.problems.update(
-            k for k, v in (("missing_trace_id", trace), ("missing_span_id", span_id)) if v is None
-        )
-        meta = as_obj(as_json(rec.get("metadata")))
-        kind = kind.lower()
-        if kind == "span" and (
-            rec.get("name") in tools.get(trace or "", ()) or "tool_call_id" in meta
-        ):
-            kind = "tool"
-        attrs: dict[str, Any] = {
-            f"{_P}type": kind,
-            f"{_P}metadata.tool_call_id": meta.get("tool_call_id"),
-        }
-        for key, names in _ATTR_FIELDS.items():
-            attrs[key] = _get(rec, *names)
-        attrs[f"{_P}model.name"] = _get(rec, *_MODEL)
-        attrs["session.id"] = ident(_get(rec, "sessionId", "session_id")) or session
-        level = attrs[f"{_P}level"]
-        batch.spans.append(
-            ObservationSpan(
-                trace_id=trace, span_id=span_id,
-                parent_id=ident(_get(rec, "parentObservationId", "parent_observation_id")),
-                name=str(rec.get("name") or ""), kind="internal",
-                start_ns=_ns(_get(rec, "startTime", "start_time"), batch),
-                end_ns=_ns(_get(rec, "endTime", "end_time"), batch),
-                status="error" if level == "ERROR" else "unset",
-                status_message=ident(attrs[f"{_P}status_message"]),
-                attrs={k: v for k, v in attrs.items() if v is not None}, attr_pos={}, events=[],
-                service=None, scope="langfuse", origin=origin, attr_base=base,
-            )
-        )  # fmt: skip
+        span = _span(rec, kind.lower(), origin, base, session, batch)
+        batch.spans.append(span)
+        kind = span.attrs[f"{_P}type"]
+        if kind == "generation":
+            tools.setdefault(span.trace_id or "", set()).update(_called_tools(rec))
+        elif kind == "span":
+            maybe_tools.append(span)
+    for maybe in maybe_tools:  # Langfuse SDKs before v3 ran tools in SPANs named after them
+        if maybe.name in tools.get(maybe.trace_id or "", ()):
+            maybe.attrs[f"{_P}type"] = "tool"
 
 
-def _called_tools(records: Iterator[Any]) -> dict[str, set[str]]:
-    """trace id → the tool names its generations called (output `tool_calls`, `toolCallNames`)."""
-    out: dict[str, set[str]] = {}
-    for rec in records:
-        if not isinstance(rec, dict) or str(rec.get("type")).upper() != "GENERATION":
-            continue
-        names = _get(rec, "toolCallNames", "tool_call_names")
-        found = {n for n in names if isinstance(n, str)} if isinstance(names, list) else set()
-        for call in as_obj(as_json(rec.get("output"))).get("tool_calls") or []:
-            name = as_obj(as_obj(call).get("function")).get("name")
-            if isinstance(name, str):
-                found.add(name)
-        out.setdefault(ident(_get(rec, "traceId", "trace_id")) or "", set()).update(found)
-    return out
+def _span(
+    rec: dict[str, Any], kind: str, origin: str, base: str, session: str | None, batch: Batch
+) -> ObservationSpan:
+    """One observation as the span the Langfuse SDK would have sent (`langfuse.observation.*`)."""
+    trace, span_id = ident(_get(rec, "traceId", "trace_id")), ident(rec.get("id"))
+    batch.problems.update(
+        k for k, v in (("missing_trace_id", trace), ("missing_span_id", span_id)) if v is None
+    )
+    meta = as_obj(as_json(rec.get("metadata")))
+    attrs: dict[str, Any] = {
+        f"{_P}type": "tool" if kind == "span" and "tool_call_id" in meta else kind,
+        f"{_P}metadata.tool_call_id": meta.get("tool_call_id"),
+        f"{_P}model.name": _get(rec, *_MODEL),
+        "session.id": ident(_get(rec, "sessionId", "session_id")) or session,
+    }
+    for key, names in _ATTR_FIELDS.items():
+        attrs[key] = _get(rec, *names)
+    return ObservationSpan(
+        trace_id=trace, span_id=span_id,
+        parent_id=ident(_get(rec, "parentObservationId", "parent_observation_id")),
+        name=str(rec.get("name") or ""), kind="internal",
+        start_ns=_ns(_get(rec, "startTime", "start_time"), batch),
+        end_ns=_ns(_get(rec, "endTime", "end_time"), batch),
+        status="error" if attrs[f"{_P}level"] == "ERROR" else "unset",
+        status_message=ident(attrs[f"{_P}status_message"]),
+        attrs={k: v for k, v in attrs.items() if v is not None}, attr_pos={}, events=[],
+        service=None, scope="langfuse", origin=origin, attr_base=base,
+    )  # fmt: skip
+
+
+def _called_tools(rec: dict[str, Any]) -> set[str]:
+    """The tool names a generation called (`toolCallNames`, else its output's `tool_calls`)."""
+    names = _get(rec, "toolCallNames", "tool_call_names")
+    if isinstance(names, list) and names:
+        return {n for n in names if isinstance(n, str)}
+    found: set[str] = set()
+    for call in as_obj(as_json(rec.get("output"))).get("tool_calls") or []:
+        name = as_obj(as_obj(call).get("function")).get("name")
+        if isinstance(name, str):
+            found.add(name)
+    return found
 
 
 def _ns(value: Any, batch: Batch) -> int | None:
