@@ -14,6 +14,7 @@ import pytest
 from tests.conftest import FIXTURES, ROOT, run_cli
 from toolcall_cli.core.quoting import resolve_pointer
 from toolcall_cli.sources import SOURCES, detect, scores
+from toolcall_cli.sources._shared.files import read_head
 from toolcall_cli.sources.base import ParseOptions
 from toolcall_cli.sources.otel import ADAPTER, langfuse_sniff
 
@@ -211,3 +212,11 @@ def test_download_without_io_does_not_guess(tmp_path: Path) -> None:
     uncaptured = df[df["kind"] == "system"]["attrs"].map(orjson.loads)
     assert len(uncaptured) == 5 and all(a["content_captured"] is False for a in uncaptured)
     assert "FL001" not in {f["code"] for f in findings(tmp_path / "trace.json")}
+
+
+@pytest.mark.corpus
+def test_no_real_third_party_file_is_taken_for_a_langfuse_export(corpus: Path) -> None:
+    """The 320 real conversations, logs, captures and schemas of ../shared/corpus score 0."""
+    files = [p for p in corpus.rglob("*") if p.is_file()]
+    claimed = [str(p) for p in files if langfuse_sniff.sniff(read_head(p, 64 * 1024))]
+    assert files and claimed == []

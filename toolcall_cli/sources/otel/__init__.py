@@ -4,7 +4,9 @@ Encodings (detected by content): OTLP/JSON (one `TracesData` / `LogsData` /
 `Export*ServiceRequest` per line as the collector's file exporter writes, or one document),
 OTLP protobuf (4-byte big-endian length-prefixed messages, optionally zstd), Grafana/Tempo
 downloads and Jaeger v1 UI exports. Conventions (one mapper module each): GenAI current and
-legacy, OpenInference, Langfuse SDK observations, MCP, HTTP.
+legacy, OpenInference, Langfuse SDK observations, MCP, HTTP. Langfuse exports (trace and
+session "Download JSON", observation and trace blob exports) become the spans the Langfuse SDK
+would have sent and ride on the same mapper (:mod:`langfuse_export`).
 
 Origins (one scheme): a JSON pointer to the record, after `path:N#` where N is the line of a
 JSON-lines file or the message number (from 1) of a protobuf stream, or after `path#` for a
