@@ -4,7 +4,9 @@ Encodings (detected by content): OTLP/JSON (one `TracesData` / `LogsData` /
 `Export*ServiceRequest` per line as the collector's file exporter writes, or one document),
 OTLP protobuf (4-byte big-endian length-prefixed messages, optionally zstd), Grafana/Tempo
 downloads and Jaeger v1 UI exports. Conventions (one mapper module each): GenAI current and
-legacy, OpenInference, Langfuse SDK observations, MCP, HTTP.
+legacy, OpenInference, Langfuse SDK observations, MCP, HTTP. Langfuse exports (trace and
+session "Download JSON", observation and trace blob exports) become the spans the Langfuse SDK
+would have sent and ride on the same mapper (:mod:`langfuse_export`).
 
 Origins (one scheme): a JSON pointer to the record, after `path:N#` where N is the line of a
 JSON-lines file or the message number (from 1) of a protobuf stream, or after `path#` for a
@@ -27,7 +29,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from toolcall_cli.sources.base import ParseOptions
+from toolcall_cli.sources._shared.files import read_head
+from toolcall_cli.sources.base import HEAD_BYTES, ParseOptions
+from toolcall_cli.sources.otel import langfuse_export, langfuse_sniff
 from toolcall_cli.sources.otel.mapping import to_frame
 from toolcall_cli.sources.otel.read import read_file
 from toolcall_cli.sources.otel.sniff import sniff as _sniff
@@ -50,6 +54,7 @@ SAMPLES: tuple[str, ...] = (
     "fixtures/otel/encodings/genai_loop.tempo.json",
     "fixtures/otel/encodings/genai_loop.jaeger.json",
     "fixtures/otel/encodings/legacy_healthy_logs.otlp.pb",
+    *langfuse_export.SAMPLES,
 )
 
 
@@ -61,12 +66,16 @@ class OtelAdapter:
 
     def sniff(self, head: bytes, path: Path) -> int:
         """Score the first 64 KiB (see :mod:`sniff`)."""
-        return _sniff(head)
+        return max(_sniff(head), langfuse_sniff.sniff(head))
 
     def parse(self, path: Path, opts: ParseOptions) -> pd.DataFrame:
         """Parse the whole file into events (bad records become `unparsed` rows)."""
-        got = read_file(path, limit=opts.max_decompressed)
-        frame = to_frame(got.batch, path, rows_done=got.rows, sessions=got.sessions)
+        frame = langfuse_export.parse(
+            path, limit=opts.max_decompressed, head=read_head(path, HEAD_BYTES)
+        )
+        if frame is None:
+            got = read_file(path, limit=opts.max_decompressed)
+            frame = to_frame(got.batch, path, rows_done=got.rows, sessions=got.sessions)
         if opts.progress:
             size = path.stat().st_size
             opts.progress(size, size)
