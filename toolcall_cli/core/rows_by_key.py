@@ -6,7 +6,7 @@ million events); diagnose's rules and the batch replay (`pipeline.scopes`) look 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -46,6 +46,12 @@ class RowsByKey:
         """`get` as a list of ints ([] when there are none)."""
         got = self.get(key)
         return [] if got is None else got.tolist()
+
+    def groups(self) -> Iterator[tuple[Any, list[int]]]:
+        """(value, its row labels) per value, values in order of first appearance — what a
+        ``groupby(sort=False)`` gives, without a frame per group."""
+        for key, k in self._code.items():
+            yield key, self._labels[self._start[k] : self._end[k]].tolist()
 
     def first_of(self, keys: Sequence[Any], n: int) -> list[int]:
         """The first *n* labels (in frame order) of the rows carrying any of *keys*."""

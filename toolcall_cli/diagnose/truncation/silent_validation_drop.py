@@ -42,11 +42,12 @@ from toolcall_cli.core.events import (
 )
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.core.quoting.aim import Aim
+from toolcall_cli.core.rows_by_key import RowsByKey
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.call_label import call_label
 from toolcall_cli.diagnose.finding_builder import make
-from toolcall_cli.diagnose.frames import isin_set, with_attrs
+from toolcall_cli.diagnose.frames import column, event_columns, isin_set, with_attrs
 from toolcall_cli.diagnose.incidents import BLOCKED, SLOW_REQUEST
 from toolcall_cli.diagnose.replays import scope_replays
 
@@ -133,18 +134,20 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     scopes = _infra_scopes(ev)
     received = _ids_with(ev, ("mw_received",))
     last = _last_positions(ev)
+    cols = event_columns(ctx)  # the call's first row, read by label: no frame per call
+    sessions, tools, attrs = column(ctx, "session_id"), column(ctx, "tool"), ev["_attrs"].tolist()
+    traces = cols.get("trace") or [None] * len(ev)
     todo = []
-    for cid, rows in calls.groupby("tool_call_id", sort=False):
-        cid = str(cid)
-        first = rows.iloc[0]
-        sid, trace = text(first["session_id"]), text(first.get("trace"))
+    for cid, rows in RowsByKey(calls["tool_call_id"]).groups():
+        cid, first = str(cid), rows[0]
+        sid, trace = text(sessions[first]), text(traces[first])
         covered = cid in received or f"s:{sid}" in scopes or f"t:{trace}" in scopes
-        pos = first["_attrs"].get("msg_index")
+        pos = attrs[first].get("msg_index")
         went_on = isinstance(pos, int) and last.get(sid or "", -1) > pos
         if covered or went_on:  # else the conversation simply ends: OR001 reports it
-            todo.append((cid, rows, first, sid, trace, covered))
+            todo.append((cid, rows, tools[first], sid, trace, covered))
     replays = scope_replays(ctx, [(sid, trace) for _, _, _, sid, trace, _ in todo])
-    for (cid, rows, first, _, _, covered), (by_id, why_not) in zip(todo, replays, strict=True):
+    for (cid, rows, tool, _, _, covered), (by_id, why_not) in zip(todo, replays, strict=True):
         rep = by_id.get(cid)
         failed = _failed_stage(rep) if rep is not None else None
         if not covered and failed is None:
@@ -163,7 +166,7 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
         yield make(
             RULE,
             ctx,
-            f"{call_label(cid, text(first['tool']))} {what}; {named}",
+            f"{call_label(cid, text(tool))} {what}; {named}",
             rows,
             call_ids=[cid],
             extra={"replayed": getattr(rep, "replayed", None), "failed_stage": failed},
