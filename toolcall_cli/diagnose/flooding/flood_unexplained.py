@@ -34,12 +34,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from toolcall_cli.core.cells import text
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.core.quoting.aim import Aim
+from toolcall_cli.core.rows_by_key import RowsByKey
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
 from toolcall_cli.diagnose.flooding.cancellations import flood_rows
+from toolcall_cli.diagnose.frames import column
 from toolcall_cli.diagnose.incidents import FLOOD_OR001
 from toolcall_cli.diagnose.replays import scope_replays
 
@@ -81,10 +84,14 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     scope = floods["session_id"].fillna(
         floods["trace"] if "trace" in floods else floods["trace_id"]
     )
+    # the cancellations per scope by row label, in key order: no frame per group
+    groups = sorted(RowsByKey(scope.fillna("(no session)")).groups(), key=lambda g: str(g[0]))
+    call_col = column(ctx, "tool_call_id")
+    trace_col = column(ctx, "trace" if "trace" in floods else "trace_id")
     todo = []
-    for key, grp in floods.groupby(scope.fillna("(no session)"), sort=True):
-        ids = [str(c) for c in grp["tool_call_id"].dropna() if c]
-        traces = {str(t) for t in grp.get("trace", grp["trace_id"]).dropna()}
+    for key, grp in groups:
+        ids = [str(c) for c in (call_col[i] for i in grp) if text(c)]
+        traces = {str(t) for t in (trace_col[i] for i in grp) if text(t) is not None}
         if (
             str(key) in explained_sessions
             or any(c in explained_calls for c in ids)
