@@ -26,6 +26,16 @@ def test_rows_by_key_keeps_frame_order_and_skips_nulls() -> None:
     assert idx.first_of(["a", "b", "a"], 3) == [10, 11, 13]
 
 
+def test_groups_are_what_groupby_without_sorting_gives() -> None:
+    col = _strings(["b", "a", None, "b", "", "a", "b"])
+    col.index = pd.RangeIndex(10, 17)
+    frame = pd.DataFrame({"k": col})
+    want = [(k, g.index.tolist()) for k, g in frame.groupby("k", sort=False)]
+    assert (
+        list(RowsByKey(col).groups()) == want == [("b", [10, 13, 16]), ("a", [11, 15]), ("", [14])]
+    )
+
+
 def test_isin_set_matches_python_membership() -> None:
     col = _strings(["x", None, "y", "", "z", "x"])
     wanted = {"x", "", "q"}
