@@ -9,6 +9,9 @@ fleet's log over an hour shows them.
     .venv/bin/python tests/bench/many_traces.py /tmp/manytraces/mw10k.jsonl --traces 10000
     /usr/bin/time -v .venv/bin/toolcall diagnose /tmp/manytraces/mw10k.jsonl -f json \
         --fail-on never > /dev/null
+
+`--tools FILE` also writes the fleet's tool registry: `diagnose --tools FILE` then validates
+every replayed call's arguments against it (the schema stage).
 """
 
 from __future__ import annotations
@@ -37,6 +40,25 @@ _LINES = (
     (4, "tool_call.timeout", "warn", "tool call timeout after 5000 ms"),
     (5, "tool_call.request", "info", "POST /tools/{tool}"),
 )
+
+
+def _tool(name: str, props: dict[str, dict[str, str]], required: list[str]) -> dict[str, object]:
+    schema = {"type": "object", "properties": props, "required": required}
+    return {"type": "function", "function": {"name": name, "parameters": schema}}
+
+
+#: The fleet's tool registry (`--tools`): with it the replay validates every call's arguments.
+TOOLS = [
+    _tool("get_weather", {"city": {"type": "string"}, "unit": {"type": "string"}}, ["city"]),
+    _tool(
+        "search_flights",
+        {"from": {"type": "string"}, "to": {"type": "string"}, "date": {"format": "date"}},
+        ["from", "to", "date"],
+    ),
+    _tool("book_flight", {"flight": {"type": "string"}, "date": {"format": "date"}}, ["flight"]),
+    _tool("send_email", {"to": {"type": "string", "format": "email"}}, ["to", "subject"]),
+    _tool("lookup_order", {"order_id": {"type": "string", "pattern": "^[A-Z]-\\d+$"}}, []),
+]
 
 
 def lines(n: int, *, seed: int = 20) -> list[str]:
@@ -71,9 +93,12 @@ def main() -> None:
     ap.add_argument("out", type=Path)
     ap.add_argument("--traces", type=int, default=10_000)
     ap.add_argument("--seed", type=int, default=20)
+    ap.add_argument("--tools", type=Path, help="also write the registry (pass it as --tools)")
     a = ap.parse_args()
     a.out.parent.mkdir(parents=True, exist_ok=True)
     a.out.write_text("\n".join(lines(a.traces, seed=a.seed)) + "\n")
+    if a.tools:
+        a.tools.write_text(json.dumps(TOOLS, indent=2) + "\n")
 
 
 if __name__ == "__main__":
