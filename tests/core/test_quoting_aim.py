@@ -30,6 +30,12 @@ def test_a_needle_matches_a_whole_number_not_part_of_a_longer_one() -> None:
     assert locate(text, Aim(needle="40")) == (19, 21)
 
 
+def test_a_needle_skips_matches_inside_words_and_never_overlaps_them() -> None:
+    assert locate("call_12 call_1x call_1", Aim(needle="call_1")) == (16, 22)
+    assert locate("aaaa aa", Aim(needle="aa")) == (5, 7)  # matches at 0 and 2 sit in a word
+    assert locate("xaax", Aim(needle="aa")) is None
+
+
 def test_a_needle_is_found_json_escaped_inside_a_quoted_message() -> None:
     content = '{"id": "XX019", "dep": "10:13", "fare'
     message = json.dumps({"role": "tool", "content": content}, separators=(",", ":"))

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from toolcall_cli.core.rows_by_key import RowsByKey
 from toolcall_cli.diagnose.frames import attr_list, has_key, isin_set, objects
 from toolcall_cli.diagnose.orphans.pairing import _pair_in
-from toolcall_cli.diagnose.rows_by_key import RowsByKey
 
 
 def _strings(values: list[str | None]) -> pd.Series:
@@ -24,6 +24,16 @@ def test_rows_by_key_keeps_frame_order_and_skips_nulls() -> None:
     assert idx.labels("zzz") == [] and idx.get("zzz") is None
     assert "a" in idx and None not in idx
     assert idx.first_of(["a", "b", "a"], 3) == [10, 11, 13]
+
+
+def test_groups_are_what_groupby_without_sorting_gives() -> None:
+    col = _strings(["b", "a", None, "b", "", "a", "b"])
+    col.index = pd.RangeIndex(10, 17)
+    frame = pd.DataFrame({"k": col})
+    want = [(k, g.index.tolist()) for k, g in frame.groupby("k", sort=False)]
+    assert (
+        list(RowsByKey(col).groups()) == want == [("b", [10, 13, 16]), ("a", [11, 15]), ("", [14])]
+    )
 
 
 def test_isin_set_matches_python_membership() -> None:

@@ -20,6 +20,7 @@ Verdict codes — prescreen: ``empty-id``, ``duplicate-id``, ``unknown-tool``,
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -105,6 +106,47 @@ def run_stages(call: ToolCall, ctx: ReplayContext) -> tuple[Verdict, ...]:
     return tuple(out)
 
 
+def replay_calls(
+    calls: Iterable[ToolCall],
+    *,
+    cfg: Config,
+    registry: ToolRegistry | None,
+    only_call: str | None = None,
+) -> list[CallReplay]:
+    """Every call of one scope (`extract_calls`, in replay order) through `PIPELINE` with one
+    fresh `ReplayContext`, in that order; with *only_call*, only that call is reported (the
+    others still fill the rate limiter's window and the ids seen)."""
+    ctx = ReplayContext(cfg=cfg, registry=registry)
+    rows: list[CallReplay] = []
+    for call in calls:
+        verdicts = run_stages(call, ctx)
+        if only_call is not None and call.tool_call_id != only_call:
+            continue
+        out, obs = replayed(verdicts), observe(call)
+        rows.append(
+            CallReplay(
+                call.tool_call_id,
+                call.tool,
+                call.origin,
+                verdicts,
+                out,
+                obs,
+                agrees(out, obs),
+                session_id=call.session_id,
+                clock=call.clock,
+                clock_kind=call.clock_kind,
+                call=call,
+            )
+        )
+    return rows
+
+
+def in_time_order(rows: list[CallReplay]) -> tuple[CallReplay, ...]:
+    """*rows* by clock, ties in replay order (how a report lists its calls)."""
+    ordered = sorted(range(len(rows)), key=lambda i: (rows[i].clock, i))
+    return tuple(rows[i] for i in ordered)
+
+
 def aligned(events: pd.DataFrame, cfg: Config) -> pd.DataFrame:
     """*events* with the aligned `trace` column (as given when it already has one)."""
     if "trace" in events.columns:
@@ -132,29 +174,9 @@ def replay(
     scope = select(aligned(events, cfg), trace_id=trace_id, session_id=session_id)
     if registry is None:
         registry = registry_from_session(scope.events)
-    ctx = ReplayContext(cfg=cfg, registry=registry)
-    rows: list[CallReplay] = []
-    for call in extract_calls(scope.events):
-        verdicts = run_stages(call, ctx)
-        if scope.only_call is not None and call.tool_call_id != scope.only_call:
-            continue
-        out, obs = replayed(verdicts), observe(call)
-        rows.append(
-            CallReplay(
-                call.tool_call_id,
-                call.tool,
-                call.origin,
-                verdicts,
-                out,
-                obs,
-                agrees(out, obs),
-                session_id=call.session_id,
-                clock=call.clock,
-                clock_kind=call.clock_kind,
-                call=call,
-            )
-        )
-    ordered = sorted(range(len(rows)), key=lambda i: (rows[i].clock, i))
+    rows = replay_calls(
+        extract_calls(scope.events), cfg=cfg, registry=registry, only_call=scope.only_call
+    )
     sessions = scope.session_ids
     synthetic = sum(  # only calls the rate limiter judged: the clock matters nowhere else
         r.clock_kind == "synthetic"
@@ -178,7 +200,7 @@ def replay(
     return ReplayReport(
         trace_id=scope.trace_id,
         session_id=sessions[0] if len(sessions) == 1 else (session_id or None),
-        calls=tuple(rows[i] for i in ordered),
+        calls=in_time_order(rows),
         registry=registry.source if registry is not None else "none",
         notes=notes,
         settings=describe(cfg, registry),

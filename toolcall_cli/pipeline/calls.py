@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
@@ -45,18 +46,31 @@ class _Draft:
 
 def extract_calls(scope: pd.DataFrame) -> list[ToolCall]:
     """Every tool call in *scope*, in replay order (by session, then clock, then message order)."""
-    ev = scope.reset_index(drop=True)
-    tcol = "ts_corrected" if "ts_corrected" in ev.columns else "ts"
+    return calls_from_records(call_records(scope))
+
+
+def call_records(events: pd.DataFrame) -> list[Any]:
+    """The rows of *events* as the records `calls_from_records` reads (its clock `t_` and
+    authority rank `rank_` added), in frame order. The records of a subset of the rows are
+    the subset of the records: a batch replay (`pipeline.scopes`) builds them once."""
+    tcol = "ts_corrected" if "ts_corrected" in events.columns else "ts"
     # a source without traits ranks after every declared one (the trait's default is 9)
-    ev = ev.assign(t_=ev[tcol], rank_=ev["source"].astype(object).map(_AUTHORITY).fillna(9))
+    ev = events.assign(
+        t_=events[tcol], rank_=events["source"].astype(object).map(_AUTHORITY).fillna(9)
+    )
+    return list(ev.itertuples(index=False))
+
+
+def calls_from_records(records: Sequence[Any]) -> list[ToolCall]:
+    """Every tool call of the records of one scope (`call_records`), in replay order."""
     by_id: dict[str, list[Any]] = defaultdict(list)
-    for row in ev.itertuples(index=False):
+    for row in records:
         if text(row.tool_call_id):
             by_id[str(row.tool_call_id)].append(row)
-    drafts = _drafts(ev, by_id)
-    wire = bool(ev["source"].isin(EXCHANGE_SOURCES).any())
-    results = _pair_results(ev, drafts)
-    last = _last_messages(ev)
+    drafts = _drafts(records, by_id)
+    wire = any(r.source in EXCHANGE_SOURCES for r in records)
+    results = _pair_results(records, drafts)
+    last = _last_messages(records)
     ranks = _dup_ranks(drafts)
     calls = [
         _build(
@@ -65,6 +79,11 @@ def extract_calls(scope: pd.DataFrame) -> list[ToolCall]:
         for i, d in enumerate(drafts)
     ]
     return _order(calls)
+
+
+def _by_authority(records: Iterable[Any]) -> list[Any]:
+    """*records* by source authority, then position in the source (a stable sort)."""
+    return sorted(records, key=lambda r: (r.rank_, r.seq))
 
 
 def _dup_ranks(drafts: list[_Draft]) -> list[int | None]:
@@ -80,10 +99,10 @@ def _dup_ranks(drafts: list[_Draft]) -> list[int | None]:
     return out
 
 
-def _last_messages(ev: pd.DataFrame) -> dict[str, tuple[int, int]]:
+def _last_messages(records: Sequence[Any]) -> dict[str, tuple[int, int]]:
     """Per session: the highest message index, and the highest seq of a non-call message."""
     out: dict[str, tuple[int, int]] = {}
-    for row in ev[ev["source"].isin(CONVERSATION_SOURCES)].itertuples(index=False):
+    for row in (r for r in records if r.source in CONVERSATION_SOURCES):
         idx = integer(attrs_of(row.attrs).get("msg_index"))
         seq = integer(row.seq) or 0 if row.kind != "tool_call" else -1
         prev = out.get(text(row.session_id) or "", (-1, -1))
@@ -94,11 +113,10 @@ def _last_messages(ev: pd.DataFrame) -> dict[str, tuple[int, int]]:
     return out
 
 
-def _drafts(ev: pd.DataFrame, by_id: dict[str, list[Any]]) -> list[_Draft]:
-    tc = ev[ev["kind"] == "tool_call"].sort_values(["rank_", "seq"], kind="stable")
+def _drafts(records: Sequence[Any], by_id: dict[str, list[Any]]) -> list[_Draft]:
     out: list[_Draft] = []
     seen: set[tuple[str, str | None, str | None]] = set()
-    for row in tc.itertuples(index=False):
+    for row in _by_authority(r for r in records if r.kind == "tool_call"):
         cid = text(row.tool_call_id) or ""
         key = (cid, text(row.tool), text(row.args))
         if cid and key in seen:
@@ -119,14 +137,13 @@ def _drafts(ev: pd.DataFrame, by_id: dict[str, list[Any]]) -> list[_Draft]:
     return out
 
 
-def _pair_results(ev: pd.DataFrame, drafts: list[_Draft]) -> dict[int, ResultEvidence]:
+def _pair_results(records: Sequence[Any], drafts: list[_Draft]) -> dict[int, ResultEvidence]:
     """Results by call: matched on id; id-less or stray results paired by position."""
     ids = {text(d.row.tool_call_id) for d in drafts if text(d.row.tool_call_id)}
-    res = ev[(ev["kind"] == "tool_result")].sort_values(["rank_", "seq"], kind="stable")
     out: dict[int, ResultEvidence] = {}
     by_id: dict[str, ResultEvidence] = {}
     strays: list[Any] = []
-    for row in res.itertuples(index=False):
+    for row in _by_authority(r for r in records if r.kind == "tool_result"):
         cid = text(row.tool_call_id)
         ev_ = ResultEvidence(str(row.origin), cid, attrs_of(row.attrs).get("follows_call"))
         if cid and cid in ids:

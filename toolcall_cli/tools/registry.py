@@ -97,13 +97,23 @@ def registry_from_paths(paths: Sequence[Path]) -> ToolRegistry:
 
 def declared_tools(events: pd.DataFrame) -> list[tuple[str, list[Any]]]:
     """(origin, raw tool definitions) of every `system` event in *events* that declares tools."""
-    rows = events[(events["kind"] == "system") & events["attrs"].fillna("").str.contains('"tools"')]
-    out: list[tuple[str, list[Any]]] = []
-    for origin, text in zip(rows["origin"], rows["attrs"], strict=True):
+    return list(declarations_at(events).values())
+
+
+def declarations_at(events: pd.DataFrame) -> dict[int, tuple[str, list[Any]]]:
+    """`declared_tools` by the position of each declaring row in *events* (in frame order)."""
+    import numpy as np
+
+    declares = (events["kind"] == "system") & events["attrs"].fillna("").str.contains('"tools"')
+    at = np.flatnonzero(declares.to_numpy(dtype=bool))
+    out: dict[int, tuple[str, list[Any]]] = {}
+    for pos, origin, text in zip(
+        at.tolist(), events["origin"].iloc[at], events["attrs"].iloc[at], strict=True
+    ):
         attrs = try_loads(text)
         tools = attrs.get("tools") if isinstance(attrs, dict) else None
         if isinstance(tools, list) and tools:
-            out.append((str(origin), tools))
+            out[pos] = (str(origin), tools)
     return out
 
 
@@ -116,7 +126,11 @@ def registry_from_session(events: pd.DataFrame) -> ToolRegistry | None:
     replace it: the first declaration is used and the registry's notes say so. A name twice in
     one declaration is a UsageError naming both.
     """
-    declared = declared_tools(events)
+    return registry_from_declarations(declared_tools(events))
+
+
+def registry_from_declarations(declared: Sequence[tuple[str, list[Any]]]) -> ToolRegistry | None:
+    """`registry_from_session` of the (origin, raw tool definitions) a session declared."""
     if not declared:
         return None
     unique: dict[str, Any] = {}

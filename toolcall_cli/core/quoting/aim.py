@@ -103,13 +103,17 @@ def _needle(text: str, needle: str, *, last: bool) -> tuple[int, int] | None:
 
 def _word(text: str, form: str) -> int:
     """The first occurrence of *form* not inside a longer number or word (`40` is not `1400`)."""
-    for m in re.finditer(re.escape(form), text):
-        before = text[m.start() - 1] if m.start() else " "
-        after = text[m.end()] if m.end() < len(text) else " "
+    # a literal, so str.find (a regex per needle would be compiled per call id: one per finding)
+    at = text.find(form)
+    while at >= 0:
+        end = at + len(form)
+        before = text[at - 1] if at else " "
+        after = text[end] if end < len(text) else " "
         if not (before.isalnum() and form[0].isalnum()) and not (
             after.isalnum() and form[-1].isalnum()
         ):
-            return m.start()
+            return at
+        at = text.find(form, end)  # the next match that does not overlap this one
     return -1
 
 

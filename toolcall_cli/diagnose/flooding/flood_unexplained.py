@@ -32,14 +32,19 @@ Fix
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
+from toolcall_cli.core.cells import text
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.core.quoting.aim import Aim
+from toolcall_cli.core.rows_by_key import RowsByKey
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
 from toolcall_cli.diagnose.flooding.cancellations import flood_rows
+from toolcall_cli.diagnose.frames import column
 from toolcall_cli.diagnose.incidents import FLOOD_OR001
+from toolcall_cli.diagnose.replays import scope_replays
 
 RULE = rule(
     "FL006",
@@ -79,18 +84,25 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     scope = floods["session_id"].fillna(
         floods["trace"] if "trace" in floods else floods["trace_id"]
     )
-    for key, grp in floods.groupby(scope.fillna("(no session)"), sort=True):
-        ids = [str(c) for c in grp["tool_call_id"].dropna() if c]
-        traces = {str(t) for t in grp.get("trace", grp["trace_id"]).dropna()}
+    # the cancellations per scope by row label, in key order: no frame per group
+    groups = sorted(RowsByKey(scope.fillna("(no session)")).groups(), key=lambda g: str(g[0]))
+    call_col = column(ctx, "tool_call_id")
+    trace_col = column(ctx, "trace" if "trace" in floods else "trace_id")
+    todo = []
+    for key, grp in groups:
+        ids = [str(c) for c in (call_col[i] for i in grp) if text(c)]
+        traces = {str(t) for t in (trace_col[i] for i in grp) if text(t) is not None}
         if (
             str(key) in explained_sessions
             or any(c in explained_calls for c in ids)
             or traces & explained_traces
         ):
             continue
-        n = len(grp)
         session = None if key == "(no session)" else str(key)
-        limit = _replayed_limit(ctx, ids, session, sorted(traces))
+        todo.append((key, grp, ids, session, sorted(traces)))
+    limits = _replayed_limits(ctx, [(ids, session, traces) for _, _, ids, session, traces in todo])
+    for (key, grp, ids, session, _), limit in zip(todo, limits, strict=True):
+        n = len(grp)
         why = (
             f"replay names the limit that cancelled {'them' if n != 1 else 'it'}: {limit}"
             if limit
@@ -111,19 +123,28 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
         )
 
 
-def _replayed_limit(
-    ctx: DiagnoseContext, ids: list[str], session: str | None, traces: list[str]
-) -> str | None:
-    """The rate-limit verdict the replay gives the first cancelled call it rejects, if any
-    (the replay TR001 runs, shared through the context's cache)."""
-    # TR001 owns the per-session replay; reading it keeps one replay per session
-    from toolcall_cli.diagnose.truncation.silent_validation_drop import _replay_scope
+def _replayed_limits(
+    ctx: DiagnoseContext, groups: list[tuple[list[str], str | None, list[str]]]
+) -> list[str | None]:
+    """Per (cancelled ids, session, traces) group: the rate-limit verdict the replay gives the
+    first cancelled call it rejects, if any (the replays TR001 reads, shared by the context)."""
+    asked = [
+        i
+        for i, (ids, session, traces) in enumerate(groups)
+        if ids and (session is not None or traces)
+    ]
+    replays = scope_replays(
+        ctx, [(groups[i][1], groups[i][2][0] if groups[i][2] else None) for i in asked]
+    )
+    out: list[str | None] = [None] * len(groups)
+    for i, (by_id, _) in zip(asked, replays, strict=True):
+        out[i] = _limit(by_id, groups[i][0])
+    return out
 
-    if not ids or (session is None and not traces):
-        return None
-    replays, _ = _replay_scope(ctx, session, traces[0] if traces else None)
+
+def _limit(by_id: dict[str, Any], ids: list[str]) -> str | None:
     for cid in ids:
-        for v in getattr(replays.get(cid), "stages", ()):
+        for v in getattr(by_id.get(cid), "stages", ()):
             if v.stage == "ratelimit" and v.verdict == "fail":
                 return str(v.detail or v.reason)
     return None

@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from toolcall_cli.core.events import INSTANCE_KINDS
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.core.quoting.aim import Aim
+from toolcall_cli.core.rows_by_key import RowsByKey
 from toolcall_cli.core.words import plural
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
@@ -32,7 +33,6 @@ from toolcall_cli.diagnose.finding_builder import make
 from toolcall_cli.diagnose.flooding.cancellations import cite_floods, flood_rows
 from toolcall_cli.diagnose.frames import column, of_kind
 from toolcall_cli.diagnose.incidents import FLOOD_OR001
-from toolcall_cli.diagnose.rows_by_key import RowsByKey
 
 RULE = rule(
     "FL005",

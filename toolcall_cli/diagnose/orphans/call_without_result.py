@@ -34,7 +34,7 @@ Fix
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from toolcall_cli.core.cells import text
 from toolcall_cli.core.events import (
@@ -48,6 +48,7 @@ from toolcall_cli.core.events import (
 )
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.core.quoting.aim import Aim
+from toolcall_cli.core.rows_by_key import RowsByKey
 from toolcall_cli.core.words import NO_ID
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
@@ -55,10 +56,6 @@ from toolcall_cli.diagnose.finding_builder import make
 from toolcall_cli.diagnose.frames import objects, with_attrs
 from toolcall_cli.diagnose.incidents import SLOW_REQUEST
 from toolcall_cli.diagnose.orphans.pairing import conversation_index, positional_results
-from toolcall_cli.diagnose.rows_by_key import RowsByKey
-
-if TYPE_CHECKING:
-    pass
 
 RULE = rule(
     "OR001",

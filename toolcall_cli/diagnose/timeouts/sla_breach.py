@@ -28,11 +28,12 @@ from typing import TYPE_CHECKING, Any
 
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.core.quoting.aim import Aim
+from toolcall_cli.core.rows_by_key import RowsByKey
 from toolcall_cli.core.words import plural
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
-from toolcall_cli.diagnose.rows_by_key import RowsByKey, rows_of_calls
+from toolcall_cli.diagnose.rows_by_key import rows_of_calls
 
 RULE = rule(
     "TM002",

@@ -42,14 +42,14 @@ from toolcall_cli.core.events import (
 )
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.core.quoting.aim import Aim
+from toolcall_cli.core.rows_by_key import RowsByKey
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.call_label import call_label
 from toolcall_cli.diagnose.finding_builder import make
-from toolcall_cli.diagnose.frames import isin_set, objects, with_attrs
+from toolcall_cli.diagnose.frames import column, event_columns, isin_set, with_attrs
 from toolcall_cli.diagnose.incidents import BLOCKED, SLOW_REQUEST
-from toolcall_cli.diagnose.rows_by_key import RowsByKey
-from toolcall_cli.errors import UsageError
+from toolcall_cli.diagnose.replays import scope_replays
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -93,59 +93,6 @@ def _infra_scopes(ev: pd.DataFrame) -> set[str]:
     return scopes
 
 
-def _replay_scope(
-    ctx: DiagnoseContext, session_id: str | None, trace: str | None
-) -> tuple[dict[str, Any], str | None]:
-    """(tool_call_id → CallReplay, why not replayed) for one session (or trace), cached."""
-    key = f"session:{session_id}" if session_id else f"trace:{trace}"
-
-    def run() -> tuple[dict[str, Any], str | None]:
-        from toolcall_cli.pipeline import replay
-
-        events = _scope_rows(ctx, session_id, trace)
-        try:
-            rep = (
-                replay(events, cfg=ctx.cfg, registry=ctx.registry, session_id=session_id)
-                if session_id
-                else replay(events, cfg=ctx.cfg, registry=ctx.registry, trace_id=trace)
-            )
-        except UsageError as e:  # e.g. the session declares one tool twice: no registry to replay
-            return {}, e.message
-        return {c.tool_call_id: c for c in rep.calls}, None
-
-    return ctx.memo(f"tr001:replay:{key}", run)
-
-
-_SCOPE_KEYS = ("session_id", "tool_call_id", "trace", "trace_id")
-
-
-def _scope_rows(ctx: DiagnoseContext, session_id: str | None, trace: str | None) -> pd.DataFrame:
-    """The events a replay of this session (or trace) needs, found through indexes.
-
-    A superset of what `pipeline.scope.select` keeps — the seed rows, the rows sharing their
-    call ids, the whole sessions those touch and the rows sharing those sessions' ids — so the
-    replay selects exactly the same rows from it, without a scan of the whole table per
-    replay. Without a seed the whole table is used (the replay's error lists known ids).
-    """
-    ev = ctx.events()
-
-    def build() -> tuple[dict[str, RowsByKey], list[Any], list[Any]]:
-        keys = {c: RowsByKey(ev[c]) for c in _SCOPE_KEYS if c in ev.columns}
-        return keys, objects(ev, "session_id"), objects(ev, "tool_call_id")
-
-    index, sessions, ids = ctx.memo("tr001:scope_index", build)
-    seeds = ("session_id",) if session_id else tuple(c for c in _SCOPE_KEYS[::-1] if c in index)
-    rows: set[int] = set()
-    for col in seeds:
-        rows.update(index[col].labels(session_id or trace))
-    if not rows:
-        return ev
-    for col, values in (("tool_call_id", ids), ("session_id", sessions), ("tool_call_id", ids)):
-        for v in {values[i] for i in rows} - {None}:
-            rows.update(index[col].labels(v))
-    return ev.loc[sorted(rows)]
-
-
 def _failed_stage(call: Any) -> str | None:
     """`stage: reason` of the first failing verdict of a CallReplay, or None."""
     for v in getattr(call, "stages", ()):
@@ -187,17 +134,21 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     scopes = _infra_scopes(ev)
     received = _ids_with(ev, ("mw_received",))
     last = _last_positions(ev)
-    for cid, rows in calls.groupby("tool_call_id", sort=False):
-        cid = str(cid)
-        first = rows.iloc[0]
-        sid, trace = text(first["session_id"]), text(first.get("trace"))
+    cols = event_columns(ctx)  # the call's first row, read by label: no frame per call
+    sessions, tools, attrs = column(ctx, "session_id"), column(ctx, "tool"), ev["_attrs"].tolist()
+    traces = cols.get("trace") or [None] * len(ev)
+    todo = []
+    for cid, rows in RowsByKey(calls["tool_call_id"]).groups():
+        cid, first = str(cid), rows[0]
+        sid, trace = text(sessions[first]), text(traces[first])
         covered = cid in received or f"s:{sid}" in scopes or f"t:{trace}" in scopes
-        pos = first["_attrs"].get("msg_index")
+        pos = attrs[first].get("msg_index")
         went_on = isinstance(pos, int) and last.get(sid or "", -1) > pos
-        if not covered and not went_on:
-            continue  # the conversation simply ends here: OR001 reports the missing result
-        replays, why_not = _replay_scope(ctx, sid, trace)
-        rep = replays.get(cid)
+        if covered or went_on:  # else the conversation simply ends: OR001 reports it
+            todo.append((cid, rows, tools[first], sid, trace, covered))
+    replays = scope_replays(ctx, [(sid, trace) for _, _, _, sid, trace, _ in todo])
+    for (cid, rows, tool, _, _, covered), (by_id, why_not) in zip(todo, replays, strict=True):
+        rep = by_id.get(cid)
         failed = _failed_stage(rep) if rep is not None else None
         if not covered and failed is None:
             continue
@@ -215,7 +166,7 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
         yield make(
             RULE,
             ctx,
-            f"{call_label(cid, text(first['tool']))} {what}; {named}",
+            f"{call_label(cid, text(tool))} {what}; {named}",
             rows,
             call_ids=[cid],
             extra={"replayed": getattr(rep, "replayed", None), "failed_stage": failed},
