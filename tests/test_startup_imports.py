@@ -18,8 +18,8 @@ from toolcall_cli.cli.app import COMMANDS
 HEAVY = ("pandas", "pyarrow", "jsonschema", "numpy", "yaml")
 
 
-def _loaded_after(code: str) -> list[str]:
-    probe = f"{code}; import sys; print(sorted(m for m in {HEAVY!r} if m in sys.modules))"
+def _loaded_after(code: str, heavy: tuple[str, ...] = HEAVY) -> list[str]:
+    probe = f"{code}; import sys; print(sorted(m for m in {heavy!r} if m in sys.modules))"
     done = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
     )
@@ -71,3 +71,26 @@ def test_rules_fl001_end_to_end_loads_no_heavy_library() -> None:
         "try:\n    app()\nexcept SystemExit as stop:\n    assert not stop.code, stop.code"
     )
     assert _loaded_after(f"exec({code!r})") == ["yaml"]
+
+
+def _cli(*argv: str) -> str:
+    """Code that runs `toolcall ARGV...` in the probe's interpreter (exit 0 or 1 expected)."""
+    return (
+        f"import sys; sys.argv = {['toolcall', *argv]!r}\n"
+        "from toolcall_cli.cli.app import app\n"
+        "try:\n    app()\nexcept SystemExit as stop:\n    assert stop.code in (0, 1, None), stop.code"
+    )
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("rules", "FL001"),
+        ("--color", "never", "rules", "--format", "json", "model-loop"),
+        ("lint", "fixtures/schemas/openai_tools.json", "--fail-on", "never"),
+    ],
+)
+def test_options_are_coerced_without_pydantic(argv: tuple[str, ...]) -> None:
+    # typer coerces through pydantic TypeAdapters (~0.06 s); cli/_coerce.py answers defaults,
+    # enum choices, paths and plain text itself
+    assert _loaded_after(f"exec({_cli(*argv)!r})", ("pydantic",)) == []
