@@ -43,6 +43,17 @@ def test_help_loads_no_heavy_library(command: str) -> None:
     assert _loaded_after(f"exec({code!r})") == []
 
 
+def test_the_source_registry_loads_no_adapter() -> None:
+    # adapters (and pandas with them) load on first use: naming the sources, walking a tree
+    # and recognising a capture need none of them (tshark starts before pandas loads)
+    code = (
+        "import toolcall_cli.sources as s, toolcall_cli.sources.pcap.tshark; s.SOURCES.names(); "
+        "from pathlib import Path; from toolcall_cli.sources.pcap import ADAPTER; "
+        "p = Path('fixtures/pcap/tool_calls.pcap'); assert ADAPTER.sniff(p.read_bytes(), p)"
+    )
+    assert _loaded_after(code, (*HEAVY, "pyshark", "toolcall_cli.sources.messages")) == []
+
+
 def test_lint_rules_register_without_the_heavy_libraries() -> None:
     # `toolcall rules` lists the SC codes; jsonschema loads only when a schema is validated,
     # PyYAML only when a YAML document is read
