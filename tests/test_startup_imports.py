@@ -105,3 +105,25 @@ def test_options_are_coerced_without_pydantic(argv: tuple[str, ...]) -> None:
     # typer coerces through pydantic TypeAdapters (~0.06 s); cli/_coerce.py answers defaults,
     # enum choices, paths and plain text itself
     assert _loaded_after(f"exec({_cli(*argv)!r})", ("pydantic",)) == []
+
+
+@pytest.mark.tshark
+@pytest.mark.parametrize("command", ["diagnose", "timeline", "replay"])
+def test_tshark_starts_before_pandas_loads(command: str, tshark: str) -> None:
+    # tshark's own start-up (~0.17 s) overlaps the pandas/pyarrow import (sources/pcap/early.py)
+    argv: tuple[str, ...] = (command, "fixtures/incidents/flooding-model-loop", "--format", "json")
+    argv += ("--session-id", "sess-loop") if command == "replay" else ()
+    code = (
+        "import subprocess, sys\n"
+        "real = subprocess.Popen\n"
+        "class Spy(real):\n"
+        "    def __init__(self, cmd, *a, **k):\n"
+        "        if 'tshark' in str(cmd[0]) and '-r' in cmd:\n"
+        "            print('tshark', 'pandas' in sys.modules, file=sys.stderr)\n"
+        "        super().__init__(cmd, *a, **k)\n"
+        "subprocess.Popen = Spy\n" + _cli(*argv)
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert [ln for ln in done.stderr.splitlines() if ln.startswith("tshark")] == ["tshark False"]

@@ -48,6 +48,16 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+def start_early(
+    paths: Iterable[Path] | None, *, source: str | None, follow_symlinks: bool = False
+) -> None:
+    """Let adapters begin what can run beside the heavy imports, as soon as a command knows
+    its PATHs: the pcap adapter starts tshark on the first captures (:mod:`.pcap.early`)."""
+    from toolcall_cli.sources.pcap import early
+
+    early.start(list(paths or ()), source=source, follow_symlinks=follow_symlinks)
+
+
 @dataclass(frozen=True, slots=True)
 class FileResult:
     """What one input file produced."""

@@ -66,7 +66,7 @@ def _materialise(path: Path, opts: ParseOptions) -> Iterator[Path]:
 
 def _read(binary: tsh.Tshark, capture: Path, origin_path: str, *, cap: int) -> pd.DataFrame:
     """One streaming fields pass; frames with several HTTP messages are re-read as JSON layers."""
-    raw, result = tsh.read_fields(tsh.command(binary, capture))
+    raw, result = tsh.read_fields(tsh.command(binary, capture), capture=capture)
     tsh.check_readable(result, capture, rows=len(raw))
     bad: list[tuple[str, str]] = []
     if result.returncode != 0 or result.problems:

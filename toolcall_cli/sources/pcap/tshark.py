@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Final
+from typing import IO, TYPE_CHECKING, Final
 
 from toolcall_cli.errors import InputError, MissingDependencyError
 from toolcall_cli.sources.pcap import version_cache
@@ -262,45 +262,61 @@ def command(ts: Tshark, capture: Path, *, frames: Sequence[int] | None = None) -
     return cmd
 
 
-def read_fields(cmd: list[str]) -> tuple[pd.DataFrame, RunResult]:
-    """Run the fields pass; pandas' C parser reads tshark's stdout as it streams (all str)."""
+def run_env() -> dict[str, str]:
+    """tshark's environment: ours, in the C locale (messages and numbers as parsed here)."""
+    return {**os.environ, "LC_ALL": "C"}
+
+
+def read_fields(cmd: list[str], *, capture: Path | None = None) -> tuple[pd.DataFrame, RunResult]:
+    """Run the fields pass; pandas' C parser reads tshark's stdout as it streams (all str).
+
+    When :mod:`.early` already started *cmd* on *capture*, that process is read instead."""
+    from toolcall_cli.sources.pcap import early
+
+    started = early.take(cmd, capture) if capture is not None else None
+    if started is None:
+        with tempfile.TemporaryFile() as err:
+            return _read_table(_spawn(cmd, err), err)
+    with started.stderr as err:
+        return _read_table(started.proc, err)
+
+
+def _spawn(cmd: list[str], err: IO[bytes]) -> subprocess.Popen[bytes]:
+    try:
+        return subprocess.Popen(
+            cmd, stdout=subprocess.PIPE, stderr=err, stdin=subprocess.DEVNULL, env=run_env()
+        )
+    except OSError as e:
+        raise MissingDependencyError(f"cannot start tshark: {e}", hint=HINT) from None
+
+
+def _read_table(proc: subprocess.Popen[bytes], err: IO[bytes]) -> tuple[pd.DataFrame, RunResult]:
     import pandas as pd
 
     result = RunResult()
-    with tempfile.TemporaryFile() as err:
-        try:
-            proc = subprocess.Popen(
-                cmd,
-                stdout=subprocess.PIPE,
-                stderr=err,
-                stdin=subprocess.DEVNULL,
-                env={**os.environ, "LC_ALL": "C"},
-            )
-        except OSError as e:
-            raise MissingDependencyError(f"cannot start tshark: {e}", hint=HINT) from None
-        assert proc.stdout is not None
-        try:
-            table = pd.read_csv(
-                proc.stdout,
-                sep="\t",
-                header=None,
-                names=list(FIELDS),
-                dtype=str,
-                quoting=csv.QUOTE_NONE,
-                na_filter=False,
-                engine="c",
-                encoding="utf-8",
-                encoding_errors="replace",
-                on_bad_lines="skip",
-                skip_blank_lines=True,
-            )
-        except pd.errors.EmptyDataError:
-            table = pd.DataFrame({f: pd.Series([], dtype=object) for f in FIELDS})
-        finally:
-            proc.stdout.close()
-            result.returncode = proc.wait()
-            err.seek(0)
-            _finish(result, err.read())
+    assert proc.stdout is not None
+    try:
+        table = pd.read_csv(
+            proc.stdout,
+            sep="\t",
+            header=None,
+            names=list(FIELDS),
+            dtype=str,
+            quoting=csv.QUOTE_NONE,
+            na_filter=False,
+            engine="c",
+            encoding="utf-8",
+            encoding_errors="replace",
+            on_bad_lines="skip",
+            skip_blank_lines=True,
+        )
+    except pd.errors.EmptyDataError:
+        table = pd.DataFrame({f: pd.Series([], dtype=object) for f in FIELDS})
+    finally:
+        proc.stdout.close()
+        result.returncode = proc.wait()
+        err.seek(0)
+        _finish(result, err.read())
     return table, result
 
 
@@ -321,7 +337,7 @@ def run_all(cmd: list[str]) -> tuple[bytes, RunResult]:
             capture_output=True,
             stdin=subprocess.DEVNULL,
             check=False,
-            env={**os.environ, "LC_ALL": "C"},
+            env=run_env(),
         )
     except OSError as e:
         raise MissingDependencyError(f"cannot start tshark: {e}", hint=HINT) from None
