@@ -108,6 +108,17 @@ def test_options_are_coerced_without_pydantic(argv: tuple[str, ...]) -> None:
 
 
 @pytest.mark.tshark
+def test_diagnose_of_a_bundle_loads_only_what_it_uses(tshark: str) -> None:
+    # the event table needs pandas and pyarrow; a bundle without a store, a YAML cassette,
+    # a pydantic-coerced value or a version to ask tshark needs none of these
+    unused = ("pyarrow.parquet", "yaml", "pydantic", "pyshark", "jsonschema", "rich.progress")
+    argv = ("diagnose", "fixtures/incidents/flooding-model-loop", "--format", "json")
+    # tshark's version is remembered on disk after the first run (pyshark asks it then)
+    _loaded_after("from toolcall_cli.sources.pcap.tshark import locate; locate()")
+    assert _loaded_after(f"exec({_cli(*argv)!r})", unused) == []
+
+
+@pytest.mark.tshark
 @pytest.mark.parametrize("command", ["diagnose", "timeline", "replay"])
 def test_tshark_starts_before_pandas_loads(command: str, tshark: str) -> None:
     # tshark's own start-up (~0.17 s) overlaps the pandas/pyarrow import (sources/pcap/early.py)
