@@ -3,6 +3,7 @@ exactly what a fresh pass gives; a process nobody takes is stopped; nothing rais
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from collections.abc import Iterator
@@ -112,6 +113,15 @@ def test_nothing_raises_without_tshark(monkeypatch: pytest.MonkeyPatch) -> None:
     start_early([BUNDLE], source=None)
     assert _running() == []
     start_early([BUNDLE / "no-such-file"], source=None)  # the read reports it, not the start
+    assert _running() == []
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
+def test_a_fifo_is_never_opened(tmp_path: Path) -> None:
+    fifo = tmp_path / "capture.pcap"
+    os.mkfifo(fifo)  # opening it for reading would block until a writer came
+    start_early([fifo], source=None)
+    start_early([tmp_path], source=None)
     assert _running() == []
 
 

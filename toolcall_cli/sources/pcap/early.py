@@ -93,9 +93,9 @@ def _captures(paths: Sequence[Path], *, follow_symlinks: bool) -> list[Path]:
     for looked, (path, top) in enumerate(walk_tree(paths, follow_symlinks=follow_symlinks)):
         if looked >= MAX_LOOKED_AT or len(found) >= MAX_EARLY:
             break
-        if top is not None and (
-            regular_file_problem(path) or (not follow_symlinks and escapes_tree(path, top))
-        ):
+        if regular_file_problem(path):  # a FIFO named on the command line must not block here
+            continue
+        if top is not None and not follow_symlinks and escapes_tree(path, top):
             continue
         try:
             with path.open("rb") as f:
