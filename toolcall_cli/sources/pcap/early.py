@@ -45,6 +45,8 @@ class Started:
 
 
 _STARTED: dict[tuple[str, ...], Started] = {}
+#: The process that started them: a forked worker inherits the table but must not stop them.
+_OWNER: Final = os.getpid()
 
 
 def start(paths: Sequence[Path], *, source: str | None, follow_symlinks: bool = False) -> int:
@@ -71,6 +73,8 @@ def start(paths: Sequence[Path], *, source: str | None, follow_symlinks: bool = 
 
 def take(cmd: Sequence[str], capture: Path) -> Started | None:
     """The process started early for *cmd*, if there is one and *capture* is unchanged."""
+    if os.getpid() != _OWNER:  # a forked worker: the pipe is its parent's to read
+        return None
     started = _STARTED.pop(tuple(cmd), None)
     if started is not None and started.stamp != _stamp(capture):
         _stop(started)
@@ -80,6 +84,9 @@ def take(cmd: Sequence[str], capture: Path) -> Started | None:
 
 def discard() -> None:
     """Stop every process started early that nobody took."""
+    if os.getpid() != _OWNER:
+        _STARTED.clear()
+        return
     while _STARTED:
         _stop(_STARTED.popitem()[1])
 
