@@ -47,8 +47,10 @@ def test_every_list_of_sources_is_the_registry() -> None:
 
 
 def test_every_adapter_is_registered_under_its_name() -> None:
-    for name, adapter in SOURCES.items():
-        assert adapter.name == name
+    # registration names a package; the adapter it holds answers to the same name
+    for name, entry in SOURCES.items():
+        assert (entry.name, entry.load().name) == (name, name)
+        assert entry.module == f"toolcall_cli.sources.{name}"
 
 
 def test_every_source_says_what_it_reads() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import subprocess
 import sys
 import zlib
 from pathlib import Path
@@ -39,13 +40,59 @@ def test_missing_tshark_on_empty_path_exits_4(tmp_path: Path) -> None:
     assert "Traceback" not in res.stderr
 
 
-def test_broken_pyshark_is_a_missing_dependency(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_broken_pyshark_is_a_missing_dependency(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # pyshark is asked when tshark's version is not remembered yet (an empty cache here)
     monkeypatch.delenv("TOOLCALL_TSHARK", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.setitem(sys.modules, "pyshark.tshark", None)  # `import` now raises ImportError
-    with pytest.raises(MissingDependencyError) as err:
-        pcap_tshark.locate()
+    pcap_tshark._probe.cache_clear()
+    try:
+        with pytest.raises(MissingDependencyError) as err:
+            pcap_tshark.locate()
+    finally:
+        pcap_tshark._probe.cache_clear()
     assert err.value.exit_code == ExitCode.ENVIRONMENT
     assert "pyshark cannot be imported" in err.value.message
+
+
+def _pysharks_answer() -> str | None:
+    """pyshark's own search, in a fresh interpreter (pyshark reads the working directory
+    once, when it is imported)."""
+    probe = (
+        "from pyshark.tshark import tshark as t\n"
+        "try:\n    print(t.get_process_path())\n"
+        "except t.TSharkNotFoundException:\n    print('<none>')"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
+    )
+    answer = done.stdout.strip()
+    return None if answer == "<none>" else answer
+
+
+@pytest.mark.parametrize("config", ["none", "existing", "missing"])
+@pytest.mark.parametrize("path_var", ["system", "empty_dir", "unset"])
+def test_the_search_finds_what_pyshark_finds(
+    config: str, path_var: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # toolcall reads pyshark's config and $PATH without importing pyshark (start-up):
+    # the same answer as pyshark's own get_process_path, config.ini or not
+    fake = tmp_path / "my-tshark"
+    fake.write_text("#!/bin/sh\n", encoding="utf-8")
+    named = {"existing": str(fake), "missing": str(tmp_path / "gone")}.get(config)
+    if named is not None:
+        (tmp_path / "config.ini").write_text(f"[tshark]\ntshark_path = {named}\n")
+    monkeypatch.chdir(tmp_path)
+    if path_var == "empty_dir":
+        (tmp_path / "bin").mkdir()
+        monkeypatch.setenv("PATH", str(tmp_path / "bin"))
+    elif path_var == "unset":
+        monkeypatch.delenv("PATH")
+    assert pcap_tshark.search() == _pysharks_answer()
+    if config == "existing":
+        assert pcap_tshark.search() == str(fake)
 
 
 @pytest.mark.tshark

@@ -9,7 +9,6 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from rich.console import Console
-from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
 
 from toolcall_cli.errors import ToolcallError
 from toolcall_cli.render.safe import clean
@@ -61,6 +60,9 @@ def progress_bar(label: str, *, enabled: bool = True) -> Iterator[ProgressFn | N
     if not enabled or not con.is_terminal:
         yield None
         return
+    # rich.progress only for a bar that is drawn (start-up of every piped run)
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+
     with Progress(
         TextColumn("{task.description}"),
         BarColumn(),

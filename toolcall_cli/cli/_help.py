@@ -10,7 +10,8 @@ Every command is a :class:`ToolcallCommand` (registered in `cli/app.py`, the app
 - lists commands with their whole one-line summary (click cuts them at 45 characters);
 - ends its help with the EXAMPLES of `cli/_examples.py` (the man pages print the same);
 - answers an unknown flag with the flag it most likely meant (`--trace` → `--trace-id`; click
-  sorts its candidates alphabetically, so `--source` came first).
+  sorts its candidates alphabetically, so `--source` came first);
+- coerces defaults and plain values without pydantic (`cli/_coerce.py`: start-up).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import typer.core
 # the vendored click typer ships (there is no other click here; typer pins the API we use)
 from typer._click.exceptions import NoSuchOption
 
+from toolcall_cli.cli import _coerce
 from toolcall_cli.cli._examples import EXAMPLES
 from toolcall_cli.cli._options import COMMAND_FORMATS, Format
 
@@ -144,6 +146,7 @@ class ToolcallCommand(typer.core.TyperCommand):
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         """Parse, answering an unknown flag with the one most likely meant."""
+        _coerce.install(self.get_params(ctx))
         return _parse_suggesting(super().parse_args, self.params, ctx, args)
 
     def invoke(self, ctx: Any) -> Any:
@@ -164,4 +167,5 @@ class ToolcallGroup(typer.core.TyperGroup):
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         """Parse the global options, answering an unknown one with the closest."""
+        _coerce.install(self.get_params(ctx))
         return _parse_suggesting(super().parse_args, self.params, ctx, args)

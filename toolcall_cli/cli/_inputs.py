@@ -14,7 +14,6 @@ import pandas as pd
 from toolcall_cli.cli import _settings
 from toolcall_cli.cli._console import progress_bar, say
 from toolcall_cli.core.redact import Redactor
-from toolcall_cli.core.store import read_manifest
 from toolcall_cli.core.summary import Digest, FileSummary
 from toolcall_cli.errors import UsageError
 from toolcall_cli.sources import FileResult, IngestResult, Redeliveries, ingest_paths, iter_ingest
@@ -161,6 +160,7 @@ def evidence_for(
         files = tuple(str(f.path) for f in result.files)
         return Evidence(result.events, files, files, result.skipped)
     from toolcall_cli.align.load import load_buckets, load_selected  # all when no id is set
+    from toolcall_cli.core.store import read_manifest  # pyarrow.parquet: only for a store
 
     recorded = tuple(str(e["path"]) for e in read_manifest(store)["files"].values())
     load = load_buckets if whole_buckets and ids and any(ids.values()) else load_selected

@@ -1,6 +1,8 @@
 """Source adapters and format detection: every input file becomes event-table rows.
 
-Each adapter package is imported and registered here by name, one line per source.
+Each adapter package is registered here by name, one line per source; the package (and
+pandas with it) is imported when the adapter is first used (:mod:`.registry`), so importing
+this module is cheap (start-up).
 """
 
 from __future__ import annotations
@@ -9,42 +11,51 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from toolcall_cli.core.events import UNPARSED, concat_frames, validate_frame
 from toolcall_cli.core.registry import Registry
 from toolcall_cli.errors import InputError, UnknownSourceError, UsageError
 from toolcall_cli.sources._shared.files import read_head, regular_file_problem, require_regular
-from toolcall_cli.sources.base import HEAD_BYTES, Adapter, ParseOptions
-from toolcall_cli.sources.otel.dedupe import Redeliveries as Redeliveries  # for cli
-from toolcall_cli.sources.otel.dedupe import drop_redelivered
+from toolcall_cli.sources.base import HEAD_BYTES, ParseOptions
+from toolcall_cli.sources.registry import LazyAdapter
 
-SOURCES: Registry[Adapter] = Registry("source")
+if TYPE_CHECKING:
+    import pandas as pd
 
-from toolcall_cli.sources import (  # noqa: E402
-    har,
-    mcp,
-    messages,
-    middleware,
-    mitm,
-    nginx,
-    otel,
-    pcap,
-    transcripts,
-)
+    from toolcall_cli.sources.otel.dedupe import Redeliveries as Redeliveries  # for cli
+
+SOURCES: Registry[LazyAdapter] = Registry("source")
 
 # Registration is explicit: one line per source.
-SOURCES.add(messages.ADAPTER.name, messages.ADAPTER)
-SOURCES.add(middleware.ADAPTER.name, middleware.ADAPTER)
-SOURCES.add(nginx.ADAPTER.name, nginx.ADAPTER)
-SOURCES.add(pcap.ADAPTER.name, pcap.ADAPTER)
-SOURCES.add(har.ADAPTER.name, har.ADAPTER)
-SOURCES.add(mcp.ADAPTER.name, mcp.ADAPTER)
-SOURCES.add(otel.ADAPTER.name, otel.ADAPTER)
-SOURCES.add(transcripts.ADAPTER.name, transcripts.ADAPTER)
-SOURCES.add(mitm.ADAPTER.name, mitm.ADAPTER)
+SOURCES.add("messages", LazyAdapter("messages", "toolcall_cli.sources.messages"))
+SOURCES.add("middleware", LazyAdapter("middleware", "toolcall_cli.sources.middleware"))
+SOURCES.add("nginx", LazyAdapter("nginx", "toolcall_cli.sources.nginx"))
+SOURCES.add("pcap", LazyAdapter("pcap", "toolcall_cli.sources.pcap"))
+SOURCES.add("har", LazyAdapter("har", "toolcall_cli.sources.har"))
+SOURCES.add("mcp", LazyAdapter("mcp", "toolcall_cli.sources.mcp"))
+SOURCES.add("otel", LazyAdapter("otel", "toolcall_cli.sources.otel"))
+SOURCES.add("transcripts", LazyAdapter("transcripts", "toolcall_cli.sources.transcripts"))
+SOURCES.add("mitm", LazyAdapter("mitm", "toolcall_cli.sources.mitm"))
+
+
+def __getattr__(name: str) -> Any:
+    """`Redeliveries` for the cli, loaded with the otel package when it is asked for."""
+    if name == "Redeliveries":
+        from toolcall_cli.sources.otel.dedupe import Redeliveries
+
+        return Redeliveries
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def start_early(
+    paths: Iterable[Path] | None, *, source: str | None, follow_symlinks: bool = False
+) -> None:
+    """Let adapters begin what can run beside the heavy imports, as soon as a command knows
+    its PATHs: the pcap adapter starts tshark on the first captures (:mod:`.pcap.early`)."""
+    from toolcall_cli.sources.pcap import early
+
+    early.start(list(paths or ()), source=source, follow_symlinks=follow_symlinks)
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +100,9 @@ def detect(path: Path) -> str:
     best = max(sc.values(), default=0)
     winners = [n for n, s in sc.items() if s == best]
     if best <= 0:
-        shape = transcripts.unknown_json_hint(read_head(path, HEAD_BYTES), path)
+        from toolcall_cli.sources.transcripts import unknown_json_hint
+
+        shape = unknown_json_hint(read_head(path, HEAD_BYTES), path)
         raise UnknownSourceError(
             f"cannot detect the source format of '{path}'",
             hint=(f"{shape}; " if shape else "") + f"pass --source {'|'.join(SOURCES.names())}",
@@ -250,5 +263,7 @@ def ingest_paths(
             files.append(item)
         else:
             skipped.append(item)
+    from toolcall_cli.sources.otel.dedupe import drop_redelivered
+
     events = drop_redelivered(concat_frames([f.frame for f in files]))  # one span, many files
     return IngestResult(events=events, files=tuple(files), skipped=tuple(skipped))

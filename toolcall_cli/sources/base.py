@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
-
-import pandas as pd
+from typing import TYPE_CHECKING, Protocol
 
 from toolcall_cli.core.config import MAX_DECOMPRESSED, LogFormat
 from toolcall_cli.core.redact import DEFAULT_REDACTOR, Redactor
+
+if TYPE_CHECKING:  # adapters import pandas; the protocol does not need it (start-up)
+    import pandas as pd
 
 #: Bytes given to `sniff`.
 HEAD_BYTES = 64 * 1024

@@ -13,10 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-import yaml
 
 from toolcall_cli.core.words import plural
-from toolcall_cli.core.yaml_safe import YAMLBombError
 from toolcall_cli.errors import InputError
 from toolcall_cli.tools.linemap import LineMap, json_linemap, yaml_linemaps
 
@@ -114,6 +112,10 @@ def _jsonl(text: str) -> Parsed | None:
 
 def _yaml(text: str, path: Path) -> Parsed | None:
     """Every mapping/sequence document of a YAML stream (``---`` separated)."""
+    import yaml  # here, not at import: `toolcall rules` reads no YAML (start-up)
+
+    from toolcall_cli.core.yaml_safe import YAMLBombError
+
     try:
         docs = yaml_linemaps(text)
     except YAMLBombError as e:  # YAML, but refused: say why rather than "not YAML"

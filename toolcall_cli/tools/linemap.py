@@ -11,12 +11,12 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
-import yaml
 
-from toolcall_cli.core.yaml_safe import compose_all, safe_load_all
+if TYPE_CHECKING:  # PyYAML loads with the first YAML document (start-up: `toolcall rules`)
+    import yaml
 
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\],:]|[^\s{}\[\],:"]+')
 
@@ -118,6 +118,8 @@ def yaml_load(text: str) -> tuple[Any, dict[str, int]]:
 
     Raises ``yaml.YAMLError`` on invalid YAML (the caller turns that into an input error).
     """
+    import yaml
+
     docs = yaml_load_all(text)
     if len(docs) != 1:
         raise yaml.YAMLError(f"expected one YAML document, found {len(docs)}")
@@ -131,6 +133,8 @@ def yaml_load_all(text: str) -> list[tuple[Any, dict[str, int]]]:
 
 def yaml_linemaps(text: str) -> list[tuple[Any, LineMap]]:
     """Every document of a YAML stream with its pointer → line and column map."""
+    from toolcall_cli.core.yaml_safe import compose_all, safe_load_all
+
     values = safe_load_all(text)  # aliases bounded, as in yaml_load_all
     out = []
     for value, node in zip(values, compose_all(text), strict=True):
@@ -145,6 +149,8 @@ def yaml_linemaps(text: str) -> list[tuple[Any, LineMap]]:
 def _walk_yaml(
     node: yaml.Node, ptr: str, out: dict[str, int], cols: dict[str, int] | None = None
 ) -> None:
+    import yaml  # loaded by then (yaml_linemaps): a lookup in sys.modules
+
     out[ptr] = node.start_mark.line + 1
     if cols is not None:
         cols[ptr] = node.start_mark.column + 1

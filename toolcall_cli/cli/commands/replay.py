@@ -120,6 +120,9 @@ def run(
             "config",
             hint="for production's settings pass --baseline FILE; for a change, --what-if FILE",
         )
+    from toolcall_cli.sources import start_early  # tshark runs while pandas loads
+
+    start_early(paths, source=None, follow_symlinks=follow_symlinks)
     # the core and the views load here, not at import: see cli/app.py (start-up)
     from toolcall_cli.cli._inputs import evidence_for, parse_options
     from toolcall_cli.pipeline.live import check_target, live_replay

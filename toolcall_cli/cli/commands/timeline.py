@@ -61,6 +61,9 @@ def run(
 ) -> None:
     """Show the aligned timeline of traces, with per-phase latencies against the SLA."""
     check_format(fmt, ("table", "json", "markdown", "html", "otlp"), "timeline")
+    from toolcall_cli.sources import start_early  # tshark runs while pandas loads
+
+    start_early(paths, source=source.value if source else None, follow_symlinks=follow_symlinks)
     # the core and the views load here, not at import: see cli/app.py (start-up)
     from toolcall_cli.align import align
     from toolcall_cli.align.select import select

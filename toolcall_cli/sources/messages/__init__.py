@@ -12,10 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-import yaml
 
 from toolcall_cli.core.jsonio import JSONError, loads, try_loads
-from toolcall_cli.core.yaml_safe import safe_load
 from toolcall_cli.errors import InputError
 from toolcall_cli.sources._shared.files import decode_text, read_bytes
 from toolcall_cli.sources.base import ParseOptions
@@ -90,6 +88,10 @@ def parse_body(body: Any, origin: str, *, path: Path, source: str = "messages") 
 
 
 def _parse_yaml(sink: Sink, text: str, label: str) -> None:
+    import yaml  # with the first cassette, not with every messages file (start-up)
+
+    from toolcall_cli.core.yaml_safe import safe_load
+
     try:
         doc = safe_load(text)  # aliases bounded (core.yaml_safe)
     except (yaml.YAMLError, RecursionError, ValueError) as e:

@@ -1,33 +1,27 @@
 """pcap adapter: HTTP/1.1 exchanges of pcap / pcapng captures (optionally gzip-compressed).
 
-Recognised by magic bytes. tshark (located through pyshark, see :mod:`.tshark`) reads
+Recognised by magic bytes. tshark (located as pyshark locates it, see :mod:`.tshark`) reads
 the capture in one streaming fields pass; :mod:`.http` turns its rows into a message
 table (bodies decoded); :mod:`.events` pairs them per TCP stream and builds the events.
 A capture whose tail is damaged keeps what tshark could read plus one ``unparsed`` row
-saying so; a capture tshark cannot read at all is an InputError.
+saying so; a capture tshark cannot read at all is an InputError. This module only
+recognises captures; :mod:`.read` reads them (pandas loads there), and :mod:`.early` may
+start tshark on a named capture before that.
 """
 
 from __future__ import annotations
 
-import tempfile
 import zlib
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Final
 
-import numpy as np
-import orjson
-import pandas as pd
-
-from toolcall_cli.core.events import concat_frames, validate_frame
-from toolcall_cli.core.words import plural
-from toolcall_cli.errors import InputError
 from toolcall_cli.sources._shared.files import GZIP_MAGIC, is_gzip
-from toolcall_cli.sources.base import ParseOptions
-from toolcall_cli.sources.pcap import events as pcap_events
-from toolcall_cli.sources.pcap import http
-from toolcall_cli.sources.pcap import tshark as tsh
+
+if TYPE_CHECKING:  # the reading side (pandas, numpy) loads with the first capture read
+    import pandas as pd
+
+    from toolcall_cli.sources.base import ParseOptions
 
 #: Magic numbers: classic pcap (µs/ns, both byte orders, Kuznetzov's modified) and pcapng.
 MAGICS: Final = (
@@ -71,21 +65,15 @@ class PcapAdapter:
 
     def parse(self, path: Path, opts: ParseOptions) -> pd.DataFrame:
         """Run tshark over the capture and build http_request/http_response (and LLM) events."""
-        binary = tsh.locate()
-        total = path.stat().st_size
-        if opts.progress:
-            opts.progress(0, total)
-        with _materialise(path, opts) as capture:
-            frame = _read(binary, capture, str(path), cap=min(opts.max_decompressed, http.BODY_CAP))
-        if opts.progress:
-            opts.progress(total, total)
-        return validate_frame(frame)
+        from toolcall_cli.sources.pcap.read import read_capture
+
+        return read_capture(path, opts)
 
 
 ADAPTER = PcapAdapter()
 
 
-def _gunzip(chunks: Iterator[bytes], limit: int) -> Iterator[bytes]:
+def gunzip(chunks: Iterator[bytes], limit: int) -> Iterator[bytes]:
     """Inflate gzip members as far as the data goes (a truncated tail simply ends the output)."""
     d = zlib.decompressobj(47)
     total = 0
@@ -97,18 +85,19 @@ def _gunzip(chunks: Iterator[bytes], limit: int) -> Iterator[bytes]:
                 return
             total += len(out)
             if total > limit:
-                raise _TooBig
+                raise TooBig
             yield out
             chunk = d.unconsumed_tail
             if d.eof and d.unused_data:  # next gzip member
                 chunk, d = d.unused_data, zlib.decompressobj(47)
 
 
-class _TooBig(Exception):
-    pass
+class TooBig(Exception):
+    """Inflating went past the cap (max_decompressed)."""
 
 
-def _file_chunks(path: Path, *, stop: int | None = None) -> Iterator[bytes]:
+def file_chunks(path: Path, *, stop: int | None = None) -> Iterator[bytes]:
+    """*path*'s bytes, 1 MiB at a time (about *stop* bytes at most when given)."""
     with path.open("rb") as f:
         read = 0
         while (chunk := f.read(1 << 20)) and (stop is None or read < stop):
@@ -120,95 +109,10 @@ def _gzip_head(path: Path, n: int) -> bytes:
     """The first *n* inflated bytes of a (possibly truncated) gzip file."""
     out = b""
     try:
-        for piece in _gunzip(_file_chunks(path, stop=n), n + (1 << 20)):
+        for piece in gunzip(file_chunks(path, stop=n), n + (1 << 20)):
             out += piece
             if len(out) >= n:
                 break
-    except (_TooBig, OSError):
+    except (TooBig, OSError):
         pass
     return out[:n]
-
-
-@contextmanager
-def _materialise(path: Path, opts: ParseOptions) -> Iterator[Path]:
-    """The capture as a plain file; gzip is inflated to a temp file (capped: max_decompressed)."""
-    if not is_gzip(path):
-        yield path
-        return
-    with tempfile.TemporaryDirectory(prefix="toolcall-pcap-") as tmp:
-        out = Path(tmp) / (path.name.removesuffix(".gz") or "capture.pcap")
-        try:
-            with out.open("wb") as dst:
-                for piece in _gunzip(_file_chunks(path), opts.max_decompressed):
-                    dst.write(piece)
-        except _TooBig:
-            raise InputError(
-                f"{path}: decompressed size exceeds {plural(opts.max_decompressed, 'byte')}; "
-                "refusing (decompression bomb?)"
-            ) from None
-        except OSError as e:
-            raise InputError(f"cannot read {path}: {e.strerror or e}") from None
-        if out.stat().st_size == 0:
-            raise InputError(f"{path}: corrupt or empty gzip stream")
-        yield out
-
-
-def _read(binary: tsh.Tshark, capture: Path, origin_path: str, *, cap: int) -> pd.DataFrame:
-    """One streaming fields pass; frames with several HTTP messages are re-read as JSON layers."""
-    raw, result = tsh.read_fields(tsh.command(binary, capture))
-    tsh.check_readable(result, capture, rows=len(raw))
-    bad: list[tuple[str, str]] = []
-    if result.returncode != 0 or result.problems:
-        text = "; ".join(result.notes) or f"tshark exited with {result.returncode}"
-        bad.append((text, "capture damaged; events before the damage were kept"))
-    multi = http.is_multi(raw)
-    msgs = http.normalise(raw[~multi].reset_index(drop=True))
-    if multi.any():
-        infos = [
-            {str(k): v for k, v in r.items()}
-            for r in http.normalise(raw[multi].reset_index(drop=True)).to_dict("records")
-        ]
-        extra = _split_multi(binary, capture, infos)
-        if extra:
-            msgs = pd.concat(
-                [msgs, pd.DataFrame(extra, columns=list(http.MESSAGE_COLUMNS))], ignore_index=True
-            )
-            msgs = msgs.sort_values("frame", kind="stable").reset_index(drop=True)
-    frame = pcap_events.events(msgs, origin_path, cap=cap)
-    if bad:
-        frame = concat_frames([frame, pcap_events.unparsed_frame(origin_path, bad)])
-        frame["seq"] = np.arange(len(frame), dtype=np.int64)
-    return frame
-
-
-def _split_multi(
-    binary: tsh.Tshark, capture: Path, infos: list[dict[str, Any]]
-) -> list[dict[str, Any]]:
-    """Second pass for frames that hold several messages: per-layer JSON keeps them apart."""
-    data, _ = tsh.run_all(tsh.command(binary, capture, frames=[int(i["frame"]) for i in infos]))
-    try:
-        packets = orjson.loads(data) if data.strip() else []
-    except orjson.JSONDecodeError:
-        packets = []
-    by_frame = {int(i["frame"]): i for i in infos}
-    out: list[dict[str, Any]] = []
-    for pkt in packets if isinstance(packets, list) else []:
-        layers = pkt.get("_source", {}).get("layers", {}) if isinstance(pkt, dict) else {}
-        info = by_frame.get(_frame_number(layers) or -1)
-        if info is None:
-            continue
-        layer = layers.get("http", [])
-        layer = layer if isinstance(layer, list) else [layer]
-        base = {k: info[k] for k in ("frame", "ts_ns", "stream", "src", "dst")}
-        out.extend(http.from_json_layers(base, [h for h in layer if isinstance(h, dict)]))
-    return out
-
-
-def _frame_number(layers: dict[str, Any]) -> int | None:
-    frame = layers.get("frame")
-    if isinstance(frame, dict):
-        try:
-            return int(frame.get("frame.number", ""))
-        except ValueError:
-            return None
-    return None

@@ -1,11 +1,15 @@
 """Finding, configuring and running tshark for the pcap adapter.
 
-tshark is located through pyshark (which searches ``$PATH``, then pyshark's config file);
-the environment variable ``TOOLCALL_TSHARK`` overrides the search: when set, it must name
-the tshark binary, and a path that does not exist means "tshark is missing" (tests use
-``TOOLCALL_TSHARK=/nonexistent``). pyshark itself is only used to locate tshark and read
-its version; the capture is read by one streaming ``tshark -T fields -e FIELD...`` pass
-(tab-separated, occurrences joined by U+001F) that pandas parses as it arrives.
+tshark is located the way pyshark locates it (`pyshark.tshark.tshark.get_process_path`:
+the ``tshark_path`` of pyshark's ``config.ini`` in the working directory or pyshark's own
+directory, then ``$PATH``), read without importing pyshark, whose import costs more than
+the search (`tests/sources/test_pcap_tshark.py` checks both agree); pyshark itself reads
+tshark's version when it is not remembered (:mod:`.version_cache`). The environment
+variable ``TOOLCALL_TSHARK`` overrides the search: when set, it must name the tshark binary,
+and a path that does not exist means "tshark is missing" (tests use
+``TOOLCALL_TSHARK=/nonexistent``). The capture is read by one streaming
+``tshark -T fields -e FIELD...`` pass (tab-separated, occurrences joined by U+001F) that
+pandas parses as it arrives.
 
 Bodies come out lossless because the JSON and line-based-text dissectors are disabled:
 tshark then hands the (de-chunked, decompressed) body to the ``media`` or ``data``
@@ -15,22 +19,26 @@ dissector, whose ``media.type`` / ``data.data`` fields are hex bytes. ``http.fil
 
 from __future__ import annotations
 
+import configparser
 import csv
 import functools
+import importlib.util
 import os
 import re
 import subprocess
+import sys
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Final
-
-import pandas as pd
+from typing import IO, TYPE_CHECKING, Final
 
 from toolcall_cli.errors import InputError, MissingDependencyError
 from toolcall_cli.sources.pcap import version_cache
+
+if TYPE_CHECKING:  # pandas loads when the fields are read, so tshark can start before it
+    import pandas as pd
 
 ENV_VAR: Final = "TOOLCALL_TSHARK"
 HINT: Final = "install Wireshark's tshark (apt-get install tshark)"
@@ -120,7 +128,7 @@ class RunResult:
 
 
 def locate() -> Tshark:
-    """Find tshark: ``TOOLCALL_TSHARK``, else pyshark's search of ``$PATH``.
+    """Find tshark: ``TOOLCALL_TSHARK``, else pyshark's search (config file, ``$PATH``).
 
     Raises MissingDependencyError (exit 4) when it is absent.
     """
@@ -129,13 +137,9 @@ def locate() -> Tshark:
         if not (os.path.isfile(override) and os.access(override, os.X_OK)):
             raise MissingDependencyError(f"tshark not found at {ENV_VAR}={override}", hint=HINT)
         return _probe(override)
-    pyshark_tshark = _pyshark()
-    try:
-        path = str(pyshark_tshark.get_process_path())
-    except pyshark_tshark.TSharkNotFoundException:
-        raise MissingDependencyError(
-            "tshark is not installed (not found on PATH)", hint=HINT
-        ) from None
+    path = search()
+    if path is None:
+        raise MissingDependencyError("tshark is not installed (not found on PATH)", hint=HINT)
     if not (os.path.isfile(path) and os.access(path, os.X_OK)):
         raise MissingDependencyError(f"tshark at {path} is not executable", hint=HINT)
     return _probe(path)
@@ -161,6 +165,49 @@ def _probe(path: str) -> Tshark:
     if key:
         version_cache.remember(key, version)
     return _checked(Tshark(path=path, version=version))
+
+
+def search(process_name: str = "tshark") -> str | None:
+    """The first existing candidate of pyshark's `get_process_path()`, in its order: the
+    ``[tshark] tshark_path`` of ``./config.ini``, else of pyshark's own ``config.ini``, then
+    each ``$PATH`` entry (Windows: the Program Files folders; macOS: Wireshark.app)."""
+    candidates: list[str] = []
+    config = _pyshark_config()
+    if config is not None:
+        candidates.append(config.get(process_name, f"{process_name}_path"))
+    if sys.platform.startswith("win"):
+        for env in ("ProgramFiles(x86)", "ProgramFiles"):
+            folder = os.getenv(env)
+            if folder is not None:
+                candidates.append(os.path.join(folder, "Wireshark", f"{process_name}.exe"))
+    else:
+        os_path = os.getenv("PATH", "/usr/bin:/usr/sbin:/usr/lib/tshark:/usr/local/bin")
+        candidates += [os.path.join(entry, process_name) for entry in os_path.split(":")]
+    if sys.platform.startswith("darwin"):
+        candidates.append(f"/Applications/Wireshark.app/Contents/MacOS/{process_name}")
+    for candidate in candidates:
+        if os.path.exists(candidate):
+            return candidate.replace("\\", "/") if sys.platform.startswith("win") else candidate
+    return None
+
+
+def _pyshark_config() -> configparser.ConfigParser | None:
+    """pyshark's `get_config()`: ``config.ini`` in the working directory, else in pyshark's
+    package directory (found without importing pyshark), else None."""
+    here = Path.cwd() / "config.ini"
+    spec = importlib.util.find_spec("pyshark")
+    if spec is None or not spec.submodule_search_locations:
+        raise MissingDependencyError(
+            "pyshark is not installed",
+            hint="pyshark is a dependency of toolcall: reinstall toolcall in this environment",
+        )
+    own = Path(next(iter(spec.submodule_search_locations))) / "config.ini"
+    for path in (here, own):
+        if path.exists():
+            config = configparser.ConfigParser()
+            config.read(path)
+            return config
+    return None
 
 
 def _checked(ts: Tshark) -> Tshark:
@@ -215,43 +262,61 @@ def command(ts: Tshark, capture: Path, *, frames: Sequence[int] | None = None) -
     return cmd
 
 
-def read_fields(cmd: list[str]) -> tuple[pd.DataFrame, RunResult]:
-    """Run the fields pass; pandas' C parser reads tshark's stdout as it streams (all str)."""
+def run_env() -> dict[str, str]:
+    """tshark's environment: ours, in the C locale (messages and numbers as parsed here)."""
+    return {**os.environ, "LC_ALL": "C"}
+
+
+def read_fields(cmd: list[str], *, capture: Path | None = None) -> tuple[pd.DataFrame, RunResult]:
+    """Run the fields pass; pandas' C parser reads tshark's stdout as it streams (all str).
+
+    When :mod:`.early` already started *cmd* on *capture*, that process is read instead."""
+    from toolcall_cli.sources.pcap import early
+
+    started = early.take(cmd, capture) if capture is not None else None
+    if started is None:
+        with tempfile.TemporaryFile() as err:
+            return _read_table(_spawn(cmd, err), err)
+    with started.stderr as err:
+        return _read_table(started.proc, err)
+
+
+def _spawn(cmd: list[str], err: IO[bytes]) -> subprocess.Popen[bytes]:
+    try:
+        return subprocess.Popen(
+            cmd, stdout=subprocess.PIPE, stderr=err, stdin=subprocess.DEVNULL, env=run_env()
+        )
+    except OSError as e:
+        raise MissingDependencyError(f"cannot start tshark: {e}", hint=HINT) from None
+
+
+def _read_table(proc: subprocess.Popen[bytes], err: IO[bytes]) -> tuple[pd.DataFrame, RunResult]:
+    import pandas as pd
+
     result = RunResult()
-    with tempfile.TemporaryFile() as err:
-        try:
-            proc = subprocess.Popen(
-                cmd,
-                stdout=subprocess.PIPE,
-                stderr=err,
-                stdin=subprocess.DEVNULL,
-                env={**os.environ, "LC_ALL": "C"},
-            )
-        except OSError as e:
-            raise MissingDependencyError(f"cannot start tshark: {e}", hint=HINT) from None
-        assert proc.stdout is not None
-        try:
-            table = pd.read_csv(
-                proc.stdout,
-                sep="\t",
-                header=None,
-                names=list(FIELDS),
-                dtype=str,
-                quoting=csv.QUOTE_NONE,
-                na_filter=False,
-                engine="c",
-                encoding="utf-8",
-                encoding_errors="replace",
-                on_bad_lines="skip",
-                skip_blank_lines=True,
-            )
-        except pd.errors.EmptyDataError:
-            table = pd.DataFrame({f: pd.Series([], dtype=object) for f in FIELDS})
-        finally:
-            proc.stdout.close()
-            result.returncode = proc.wait()
-            err.seek(0)
-            _finish(result, err.read())
+    assert proc.stdout is not None
+    try:
+        table = pd.read_csv(
+            proc.stdout,
+            sep="\t",
+            header=None,
+            names=list(FIELDS),
+            dtype=str,
+            quoting=csv.QUOTE_NONE,
+            na_filter=False,
+            engine="c",
+            encoding="utf-8",
+            encoding_errors="replace",
+            on_bad_lines="skip",
+            skip_blank_lines=True,
+        )
+    except pd.errors.EmptyDataError:
+        table = pd.DataFrame({f: pd.Series([], dtype=object) for f in FIELDS})
+    finally:
+        proc.stdout.close()
+        result.returncode = proc.wait()
+        err.seek(0)
+        _finish(result, err.read())
     return table, result
 
 
@@ -272,7 +337,7 @@ def run_all(cmd: list[str]) -> tuple[bytes, RunResult]:
             capture_output=True,
             stdin=subprocess.DEVNULL,
             check=False,
-            env={**os.environ, "LC_ALL": "C"},
+            env=run_env(),
         )
     except OSError as e:
         raise MissingDependencyError(f"cannot start tshark: {e}", hint=HINT) from None
