@@ -24,12 +24,12 @@ def scope_replays(
     """Per (session id, trace) scope, in order: its calls' replays by id (a session id wins,
     as for `pipeline.replay`), or why it could not be replayed (e.g. the session declares one
     tool twice, so there is no registry to replay with)."""
-    from toolcall_cli.pipeline.scopes import ScopeReplayer
-
     keys = [_key(s, t) for s, t in scopes]
     done: dict[str, Replays] = ctx.memo("replays:by_scope", dict)
     todo = dict.fromkeys(k for k in keys if k not in done)
-    if todo:
+    if todo:  # the pipeline (and jsonschema) load only when a scope is replayed
+        from toolcall_cli.pipeline.scopes import ScopeReplayer
+
         replayer = ctx.memo(
             "replays:replayer",
             lambda: ScopeReplayer(ctx.events(), cfg=ctx.cfg, registry=ctx.registry),
