@@ -15,6 +15,7 @@ Peak memory is the child's own high-water mark (`wait4` rusage), not this proces
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -34,6 +35,7 @@ _NGINX_TAIL = (
     " upstream_addr=10.0.3.4:8080 upstream_status=200 request_length=2048 "
     "ssl_protocol=TLSv1.3 cache=MISS region=eu-west-1 pod=gw-7f9c6d-abcde"
 )
+_AGENT = re.compile(rb'"agent/[^"]*"')  # the generator's user agent (agent/1.0 … agent/1.8)
 Row = dict[str, Any]
 
 
@@ -41,7 +43,7 @@ def wide_nginx(src: Path, dst: Path) -> None:
     """*src*'s lines with a long user agent and seven more trailing keys."""
     with src.open("rb") as f, dst.open("wb") as out:
         for line in f:
-            text = line.rstrip(b"\n").replace(b'"agent/1.0"', f'"{_UA}"'.encode(), 1)
+            text = _AGENT.sub(f'"{_UA}"'.encode(), line.rstrip(b"\n"), count=1)
             out.write(text + _NGINX_TAIL.encode() + b"\n")
 
 
