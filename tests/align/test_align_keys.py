@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import time
 
-import numpy as np
 import pandas as pd
 
 from tests.align.incident import T0, _frame, incident
 from toolcall_cli.align import align
-from toolcall_cli.align.keys import _union_find
 
 
 def _ev(**kw: object) -> dict[str, object]:
@@ -122,18 +120,6 @@ def test_pcap_response_joins_its_request_by_stream_order() -> None:
     tl = align(ev)
     got = tl.events.sort_values("seq")[["call", "trace"]].values.tolist()
     assert got == [["a", "TA"], ["a", "TA"], ["b", "TB"], ["b", "TB"]]
-
-
-def test_union_find_long_chain() -> None:
-    n = 200_000
-    u = np.arange(n - 1)
-    v = u + 1
-    rng = np.random.default_rng(0)
-    perm = rng.permutation(n - 1)
-    roots = _union_find(u[perm], v[perm], n)
-    assert (roots == 0).all()
-    two = _union_find(np.array([0, 2]), np.array([1, 3]), 4)
-    assert two.tolist() == [0, 0, 2, 2]
 
 
 def test_align_is_column_wise_fast_enough() -> None:

@@ -15,6 +15,7 @@ Peak memory is the child's own high-water mark (`wait4` rusage), not this proces
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -34,6 +35,7 @@ _NGINX_TAIL = (
     " upstream_addr=10.0.3.4:8080 upstream_status=200 request_length=2048 "
     "ssl_protocol=TLSv1.3 cache=MISS region=eu-west-1 pod=gw-7f9c6d-abcde"
 )
+_AGENT = re.compile(rb'"agent/[^"]*"')  # the generator's user agent (agent/1.0 … agent/1.8)
 Row = dict[str, Any]
 
 
@@ -41,7 +43,7 @@ def wide_nginx(src: Path, dst: Path) -> None:
     """*src*'s lines with a long user agent and seven more trailing keys."""
     with src.open("rb") as f, dst.open("wb") as out:
         for line in f:
-            text = line.rstrip(b"\n").replace(b'"agent/1.0"', f'"{_UA}"'.encode(), 1)
+            text = _AGENT.sub(f'"{_UA}"'.encode(), line.rstrip(b"\n"), count=1)
             out.write(text + _NGINX_TAIL.encode() + b"\n")
 
 
@@ -97,20 +99,33 @@ def goaccess_cmd(path: Path, out: Path) -> list[str] | None:
 
 
 def figure(name: str, ref_name: str, ref: list[str], ours: list[str], target: float, n: int) -> Row:
-    """Median of *n* alternating (reference, toolcall) process runs."""
+    """Median of *n* alternating (reference, toolcall) process runs. Met is judged on CPU
+    seconds: the bench machine is shared, and wall ratios there say more about the neighbours
+    than about toolcall (both ratios are reported)."""
     pairs = [(run(ref), run(ours)) for _ in range(n)]
-    ratio = statistics.median(b[0] / a[0] for a, b in pairs)
-    return {
+    cpu_ratio = statistics.median(b[1] / a[1] for a, b in pairs)
+    row: Row = {
         "figure": name,
         "reference": ref_name,
         "ref_s": statistics.median(a[0] for a, _ in pairs),
         "toolcall_s": statistics.median(b[0] for _, b in pairs),
-        "ratio": ratio,
-        "cpu_ratio": statistics.median(b[1] / a[1] for a, b in pairs),
+        "ratio": statistics.median(b[0] / a[0] for a, b in pairs),
+        "cpu_ratio": cpu_ratio,
+        "ref_cpu_s": statistics.median(a[1] for a, _ in pairs),
+        "toolcall_cpu_s": statistics.median(b[1] for _, b in pairs),
         "peak_mib": max(b[2] for _, b in pairs) / 2**20,
+        "load": os.getloadavg()[0],
         "target": f"≤ {target}×",
-        "ok": ratio <= target,
+        "ok": cpu_ratio <= target,
     }
+    print(
+        f"{name} vs {ref_name}: {row['ref_s']:.2f} s / {row['toolcall_s']:.2f} s wall, "
+        f"{row['ref_cpu_s']:.2f} / {row['toolcall_cpu_s']:.2f} CPU s: {row['ratio']:.2f}× wall, "
+        f"{row['cpu_ratio']:.2f}× CPU, peak {row['peak_mib']:.0f} MiB, load {row['load']:.1f}",
+        file=sys.stderr,
+        flush=True,
+    )
+    return row
 
 
 def _missing(name: str, ref: str, target: float) -> Row:

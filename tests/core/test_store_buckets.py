@@ -13,6 +13,7 @@ import orjson
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 
 from toolcall_cli.core import store as store_mod
 from toolcall_cli.core.events import build_frame
@@ -117,12 +118,16 @@ def test_a_diagnose_of_the_store_records_findings_and_calls(tmp_path: Path) -> N
 
 
 def test_an_input_bigger_than_a_flush_is_stored_in_slices_and_read_back_in_order(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from toolcall_cli.core import store_write
     from toolcall_cli.core.store_write import FLUSH_ROWS
 
     n = 2 * FLUSH_ROWS + 123  # three slices; one session, so one component and one bucket
     big = _events("big.log", [{"session_id": "s", "tool_call_id": f"c{i}"} for i in range(n)])
+    write_files(tmp_path / "big", [(Path("/evidence/big.log"), "middleware", big)])
+    assert len(data_files(tmp_path / "big")) == 1  # the slices are written together
+    monkeypatch.setattr(store_write, "WRITE_ROWS", FLUSH_ROWS)  # a write per slice
     write_files(tmp_path / "st", [(Path("/evidence/big.log"), "middleware", big)])
     parts = data_files(tmp_path / "st")
     assert len(parts) == 3

@@ -70,6 +70,7 @@ def stores(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     plain = root / "plain"
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(store_write, "FLUSH_ROWS", 1)  # a part per input
+        mp.setattr(store_write, "WRITE_ROWS", 1)
         mp.setattr(store_write, "MAX_SMALL", 10**9)  # and none merged as they are written
         _ingest(plain, paths)
     compacted = root / "compacted"

@@ -77,6 +77,9 @@ COMMON = (
     "rt=1 us=200 urt=0.5",
     '10.1.2.6 - - [01/Mar/2025:00:00:04 +0000] "GET / HTTP/1.1" 200 5 "-" "agent/1.1" '
     "trace_id=t{i} rt=1 trace_id=dup{i}",
+    '10.1.2.7 - - [01/Mar/2025:00:00:05 +0000] "POST /tools/get_weather HTTP/1.1" 200 9 "-" '
+    '"agent/1.1" trace_id=t{i} tool_call_id=c{i} rt=0.2 upstream_addr=10.0.3.4:8080 '
+    "upstream_status=200 cache=MISS pod=gw-{i} dir=C:\\tmp\\{i}",
 )
 
 
@@ -194,23 +197,35 @@ TRAILING = (
     "x_trace_id=a req_id=b urt=0.2 us=502",
     "x_trace_id=a req_id=b urt=0.2 us=502 x_tool_call_id=c",
     "rt=1\u00a0us=2",
+    "trace_id=a cache=HIT pod=p-1 rt=1",
+    "trace_id=a cache=HIT pod=p\\1 rt=1",
+    "trace_id=a cache=HIT cache=MISS rt=1",
+    "trace_id=a Cache=HIT cache=MISS rt=1",
+    "trace_id=a 9cache=HIT rt=1",
+    "trace_id=a cache= rt=1",
 )
 
 
 def test_layout_reader_equals_the_token_reader() -> None:
     rows = [TRAILING[i % len(TRAILING)] for i in range(40 * len(TRAILING))]
     rows += ["trace_id=a session_id=b rt=1"] * 400  # one layout dominates the sample
+    rows += ["trace_id=a cache=HIT pod=p-1 rt=1"] * 100  # and one with other keys
     text = pa.array(rows, pa.large_string())
     has = np.ones(len(rows), bool)
-    by_rows, done = by_layout(text, has)
-    assert done.sum() >= 400
-    tokens, _, _ = split_trailing_tokens(text.filter(pa.array(done)))
+    by_rows, done, others = by_layout(text, has)
+    assert done.sum() >= 500
+    assert not done[[r.count("cache=") > 1 for r in rows]].any()  # a repeated other key
+    tokens, want_others, _ = split_trailing_tokens(text.filter(pa.array(done)))
     for var in set(by_rows) | set(tokens):
         got = by_rows[var].filter(pa.array(done)) if var in by_rows else None
         want = tokens.get(var)
         assert (got is None and want is None) or (
             got is not None and want is not None and got.equals(want.cast(got.type))
         ), var
+    assert others is not None and want_others is not None
+    assert others.filter(pa.array(done)).equals(want_others)
+    assert others.filter(pa.array(done))[0].as_py() is None
+    assert '{"cache":"HIT","pod":"p\\\\1"}' in others.to_pylist()
 
 
 @pytest.mark.parametrize(

@@ -27,7 +27,7 @@ import pyarrow.compute as pc
 
 from toolcall_cli.align.arrays import attr_fields, nonempty, true_mask
 from toolcall_cli.align.keys import LINK_ATTRS, traceparent_ids
-from toolcall_cli.align.keys import _union_find as union_find
+from toolcall_cli.align.union_find import union_find
 from toolcall_cli.core.events import CONVERSATION_SOURCES, WIRE_SOURCES
 from toolcall_cli.core.store_layout import bucket_of_label
 
@@ -103,20 +103,26 @@ class KeyMap:
 def link(old: KeyMap, new_keys: list[pa.Array], buckets: int) -> tuple[KeyMap, set[int]]:
     """The map after adding rows with *new_keys* (from :func:`row_keys`), and the buckets
     holding rows that must move: their component was linked to another, or gained a smaller
-    key, and its new label hashes to another bucket."""
-    present = [k.drop_null() for k in new_keys]
-    nodes = pc.unique(pa.concat_arrays([old.keys, *(p.cast(pa.large_string()) for p in present)]))
-    nodes = nodes.take(pc.sort_indices(nodes))
+    key, and its new label hashes to another bucket.
 
-    def code(arr: pa.Array) -> np.ndarray:
-        idx = pc.index_in(arr, value_set=nodes).fill_null(-1)
-        return np.asarray(idx.to_numpy(zero_copy_only=False), dtype=np.int64)
-
-    u = [code(old.keys)]
-    v = [code(old.labels)]
-    anchor = code(new_keys[0])
-    for k in new_keys[1:]:
-        c = code(k)
+    Every key text (the map's and the rows') is coded by one dictionary encoding, ranked by one
+    sort (so the smallest code of a component is its smallest key), and the union-find runs on
+    the codes: no hash table per key column, no Python per row."""
+    arrays = [old.keys, old.labels, *(k.cast(pa.large_string()) for k in new_keys)]
+    enc = pc.dictionary_encode(pa.concat_arrays(arrays))
+    order = pc.sort_indices(enc.dictionary)
+    nodes = enc.dictionary.take(order)
+    rank = np.empty(len(nodes), dtype=np.int64)
+    rank[np.asarray(order)] = np.arange(len(nodes), dtype=np.int64)
+    ranked = np.append(rank, -1)  # a null key → -1
+    idx = np.asarray(enc.indices.fill_null(len(nodes)).to_numpy(zero_copy_only=False))
+    codes, at = [], 0
+    for arr in arrays:
+        codes.append(ranked[idx[at : at + len(arr)]])
+        at += len(arr)
+    old_keys, old_labels, anchor, *others = codes
+    u, v = [old_keys], [old_labels]
+    for c in others:
         u.append(anchor[c >= 0])
         v.append(c[c >= 0])
     roots = union_find(np.concatenate(u), np.concatenate(v), len(nodes))
@@ -124,7 +130,7 @@ def link(old: KeyMap, new_keys: list[pa.Array], buckets: int) -> tuple[KeyMap, s
     new = KeyMap(nodes, labels)
     if not len(old.keys):
         return new, set()
-    after = labels.take(pa.array(code(old.keys)))
+    after = labels.take(pa.array(old_keys))
     changed = pc.not_equal(after, old.labels)
     pairs = pa.table({"old": old.labels.filter(changed), "new": after.filter(changed)})
     pairs = pairs.group_by(["old", "new"]).aggregate([])

@@ -27,6 +27,7 @@ from toolcall_cli.align.arrays import (
     true_mask,
 )
 from toolcall_cli.align.scope import ScopedIds, original_codes
+from toolcall_cli.align.union_find import union_find
 from toolcall_cli.core.events import WIRE_SOURCES
 
 _TRACEPARENT = re.compile(r"^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$", re.IGNORECASE)
@@ -239,29 +240,8 @@ def _label(cols: list[np.ndarray]) -> np.ndarray:
     u = np.concatenate([anchor[c >= 0] for c in cols[1:]])
     v = np.concatenate([c[c >= 0] for c in cols[1:]])
     top = max(int(anchor.max()), int(v.max()) if len(v) else -1) + 1
-    roots = _union_find(u, v, top)
+    roots = union_find(u, v, top)
     return np.where(anchor >= 0, roots[np.maximum(anchor, 0)], -1)
-
-
-def _union_find(u: np.ndarray, v: np.ndarray, n: int) -> np.ndarray:
-    """Root (smallest member) of each node's component: hook roots to the smaller one, compress."""
-    labels = np.arange(n, dtype=np.int64)
-    mask = u != v
-    u, v = u[mask], v[mask]
-    while True:
-        lu, lv = labels[u], labels[v]
-        lo = np.minimum(lu, lv)
-        new = labels.copy()
-        np.minimum.at(new, lu, lo)
-        np.minimum.at(new, lv, lo)
-        while True:  # pointer jumping until every node points at a root
-            jumped = new[new]
-            if np.array_equal(jumped, new):
-                break
-            new = jumped
-        if np.array_equal(new, labels):
-            return labels
-        labels = new
 
 
 def trace_keys(a: EventArrays, groups: np.ndarray) -> Coded:

@@ -1,9 +1,10 @@
 """Writing inputs into the bucketed store (layout 4, core/store_layout.py).
 
-An ingest hands its inputs to a :class:`BucketWriter` one at a time. Rows are buffered until
-about `FLUSH_ROWS` have gathered (one large input flushes at once, thousands of small ones
-share one flush), so a store of 10,000 one-line logs is written as a few dozen parts, not
-10,000 files. A flush:
+An ingest hands its inputs to a :class:`BucketWriter` one at a time. Their rows are converted
+to Arrow `FLUSH_ROWS` at a time (a big input slice by slice, thousands of small ones together)
+and buffered until `WRITE_ROWS` rows or `WRITE_BYTES` bytes have gathered, so a store of
+10,000 one-line logs is written as a few dozen parts, not 10,000 files, and a million-line
+input as a few parts per bucket, not one per bucket and slice. A flush:
 
 1. adds the rows' keys to the key map (align/buckets.py), which says which components the
    new rows linked or grew, and so which buckets hold rows that must move;
@@ -35,7 +36,10 @@ from toolcall_cli.core.events import COLUMNS
 from toolcall_cli.core.store_layout import KEYS_FILE, bucket_dir
 from toolcall_cli.errors import InputError
 
-FLUSH_ROWS = 65_536  # buffered rows that trigger a flush
+FLUSH_ROWS = 65_536  # rows converted to Arrow at a time (the copies on the way stay this large)
+WRITE_ROWS = 1_048_576  # buffered Arrow rows that trigger a flush (one linking pass, a part
+WRITE_BYTES = 192 << 20  # per bucket), or buffered Arrow bytes: a flush per 65 k rows wrote
+# 64 small parts each time and merged them again and again
 SMALL_ROWS = 8_192  # a part under one row group is small: merged once a bucket holds MAX_SMALL
 MAX_SMALL = 4
 
@@ -140,7 +144,9 @@ class BucketWriter:
         self.keymap_changed = False
         self._buffer: list[pa.Table] = []
         self._frames: list[tuple[str, pd.DataFrame, int]] = []  # inputs not converted yet
-        self._buffered = 0
+        self._framed = 0  # their rows
+        self._buffered = 0  # rows in _buffer
+        self._buffered_bytes = 0
         self._dirty: set[str] = set()  # parts holding rows of inputs being replaced
         self._removed: set[str] = set()  # those inputs
 
@@ -153,18 +159,26 @@ class BucketWriter:
         """Rows carried over (an older layout's parts, as :func:`normalise` gives them)."""
         self._buffer.append(table)
         self._buffered += table.num_rows
-        if self._buffered >= FLUSH_ROWS:
+        self._buffered_bytes += table.nbytes
+        if self._buffered >= WRITE_ROWS or self._buffered_bytes >= WRITE_BYTES:
             self.flush()
 
     def add_input(self, key: str, df: pd.DataFrame) -> None:
         """One input's events (an adapter's frame), converted slice by slice: a big input's
-        copies on the way to Parquet (dtypes, Arrow, bucket order) stay one slice large."""
+        copies on the way to Arrow (dtypes, Arrow) stay one slice large."""
         for lo in range(0, max(len(df), 1), FLUSH_ROWS):
             piece = df.iloc[lo : lo + FLUSH_ROWS]
             self._frames.append((key, piece, lo))
-            self._buffered += len(piece)
-            if self._buffered >= FLUSH_ROWS:
-                self.flush()
+            self._framed += len(piece)
+            if self._framed >= FLUSH_ROWS:
+                self._convert()
+
+    def _convert(self) -> None:
+        """The frames gathered so far, as one store table in the buffer."""
+        if self._frames:
+            table = input_table(self._frames)
+            self._frames, self._framed = [], 0
+            self.add(table)
 
     def read_part(self, part: str) -> pa.Table:
         entry = self.parts[part]
@@ -194,10 +208,11 @@ class BucketWriter:
         """Place the buffered rows (and the rows they move) into their buckets' parts."""
         from toolcall_cli.align.buckets import bucket_array, link, row_keys
 
-        batch = self._buffer
         if self._frames:
-            batch.append(input_table(self._frames))
-        self._buffer, self._frames, self._buffered = [], [], 0
+            self._buffer.append(input_table(self._frames))
+        batch = self._buffer
+        self._buffer, self._frames, self._framed = [], [], 0
+        self._buffered = self._buffered_bytes = 0
         moved: set[int] = set()
         anchors: list[pa.Array] = []
         if batch:

@@ -5,19 +5,22 @@ correlation keys of DESIGN §2 are recognised by name) and extra quoted fields, 
 `attrs.extra` in order (e.g. `"$http_x_forwarded_for"` of nginx's `main` format).
 
 Three readers, fastest first, each giving the same values for the rows it takes: by_layout()
-(plain `key=value` tokens whose keys, position by position, were seen in a sample), the
-column-wise token reader (any order, known keys only), and Python for everything else.
+(:mod:`.trailing_layout`: plain `key=value` tokens whose keys, position by position, were seen
+in a sample), the column-wise token reader (any order, known keys only), and Python for
+everything else (quoted values, bare fields, rare layouts).
 """
 
 from __future__ import annotations
 
 import re
-from collections import Counter
 
 import numpy as np
 import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
+
+from toolcall_cli.sources.nginx.trailing_keys import TRAILING_KEYS, scatter
+from toolcall_cli.sources.nginx.trailing_layout import by_layout
 
 #: ONE regex, RE2-compatible (pyarrow) and Python-compatible; quoted fields honour `\"` escapes.
 COMBINED_RX = (
@@ -33,28 +36,6 @@ HEAD_RX = re.compile(
     r'"[^"]*" (?:\d{3}|-) (?:\d+|-)'
 )
 
-#: trailing key → nginx variable.
-TRAILING_KEYS: dict[str, str] = {
-    "trace_id": "http_x_trace_id",
-    "x_trace_id": "http_x_trace_id",
-    "session_id": "http_x_session_id",
-    "x_session_id": "http_x_session_id",
-    "request_id": "request_id",
-    "req_id": "request_id",
-    "tool_call_id": "http_x_tool_call_id",
-    "x_tool_call_id": "http_x_tool_call_id",
-    "rt": "request_time",
-    "request_time": "request_time",
-    "urt": "upstream_response_time",
-    "upstream_response_time": "upstream_response_time",
-    "upstream_status": "upstream_status",
-    "us": "upstream_status",
-}
-
-#: Rows sampled for layouts, and the most layouts kept.
-_SAMPLE = 2000
-_MAX_LAYOUTS = 8
-
 _PAIR = re.compile(r'(?:^|\s)([A-Za-z_][\w.-]*)=(?:"((?:[^"\\]|\\.)*)"|(\S*))')
 _QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"|(\S+)')
 
@@ -66,7 +47,7 @@ def _first_per_row(parent: np.ndarray, sel: np.ndarray, values: pa.Array, n: int
     picked = values.take(pa.array(hits[first]))
     quoted = pc.and_(pc.starts_with(picked, '"'), pc.ends_with(picked, '"'))
     picked = pc.if_else(quoted, pc.utf8_slice_codeunits(picked, 1, -1), picked)
-    return _scatter(pa.array(rows, pa.int64()), picked.cast(pa.large_string()), n)
+    return scatter(pa.array(rows, pa.int64()), picked.cast(pa.large_string()), n)
 
 
 def _tokens(text: pa.Array) -> tuple[dict[str, pa.Array], np.ndarray]:
@@ -112,107 +93,29 @@ def split_trailing(
 ) -> tuple[dict[str, pa.Array], pa.Array | None, pa.Array | None]:
     """(variables from known keys, attrs object text of other keys, attrs.extra JSON list) per row.
 
-    Rows in one of the common layouts (the same known keys in the same order, plain values) are
-    read with one regex per layout; the others go through split_trailing_tokens().
+    Rows in one of the common layouts (the same keys in the same order, plain values) are read
+    column-wise by by_layout(); the others go through split_trailing_tokens().
     """
     n = len(trailing)
     text = pc.utf8_trim_whitespace(trailing)
     has = pc.fill_null(pc.greater(pc.utf8_length(text), 0), False).to_numpy(zero_copy_only=False)
     if not has.any():
         return {}, None, None
-    variables, done = by_layout(text, has)
+    variables, done, layout_others = by_layout(text, has)
     rest = has & ~done
     if not rest.any():
-        return variables, None, None
+        return variables, layout_others, None
     if not done.any():
         return split_trailing_tokens(text)
     idx = pa.array(np.flatnonzero(rest), pa.int64())
     sub_vars, others, extras = split_trailing_tokens(text.take(idx))
     for var, col in sub_vars.items():
-        placed = _scatter(idx, col, n)
+        placed = scatter(idx, col, n)
         variables[var] = pc.coalesce(variables[var], placed) if var in variables else placed
-    return (
-        variables,
-        None if others is None else _scatter(idx, others, n),
-        None if extras is None else _scatter(idx, extras, n),
-    )
-
-
-def _layout_of(row: str) -> tuple[str, ...] | None:
-    """The known keys (as written) of a row made only of plain `key=value` tokens, else None."""
-    if not row.isascii() or not row.isprintable() or '"' in row:
-        return None
-    keys = []
-    for tok in row.split(" "):
-        if not tok:
-            continue
-        key, eq, _ = tok.partition("=")
-        if not eq or key.lower() not in TRAILING_KEYS:
-            return None
-        keys.append(key)
-    return tuple(keys) or None
-
-
-def _plain_rows(text: pa.Array) -> np.ndarray:
-    """Rows of printable ASCII without a quote (found by one scan of the data buffer)."""
-    n = len(text)
-    _, offsets, data = text.buffers()
-    offs = np.frombuffer(offsets, np.int64)[text.offset : text.offset + n + 1]
-    if data is None:
-        return np.ones(n, bool)
-    raw = np.frombuffer(data, np.uint8)[offs[0] : offs[-1]]
-    bad = np.flatnonzero((raw < 32) | (raw > 126) | (raw == 34)) + offs[0]
-    plain = np.ones(n, bool)
-    plain[np.searchsorted(offs, bad, side="right") - 1] = False
-    return plain
-
-
-def by_layout(text: pa.Array, has: np.ndarray) -> tuple[dict[str, pa.Array], np.ndarray]:
-    """Known keys of rows whose tokens, position by position, are `key=value` with a key seen
-    there in a sample (single spaces, plain values); (variables, rows read). Other rows are left
-    for the token path. A value is the token after `key=`; the first key of a variable wins."""
-    n = len(text)
-    sample = text.filter(pa.array(has)).slice(0, _SAMPLE).to_pylist()
-    counts = Counter(lay for lay in map(_layout_of, sample) if lay is not None)
-    floor = max(1, len(sample) // 100)
-    layouts = [lay for lay, c in counts.most_common(_MAX_LAYOUTS) if c >= floor]
-    done = np.zeros(n, bool)
-    if not layouts:
-        return {}, done
-    width = max(map(len, layouts))
-    keys_at = [list(dict.fromkeys(lay[j] for lay in layouts if len(lay) > j)) for j in range(width)]
-    idx = np.flatnonzero(has & _plain_rows(text))
-    if not idx.size:
-        return {}, done
-    sub = text if idx.size == n else text.take(pa.array(idx))
-    parts = pc.split_pattern(sub, " ")
-    ntok = pc.list_value_length(parts).to_numpy(zero_copy_only=False)
-    starts = parts.offsets.to_numpy()[:-1].astype("int64")
-    ok = ntok <= width
-    hits: dict[str, list[tuple[np.ndarray, pa.Array]]] = {}
-    for j, keys in enumerate(keys_at):
-        present = ntok > j
-        tok = parts.values.take(pa.array(np.where(present, starts + j, 0)))
-        raw = tok.cast(pa.large_binary())  # plain rows are ASCII: byte slices are char slices
-        matched = np.zeros(len(sub), bool)
-        for key in keys:
-            hit = present & pc.starts_with(tok, key + "=").to_numpy(zero_copy_only=False)
-            matched |= hit
-            value = pc.binary_slice(raw, len(key) + 1, 1 << 40).cast(pa.large_string())
-            hits.setdefault(TRAILING_KEYS[key.lower()], []).append((hit, value))
-        ok &= matched | ~present
-    done[idx[ok]] = True
-    nothing = pa.scalar(None, pa.large_string())
-    out: dict[str, pa.Array] = {}
-    for var, found in hits.items():
-        cols = [
-            pc.if_else(pa.array(hit & ok), v.cast(pa.large_string()), nothing) for hit, v in found
-        ]
-        col = pc.coalesce(*cols) if len(cols) > 1 else cols[0]
-        if col.null_count == len(col):
-            continue
-        out[var] = col if idx.size == n else _scatter(pa.array(idx), col, n)
-    return out, done
+    if others is not None:  # (the two readers took disjoint rows)
+        placed = scatter(idx, others, n)
+        layout_others = placed if layout_others is None else pc.coalesce(layout_others, placed)
+    return variables, layout_others, None if extras is None else scatter(idx, extras, n)
 
 
 def split_trailing_tokens(
@@ -240,8 +143,13 @@ def split_trailing_tokens(
             var = TRAILING_KEYS.get(key.lower())
             if var is None:
                 other.setdefault(key, val)
-            elif found.setdefault(var, [None] * len(idx))[pos] is None:
-                found[var][pos] = val
+            else:
+                # (not setdefault(var, [None] * n): that builds an n-long list per pair)
+                col = found.get(var)
+                if col is None:
+                    col = found[var] = [None] * len(idx)
+                if col[pos] is None:
+                    col[pos] = val
         bare = [
             m.group(1) if m.group(1) is not None else m.group(2)
             for m in _QUOTED.finditer(_blank(row, consumed))
@@ -250,10 +158,10 @@ def split_trailing_tokens(
         extras.append(bare or None)
     where = pa.array(idx, pa.int64())
     for var, col in found.items():
-        placed = _scatter(where, pa.array(col, pa.large_string()), n)
+        placed = scatter(where, pa.array(col, pa.large_string()), n)
         variables[var] = pc.coalesce(variables[var], placed) if var in variables else placed
-    other_json = _scatter(where, pa.array([_obj(o) for o in others], pa.large_string()), n)
-    extra_json = _scatter(where, pa.array([_obj(e) for e in extras], pa.large_string()), n)
+    other_json = scatter(where, pa.array([_obj(o) for o in others], pa.large_string()), n)
+    extra_json = scatter(where, pa.array([_obj(e) for e in extras], pa.large_string()), n)
     return variables, other_json, extra_json
 
 
@@ -272,11 +180,3 @@ def _obj(value: object) -> str | None:
     if value is None:
         return None
     return orjson.dumps(value).decode()
-
-
-def _scatter(where: pa.Array, values: pa.Array, n: int) -> pa.Array:
-    """Place *values* at row positions *where* of an all-null array of length *n*."""
-    mask = np.zeros(n, bool)
-    mask[where.to_numpy(zero_copy_only=False)] = True
-    base = pa.nulls(n, pa.large_string())
-    return pc.replace_with_mask(base, pa.array(mask), values)

@@ -1,0 +1,169 @@
+"""The layout reader of trailing text: rows of plain `key=value` tokens in a common layout.
+
+Production lines carry many trailing keys nginx knows nothing about (`upstream_addr=…
+cache=MISS pod=…`) beside the correlation keys. A sample of rows gives the common layouts (the
+keys as written, position by position); every row whose tokens match them is read column-wise,
+a kernel call per (position, key): known keys become variables, the others one attrs object
+text per row, members in row order, as the row-wise reader of :mod:`.combined` writes them.
+Other rows (quotes, tabs, non-ASCII, a repeated other key, rare layouts) are left to it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+import numpy as np
+import orjson
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from toolcall_cli.sources.nginx.trailing_keys import TRAILING_KEYS, scatter
+
+#: Rows sampled for layouts, and the most layouts kept.
+_SAMPLE = 2000
+_MAX_LAYOUTS = 8
+
+#: A key the row-wise reader's pair pattern takes (`[A-Za-z_][\w.-]*`, ASCII here).
+_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
+
+_EMPTY = pa.scalar("", pa.large_string())
+
+#: (hit mask, value) of a key at one position, one per key.
+_Hits = list[tuple[np.ndarray, pa.Array]]
+
+
+def _layout_of(row: str) -> tuple[str, ...] | None:
+    """The keys (as written) of a row made only of plain `key=value` tokens, else None; a row
+    naming an other (not known) key twice has no layout (its first value wins, row-wise)."""
+    if not row.isascii() or not row.isprintable() or '"' in row:
+        return None
+    keys = []
+    for tok in row.split(" "):
+        if not tok:
+            continue
+        key, eq, _ = tok.partition("=")
+        if not eq or not _KEY.fullmatch(key):
+            return None
+        keys.append(key)
+    others = [k for k in keys if k.lower() not in TRAILING_KEYS]
+    if len(set(others)) < len(others):
+        return None
+    return tuple(keys) or None
+
+
+def _plain_rows(text: pa.Array) -> np.ndarray:
+    """Rows of printable ASCII without a quote (one kernel, and one scan of the data buffer for
+    the quotes)."""
+    n = len(text)
+    plain = np.array(pc.ascii_is_printable(text).fill_null(True), dtype=bool)
+    _, offsets, data = text.buffers()
+    if data is None:
+        return plain
+    offs = np.frombuffer(offsets, np.int64)[text.offset : text.offset + n + 1]
+    quotes = np.flatnonzero(np.frombuffer(data, np.uint8)[offs[0] : offs[-1]] == 34) + offs[0]
+    plain[np.searchsorted(offs, quotes, side="right") - 1] = False
+    return plain
+
+
+def _layouts(text: pa.Array, has: np.ndarray) -> list[tuple[str, ...]]:
+    """The common layouts of a sample of the rows (each seen in at least 1% of it)."""
+    sample = text.filter(pa.array(has)).slice(0, _SAMPLE).to_pylist()
+    counts = Counter(lay for lay in map(_layout_of, sample) if lay is not None)
+    floor = max(1, len(sample) // 100)
+    return [lay for lay, c in counts.most_common(_MAX_LAYOUTS) if c >= floor]
+
+
+def by_layout(
+    text: pa.Array, has: np.ndarray
+) -> tuple[dict[str, pa.Array], np.ndarray, pa.Array | None]:
+    """Rows whose tokens, position by position, are `key=value` with a key seen there in a
+    sample (single spaces, plain values): (variables of known keys, rows read, attrs object text
+    of the other keys or None). Other rows are left for the token path. A value is the token
+    after `key=`; the first key of a variable wins."""
+    n = len(text)
+    done = np.zeros(n, bool)
+    layouts = _layouts(text, has)
+    if not layouts:
+        return {}, done, None
+    width = max(map(len, layouts))
+    keys_at = [list(dict.fromkeys(lay[j] for lay in layouts if len(lay) > j)) for j in range(width)]
+    idx = np.flatnonzero(has & _plain_rows(text))
+    if not idx.size:
+        return {}, done, None
+    sub = text if idx.size == n else text.take(pa.array(idx))
+    parts = pc.split_pattern(sub, " ")
+    ntok = pc.list_value_length(parts).to_numpy(zero_copy_only=False)
+    starts = parts.offsets.to_numpy()[:-1].astype("int64")
+    ok = ntok <= width
+    hits: dict[str, _Hits] = {}  # variable -> hits, by position
+    other_at: list[_Hits] = []  # per position: the other keys' `,"key":"value"` members
+    times: dict[str, np.ndarray] = {}  # other key -> how often a row names it
+    for j, keys in enumerate(keys_at):
+        present = ntok > j
+        tok = parts.values.take(pa.array(np.where(present, starts + j, 0)))
+        raw = tok.cast(pa.large_binary())  # plain rows are ASCII: byte slices are char slices
+        matched = np.zeros(len(sub), bool)
+        members: _Hits = []
+        for key in keys:
+            hit = present & pc.starts_with(tok, key + "=").to_numpy(zero_copy_only=False)
+            matched |= hit
+            value = pc.binary_slice(raw, len(key) + 1, 1 << 40).cast(pa.large_string())
+            var = TRAILING_KEYS.get(key.lower())
+            if var is not None:
+                hits.setdefault(var, []).append((hit, value))
+                continue
+            times[key] = times.get(key, 0) + hit
+            members.append((hit, _member(key, value)))
+        other_at.append(members)
+        ok &= matched | ~present
+    for count in times.values():  # the row-wise reader keeps an other key's first value
+        ok &= count <= 1
+    done[idx[ok]] = True
+    out: dict[str, pa.Array] = {}
+    for var, found in hits.items():
+        col = _first(found, ok)
+        if col.null_count < len(col):
+            out[var] = col if idx.size == n else scatter(pa.array(idx), col, n)
+    others = _objects(other_at, ok)
+    if others is not None and idx.size != n:
+        others = scatter(pa.array(idx), others, n)
+    return out, done, others
+
+
+def _first(found: _Hits, ok: np.ndarray) -> pa.Array:
+    """Per row, the first value that hit (null when none did, or the row is not read)."""
+    nothing = pa.scalar(None, pa.large_string())
+    cols = [pc.if_else(pa.array(hit & ok), v, nothing) for hit, v in found]
+    return pc.coalesce(*cols) if len(cols) > 1 else cols[0]
+
+
+def _member(key: str, value: pa.Array) -> pa.Array:
+    """`,"key":"value"` per row; plain values hold no quote or control character, so a
+    backslash is all JSON escapes."""
+    if pc.any(pc.match_substring(value, "\\")).as_py():
+        value = pc.replace_substring(value, "\\", "\\\\")
+    prefix = pa.scalar("," + orjson.dumps(key).decode() + ':"', pa.large_string())
+    return pc.binary_join_element_wise(prefix, value, pa.scalar('"', pa.large_string()), _EMPTY)
+
+
+def _objects(other_at: list[_Hits], ok: np.ndarray) -> pa.Array | None:
+    """The other keys' JSON object per row read (null when it names none), or None when no
+    row does: members position by position, which is row order."""
+    empty = _EMPTY
+    pieces = [pc.fill_null(_first(members, ok), empty) for members in other_at if members]
+    if not pieces:
+        return None
+    named = np.zeros(len(ok), bool)
+    for members in other_at:
+        for hit, _ in members:
+            named |= hit
+    named &= ok
+    if not named.any():
+        return None
+    joined = pc.binary_join_element_wise(*pieces, empty).cast(pa.large_binary())
+    inner = pc.binary_slice(joined, 1, 1 << 40).cast(pa.large_string())  # drop the first comma
+    obj = pc.binary_join_element_wise(
+        pa.scalar("{", pa.large_string()), inner, pa.scalar("}", pa.large_string()), empty
+    )
+    return pc.if_else(pa.array(named), obj, pa.scalar(None, pa.large_string()))
