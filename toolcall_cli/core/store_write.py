@@ -31,7 +31,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from toolcall_cli.core import store, store_index
-from toolcall_cli.core.events import COLUMNS
+from toolcall_cli.core.events import COLUMNS, EventChunk
 from toolcall_cli.core.store_layout import KEYS_FILE, bucket_dir
 from toolcall_cli.errors import InputError
 
@@ -88,10 +88,10 @@ def buckets_of_ids(store_dir: Path, ids: dict[str, set[str]], buckets: int) -> s
     return {bucket_of_label(str(x), buckets) for x in table["label"].unique().to_pylist()}
 
 
-def input_table(inputs: list[tuple[str, pd.DataFrame, int]]) -> pa.Table:
-    """Inputs' events (key, frame, row of the frame's first event in its input) as one store
-    table: the event columns, `_file` and `_row`. Small inputs are converted together: one
-    conversion costs as much as thousands of rows."""
+def input_table(inputs: list[tuple[str, pd.DataFrame, int | np.ndarray]]) -> pa.Table:
+    """Inputs' events (key, frame, row of the frame's first event in its input, or every
+    row's) as one store table: the event columns, `_file` and `_row`. Small inputs are
+    converted together: one conversion costs as much as thousands of rows."""
     frames = [df for _, df, _ in inputs]
     df = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
     table = pa.Table.from_pandas(
@@ -102,9 +102,15 @@ def input_table(inputs: list[tuple[str, pd.DataFrame, int]]) -> pa.Table:
         pa.array(np.repeat(np.arange(len(inputs), dtype=np.int32), sizes)),
         pa.array([k for k, _, _ in inputs], pa.large_string()),
     ).cast(pa.large_string())
-    starts = np.repeat(np.cumsum([0, *sizes[:-1]]), sizes)
-    firsts = np.repeat(np.array([first for _, _, first in inputs], dtype=np.int64), sizes)
-    rows = np.arange(len(df), dtype=np.int64) - starts + firsts
+    if all(isinstance(first, int) for _, _, first in inputs):
+        starts = np.repeat(np.cumsum([0, *sizes[:-1]]), sizes)
+        firsts = np.repeat(np.array([first for _, _, first in inputs], dtype=np.int64), sizes)
+        rows = np.arange(len(df), dtype=np.int64) - starts + firsts
+    else:  # a streamed input's held-back rows name their own positions
+        rows = np.concatenate(
+            [EventChunk(f, first).positions() for (_, f, first) in inputs]
+            or [np.empty(0, np.int64)]
+        )
     return table.append_column(store.FILE, keys).append_column(store.ROW, pa.array(rows))
 
 
@@ -139,7 +145,9 @@ class BucketWriter:
         self.keymap = read_keymap(store_dir)
         self.keymap_changed = False
         self._buffer: list[pa.Table] = []
-        self._frames: list[tuple[str, pd.DataFrame, int]] = []  # inputs not converted yet
+        self._frames: list[
+            tuple[str, pd.DataFrame, int | np.ndarray]
+        ] = []  # inputs not converted yet
         self._buffered = 0
         self._dirty: set[str] = set()  # parts holding rows of inputs being replaced
         self._removed: set[str] = set()  # those inputs
@@ -156,12 +164,14 @@ class BucketWriter:
         if self._buffered >= FLUSH_ROWS:
             self.flush()
 
-    def add_input(self, key: str, df: pd.DataFrame) -> None:
-        """One input's events (an adapter's frame), converted slice by slice: a big input's
-        copies on the way to Parquet (dtypes, Arrow, bucket order) stay one slice large."""
+    def add_input(self, key: str, df: pd.DataFrame, *, at: int | np.ndarray = 0) -> None:
+        """One input's events (an adapter's frame, or one chunk of a streamed input whose rows
+        sit at *at*: see `EventChunk`), converted slice by slice: a big input's copies on the
+        way to Parquet (dtypes, Arrow, bucket order) stay one slice large."""
         for lo in range(0, max(len(df), 1), FLUSH_ROWS):
             piece = df.iloc[lo : lo + FLUSH_ROWS]
-            self._frames.append((key, piece, lo))
+            place = at + lo if isinstance(at, int) else at[lo : lo + FLUSH_ROWS]
+            self._frames.append((key, piece, place))
             self._buffered += len(piece)
             if self._buffered >= FLUSH_ROWS:
                 self.flush()
