@@ -152,7 +152,8 @@ class IngestStream:
         events = unparsed = 0
         for chunk in item.chunks:
             frame = repeats.drop(chunk.frame)
-            if len(frame) != len(chunk.frame):  # rows dropped: the rest keep their order
+            if len(frame) != len(chunk.frame):  # repeated spans dropped; the rest keep their
+                # order from the first position on (held-back chunks hold no spans: never here)
                 at = chunk.at if isinstance(chunk.at, int) else chunk.at[: len(frame)]
                 chunk = EventChunk(frame, at)
             self.digest.add(frame)
