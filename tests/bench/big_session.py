@@ -39,8 +39,9 @@ def write_session(path: Path, megabytes: int) -> int:
     target, size, n, k = megabytes * 1_000_000, 0, 0, 0
     with path.open("w") as out:
         while size < target:
+            suffix = f"-{k}"
             for ln in compact:
-                text = _ID.sub(lambda m, k=k: f'"{m[1]}-{k}"', ln) + "\n"
+                text = _ID.sub(rf'"\1{suffix}"', ln) + "\n"
                 out.write(text)
                 size, n = size + len(text), n + 1
             k += 1
