@@ -15,7 +15,7 @@ from toolcall_cli.cli import _settings
 from toolcall_cli.cli._console import progress_bar, say
 from toolcall_cli.core.events import UNPARSED, EventChunk
 from toolcall_cli.core.redact import Redactor
-from toolcall_cli.core.store import InputPart, read_manifest
+from toolcall_cli.core.store import read_manifest
 from toolcall_cli.core.summary import Digest, FileSummary
 from toolcall_cli.errors import UsageError
 from toolcall_cli.sources import (
@@ -30,6 +30,7 @@ from toolcall_cli.sources.base import ParseOptions
 from toolcall_cli.sources.evidence import require_evidence
 
 if TYPE_CHECKING:
+    from toolcall_cli.core.store_write import InputPart
     from toolcall_cli.engine import Engine
 
 #: Environment override of `[limits] max_decompressed` (bytes; K/M/G suffixes allowed).

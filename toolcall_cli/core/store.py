@@ -32,7 +32,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import orjson
@@ -43,15 +43,12 @@ import pyarrow.parquet as pq
 
 from toolcall_cli.core import store_index
 from toolcall_cli.core.atomic import atomic_write
-from toolcall_cli.core.events import (
-    COLUMNS,
-    EVENTS_SCHEMA_VERSION,
-    EventChunk,
-    concat_frames,
-    empty_frame,
-)
+from toolcall_cli.core.events import COLUMNS, EVENTS_SCHEMA_VERSION, concat_frames, empty_frame
 from toolcall_cli.core.store_layout import KEYS_FILE, bucket_dir, buckets_of
 from toolcall_cli.errors import InputError
+
+if TYPE_CHECKING:
+    from toolcall_cli.core.store_write import InputPart
 
 MANIFEST = "manifest.json"
 _LOCK = ".lock"  # held (flock) by the one ingest writing the store
@@ -267,10 +264,6 @@ def part_paths(
     ]
 
 
-#: What `write_files` takes per input: (path, source, its events whole or as chunks).
-InputPart = tuple[Path, str, pd.DataFrame | Iterable[EventChunk]]
-
-
 def write_files(store: Path, parts: Iterable[InputPart]) -> list[StoredFile]:
     """Write each (input path, source, events) part, replacing earlier events of that input.
 
@@ -320,18 +313,10 @@ def _write_locked(store: Path, parts: Iterable[InputPart]) -> list[StoredFile]:
             key = file_key(path)
             if key in manifest["files"]:
                 writer.replace_input(key)
-            # a streamed input comes as chunks: each is written before the next is parsed
-            chunks = [EventChunk(events)] if isinstance(events, pd.DataFrame) else events
-            n_rows = n_bad = 0
-            for chunk in chunks:
-                n_rows += len(chunk.frame)
-                n_bad += int((chunk.frame["kind"] == "unparsed").sum())
-                try:
-                    writer.add_input(key, chunk.frame, at=chunk.at)
-                except OSError as e:  # disk full, read-only file system: an input problem
-                    why = e.strerror or e
-                    raise InputError(f"cannot write the store {store}: {why}") from None
-                del chunk
+            try:  # a streamed input's chunks: each is written before the next is parsed
+                n_rows, n_bad = writer.add_events(key, events)
+            except OSError as e:  # disk full, read-only file system: an input problem
+                raise InputError(f"cannot write the store {store}: {e.strerror or e}") from None
             stored = StoredFile(key, str(path), source, n_rows - n_bad, n_bad)
             manifest["files"][key] = {
                 "path": stored.path,
@@ -340,7 +325,7 @@ def _write_locked(store: Path, parts: Iterable[InputPart]) -> list[StoredFile]:
                 "unparsed": stored.unparsed,
             }
             written.append(stored)
-            del events, chunks  # an input's events are written before the next is parsed
+            del events  # a large input's events are written before the next input is parsed
             pa.default_memory_pool().release_unused()  # and Arrow hands their pages back
         pending = writer.finish()
     except BaseException:

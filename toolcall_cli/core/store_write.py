@@ -20,7 +20,7 @@ committed parts it replaced stay named by the old manifest until the commit, the
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -31,9 +31,13 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from toolcall_cli.core import store, store_index
-from toolcall_cli.core.events import COLUMNS, EventChunk
+from toolcall_cli.core.events import COLUMNS, UNPARSED, EventChunk
 from toolcall_cli.core.store_layout import KEYS_FILE, bucket_dir
 from toolcall_cli.errors import InputError
+
+#: What an ingest hands `core.store.write_files` per input: (path, source, its events whole
+#: or as chunks).
+InputPart = tuple[Path, str, pd.DataFrame | Iterable[EventChunk]]
 
 FLUSH_ROWS = 65_536  # buffered rows that trigger a flush
 SMALL_ROWS = 8_192  # a part under one row group is small: merged once a bucket holds MAX_SMALL
@@ -175,6 +179,18 @@ class BucketWriter:
             self._buffered += len(piece)
             if self._buffered >= FLUSH_ROWS:
                 self.flush()
+
+    def add_events(self, key: str, events: pd.DataFrame | Iterable[EventChunk]) -> tuple[int, int]:
+        """One input's events, whole or as the chunks a streaming adapter hands on (each is
+        added before the next is parsed); (rows, unparsed rows) added."""
+        chunks = [EventChunk(events)] if isinstance(events, pd.DataFrame) else events
+        rows = unparsed = 0
+        for chunk in chunks:
+            rows += len(chunk.frame)
+            unparsed += int((chunk.frame["kind"] == UNPARSED).sum())
+            self.add_input(key, chunk.frame, at=chunk.at)
+            del chunk
+        return rows, unparsed
 
     def read_part(self, part: str) -> pa.Table:
         entry = self.parts[part]
