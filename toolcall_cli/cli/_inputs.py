@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Generator, Mapping, Sequence
+from collections.abc import Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -13,14 +13,23 @@ import pandas as pd
 
 from toolcall_cli.cli import _settings
 from toolcall_cli.cli._console import progress_bar, say
+from toolcall_cli.core.events import UNPARSED, EventChunk
 from toolcall_cli.core.redact import Redactor
 from toolcall_cli.core.summary import Digest, FileSummary
 from toolcall_cli.errors import UsageError
-from toolcall_cli.sources import FileResult, IngestResult, Redeliveries, ingest_paths, iter_ingest
+from toolcall_cli.sources import (
+    FileResult,
+    IngestResult,
+    Redeliveries,
+    StreamedFile,
+    ingest_paths,
+    iter_ingest,
+)
 from toolcall_cli.sources.base import ParseOptions
 from toolcall_cli.sources.evidence import require_evidence
 
 if TYPE_CHECKING:
+    from toolcall_cli.core.store_write import InputPart
     from toolcall_cli.engine import Engine
 
 #: Environment override of `[limits] max_decompressed` (bytes; K/M/G suffixes allowed).
@@ -102,20 +111,28 @@ class IngestStream:
     skipped: list[tuple[Path, str]] = field(default_factory=list)
     kept: list[pd.DataFrame] = field(default_factory=list)
 
-    def parts(self) -> Generator[tuple[Path, str, pd.DataFrame], None, None]:
-        """(path, source, events) per file, for `core.store.write_files`."""
+    def parts(self) -> Generator[InputPart, None, None]:
+        """(path, source, events) per file, for `core.store.write_files`: a streaming
+        adapter's events come as chunks, each summarised as it passes."""
         with progress_bar("ingesting", enabled=not _settings.current().quiet) as prog:
             repeats = Redeliveries()  # a span two files delivered is stored once
             if self.engine is None:
                 items = iter_ingest(
-                    self.paths, source=self.source, opts=replace(self.opts, progress=prog)
-                )
+                    self.paths, source=self.source, opts=replace(self.opts, progress=prog),
+                    stream=not self.keep,  # the jsonl view prints the events in file order
+                )  # fmt: skip
             else:  # a worker's progress cannot reach this terminal; files arrive per batch
                 items = iter_ingest(
                     self.paths, source=self.source, opts=self.opts,
                     parse_batch=self.engine.map, batch=self.engine.workers,
                 )  # fmt: skip
             for item in items:
+                if isinstance(item, StreamedFile):
+                    chunks = self._summarised(item, repeats)
+                    yield item.path, item.source, chunks
+                    for _ in chunks:  # what the consumer left unread is still summarised
+                        pass
+                    continue
                 if not isinstance(item, FileResult):
                     self.skipped.append(item)
                     continue
@@ -128,6 +145,23 @@ class IngestStream:
                     self.kept.append(item.frame)
                 yield item.path, item.source, item.frame
                 del item  # not alive while the next file is parsed
+
+    def _summarised(self, item: StreamedFile, repeats: Redeliveries) -> Iterator[EventChunk]:
+        """*item*'s chunks, each counted into the digest as it passes; the file's summary
+        line once the last has passed."""
+        events = unparsed = 0
+        for chunk in item.chunks:
+            frame = repeats.drop(chunk.frame)
+            if len(frame) != len(chunk.frame):  # repeated spans dropped; the rest keep their
+                # order from the first position on (held-back chunks hold no spans: never here)
+                at = chunk.at if isinstance(chunk.at, int) else chunk.at[: len(frame)]
+                chunk = EventChunk(frame, at)
+            self.digest.add(frame)
+            bad = int((frame["kind"] == UNPARSED).sum())
+            events, unparsed = events + len(frame) - bad, unparsed + bad
+            yield chunk
+            del chunk, frame
+        self.files.append(FileSummary(str(item.path), item.source, events, unparsed))
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,7 +6,7 @@ Every adapter returns a DataFrame built with :func:`build_frame` and checked wit
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
@@ -432,3 +432,48 @@ def concat_frames(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
         return empty_frame()
     out = pd.concat(frames, ignore_index=True)
     return out.astype(COLUMNS)
+
+
+@dataclass(frozen=True, slots=True)
+class EventChunk:
+    """A slice of one input's event table, as a streaming adapter hands it over (a 500 MB
+    session is written to the store chunk by chunk, never whole).
+
+    `at` is where the rows sit in the whole table: the first row's position (the rows follow
+    it), or every row's position for rows held back and handed over later (a tool result
+    that waited for its call). The store restores the input's order from these positions."""
+
+    frame: pd.DataFrame
+    at: int | np.ndarray = 0
+
+    def positions(self) -> np.ndarray:
+        """Every row's position in the whole table."""
+        import numpy as np
+
+        if isinstance(self.at, int):
+            return np.arange(self.at, self.at + len(self.frame), dtype=np.int64)
+        return np.asarray(self.at, dtype=np.int64)
+
+
+def assemble_chunks(chunks: Iterable[EventChunk]) -> pd.DataFrame:
+    """The whole event table of an input's chunks, rows back in their positions' order."""
+    import numpy as np
+
+    frames: list[pd.DataFrame] = []
+    places: list[np.ndarray] = []
+    ordered = True
+    for chunk in chunks:
+        if not len(chunk.frame):
+            continue
+        at = chunk.positions()
+        ordered = (
+            ordered and (not places or places[-1][-1] < at[0]) and bool(np.all(np.diff(at) > 0))
+        )
+        frames.append(chunk.frame)
+        places.append(at)
+    out = concat_frames(frames)
+    del frames
+    if ordered or out.empty:
+        return out
+    order = np.argsort(np.concatenate(places), kind="stable")
+    return out.take(order).reset_index(drop=True)

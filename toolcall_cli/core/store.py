@@ -32,7 +32,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import orjson
@@ -46,6 +46,9 @@ from toolcall_cli.core.atomic import atomic_write
 from toolcall_cli.core.events import COLUMNS, EVENTS_SCHEMA_VERSION, concat_frames, empty_frame
 from toolcall_cli.core.store_layout import KEYS_FILE, bucket_dir, buckets_of
 from toolcall_cli.errors import InputError
+
+if TYPE_CHECKING:
+    from toolcall_cli.core.store_write import InputPart
 
 MANIFEST = "manifest.json"
 _LOCK = ".lock"  # held (flock) by the one ingest writing the store
@@ -261,7 +264,7 @@ def part_paths(
     ]
 
 
-def write_files(store: Path, parts: Iterable[tuple[Path, str, pd.DataFrame]]) -> list[StoredFile]:
+def write_files(store: Path, parts: Iterable[InputPart]) -> list[StoredFile]:
     """Write each (input path, source, events) part, replacing earlier events of that input.
 
     *parts* is read one at a time (a generator may parse each file as it is asked for), and
@@ -294,7 +297,7 @@ def _writer_lock(store: Path) -> Iterator[None]:
         os.close(fd)  # closing releases the lock
 
 
-def _write_locked(store: Path, parts: Iterable[tuple[Path, str, pd.DataFrame]]) -> list[StoredFile]:
+def _write_locked(store: Path, parts: Iterable[InputPart]) -> list[StoredFile]:
     from toolcall_cli.core.store_write import BucketWriter, legacy_tables, remove_unnamed
 
     manifest = read_manifest(store)
@@ -306,16 +309,15 @@ def _write_locked(store: Path, parts: Iterable[tuple[Path, str, pd.DataFrame]]) 
         if not is_bucketed(manifest):  # an older layout: its rows move into buckets now
             for table in legacy_tables(store, manifest):
                 writer.add(table)
-        for path, source, df in parts:
+        for path, source, events in parts:
             key = file_key(path)
-            n_bad = int((df["kind"] == "unparsed").sum())
-            stored = StoredFile(key, str(path), source, len(df) - n_bad, n_bad)
             if key in manifest["files"]:
                 writer.replace_input(key)
-            try:
-                writer.add_input(key, df)
+            try:  # a streamed input's chunks: each is written before the next is parsed
+                n_rows, n_bad = writer.add_events(key, events)
             except OSError as e:  # disk full, read-only file system: an input problem
                 raise InputError(f"cannot write the store {store}: {e.strerror or e}") from None
+            stored = StoredFile(key, str(path), source, n_rows - n_bad, n_bad)
             manifest["files"][key] = {
                 "path": stored.path,
                 "source": source,
@@ -323,7 +325,7 @@ def _write_locked(store: Path, parts: Iterable[tuple[Path, str, pd.DataFrame]]) 
                 "unparsed": stored.unparsed,
             }
             written.append(stored)
-            del df  # a large input's events are written before the next input is parsed
+            del events  # a large input's events are written before the next input is parsed
             pa.default_memory_pool().release_unused()  # and Arrow hands their pages back
         pending = writer.finish()
     except BaseException:

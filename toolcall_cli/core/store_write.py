@@ -21,7 +21,7 @@ committed parts it replaced stay named by the old manifest until the commit, the
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,9 +32,13 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from toolcall_cli.core import store, store_index
-from toolcall_cli.core.events import COLUMNS
+from toolcall_cli.core.events import COLUMNS, UNPARSED, EventChunk
 from toolcall_cli.core.store_layout import KEYS_FILE, bucket_dir
 from toolcall_cli.errors import InputError
+
+#: What an ingest hands `core.store.write_files` per input: (path, source, its events whole
+#: or as chunks).
+InputPart = tuple[Path, str, pd.DataFrame | Iterable[EventChunk]]
 
 FLUSH_ROWS = 65_536  # rows converted to Arrow at a time (the copies on the way stay this large)
 WRITE_ROWS = 1_048_576  # buffered Arrow rows that trigger a flush (one linking pass, a part
@@ -92,10 +96,10 @@ def buckets_of_ids(store_dir: Path, ids: dict[str, set[str]], buckets: int) -> s
     return {bucket_of_label(str(x), buckets) for x in table["label"].unique().to_pylist()}
 
 
-def input_table(inputs: list[tuple[str, pd.DataFrame, int]]) -> pa.Table:
-    """Inputs' events (key, frame, row of the frame's first event in its input) as one store
-    table: the event columns, `_file` and `_row`. Small inputs are converted together: one
-    conversion costs as much as thousands of rows."""
+def input_table(inputs: list[tuple[str, pd.DataFrame, int | np.ndarray]]) -> pa.Table:
+    """Inputs' events (key, frame, row of the frame's first event in its input, or every
+    row's) as one store table: the event columns, `_file` and `_row`. Small inputs are
+    converted together: one conversion costs as much as thousands of rows."""
     frames = [df for _, df, _ in inputs]
     df = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
     table = pa.Table.from_pandas(
@@ -106,9 +110,15 @@ def input_table(inputs: list[tuple[str, pd.DataFrame, int]]) -> pa.Table:
         pa.array(np.repeat(np.arange(len(inputs), dtype=np.int32), sizes)),
         pa.array([k for k, _, _ in inputs], pa.large_string()),
     ).cast(pa.large_string())
-    starts = np.repeat(np.cumsum([0, *sizes[:-1]]), sizes)
-    firsts = np.repeat(np.array([first for _, _, first in inputs], dtype=np.int64), sizes)
-    rows = np.arange(len(df), dtype=np.int64) - starts + firsts
+    if all(isinstance(first, int) for _, _, first in inputs):
+        starts = np.repeat(np.cumsum([0, *sizes[:-1]]), sizes)
+        firsts = np.repeat(np.array([first for _, _, first in inputs], dtype=np.int64), sizes)
+        rows = np.arange(len(df), dtype=np.int64) - starts + firsts
+    else:  # a streamed input's held-back rows name their own positions
+        rows = np.concatenate(
+            [EventChunk(f, first).positions() for (_, f, first) in inputs]
+            or [np.empty(0, np.int64)]
+        )
     return table.append_column(store.FILE, keys).append_column(store.ROW, pa.array(rows))
 
 
@@ -143,7 +153,8 @@ class BucketWriter:
         self.keymap = read_keymap(store_dir)
         self.keymap_changed = False
         self._buffer: list[pa.Table] = []
-        self._frames: list[tuple[str, pd.DataFrame, int]] = []  # inputs not converted yet
+        # inputs not converted yet: (key, frame, where its rows sit in the input)
+        self._frames: list[tuple[str, pd.DataFrame, int | np.ndarray]] = []
         self._framed = 0  # their rows
         self._buffered = 0  # rows in _buffer
         self._buffered_bytes = 0
@@ -163,12 +174,14 @@ class BucketWriter:
         if self._buffered >= WRITE_ROWS or self._buffered_bytes >= WRITE_BYTES:
             self.flush()
 
-    def add_input(self, key: str, df: pd.DataFrame) -> None:
-        """One input's events (an adapter's frame), converted slice by slice: a big input's
-        copies on the way to Arrow (dtypes, Arrow) stay one slice large."""
+    def add_input(self, key: str, df: pd.DataFrame, *, at: int | np.ndarray = 0) -> None:
+        """One input's events (an adapter's frame, or one chunk of a streamed input whose rows
+        sit at *at*: see `EventChunk`), converted slice by slice: a big input's copies on the
+        way to Arrow (dtypes, Arrow) stay one slice large."""
         for lo in range(0, max(len(df), 1), FLUSH_ROWS):
             piece = df.iloc[lo : lo + FLUSH_ROWS]
-            self._frames.append((key, piece, lo))
+            place = at + lo if isinstance(at, int) else at[lo : lo + FLUSH_ROWS]
+            self._frames.append((key, piece, place))
             self._framed += len(piece)
             if self._framed >= FLUSH_ROWS:
                 self._convert()
@@ -179,6 +192,18 @@ class BucketWriter:
             table = input_table(self._frames)
             self._frames, self._framed = [], 0
             self.add(table)
+
+    def add_events(self, key: str, events: pd.DataFrame | Iterable[EventChunk]) -> tuple[int, int]:
+        """One input's events, whole or as the chunks a streaming adapter hands on (each is
+        added before the next is parsed); (rows, unparsed rows) added."""
+        chunks = [EventChunk(events)] if isinstance(events, pd.DataFrame) else events
+        rows = unparsed = 0
+        for chunk in chunks:
+            rows += len(chunk.frame)
+            unparsed += int((chunk.frame["kind"] == UNPARSED).sum())
+            self.add_input(key, chunk.frame, at=chunk.at)
+            del chunk
+        return rows, unparsed
 
     def read_part(self, part: str) -> pa.Table:
         entry = self.parts[part]

@@ -7,13 +7,14 @@ this module is cheap (start-up).
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from toolcall_cli.core.events import UNPARSED, concat_frames, validate_frame
+from toolcall_cli.core.events import UNPARSED, EventChunk, concat_frames, validate_frame
 from toolcall_cli.core.registry import Registry
 from toolcall_cli.errors import InputError, UnknownSourceError, UsageError
 from toolcall_cli.sources._shared.files import read_head, regular_file_problem, require_regular
@@ -172,6 +173,42 @@ def parse_file(
         raise InputError(f"cannot read {path}: {e.strerror or e}") from None
 
 
+def parse_file_chunks(
+    path: Path, *, source: str | None = None, opts: ParseOptions | None = None
+) -> tuple[str, Iterator[EventChunk]]:
+    """The detected (or named) source of *path* and its events as chunks, redacted: an
+    adapter that streams (`StreamingAdapter`) hands them over one by one, any other gives
+    its whole table as one chunk. The file is opened and its first chunk parsed at once, so
+    an unreadable file fails here, not while the chunks are read."""
+    opts = opts or ParseOptions()
+    require_regular(path)
+    name = source or detect(path)
+    entry = SOURCES.get(name) if name in SOURCES else None
+    adapter = entry.load() if entry is not None else None  # the registry's entry is lazy
+    if adapter is None or not hasattr(adapter, "parse_chunks"):
+        return name, iter([EventChunk(parse_file(path, source=name, opts=opts))])
+
+    def redacted(chunks: Iterator[EventChunk]) -> Iterator[EventChunk]:
+        for chunk in chunks:
+            yield EventChunk(opts.redactor.frame(validate_frame(chunk.frame)), chunk.at)
+
+    try:
+        chunks = redacted(adapter.parse_chunks(path, opts))
+        first = next(chunks, None)
+    except PermissionError as e:
+        raise InputError(f"cannot read {path}: {e.strerror or e}") from None
+    return name, itertools.chain([] if first is None else [first], chunks)
+
+
+@dataclass(frozen=True, slots=True)
+class StreamedFile:
+    """What one input file produces when it is streamed: its chunks, read once, in order."""
+
+    path: Path
+    source: str
+    chunks: Iterator[EventChunk]
+
+
 @dataclass(frozen=True, slots=True)
 class FileTask:
     """One file of a walk to parse: whether it was found inside a directory, and how."""
@@ -181,13 +218,18 @@ class FileTask:
     source: str | None
     opts: ParseOptions | None
     skip_unknown_in_dirs: bool
+    stream: bool = False  # hand a streaming adapter's chunks over as they come (StreamedFile)
 
 
-def ingest_file(task: FileTask) -> FileResult | tuple[Path, str]:
-    """Parse one file of a walk: its `FileResult`, or ``(path, reason)`` when a file inside a
-    directory is skipped (module-level, so an engine can run it in another process)."""
+def ingest_file(task: FileTask) -> FileResult | StreamedFile | tuple[Path, str]:
+    """Parse one file of a walk: its `FileResult` (a `StreamedFile` when *task* streams), or
+    ``(path, reason)`` when a file inside a directory is skipped (module-level, so an engine
+    can run it in another process)."""
     path, inside_dir = task.path, task.inside_dir
     try:
+        if task.stream:
+            name, chunks = parse_file_chunks(path, source=task.source, opts=task.opts)
+            return StreamedFile(path, name, chunks)
         name = task.source or detect(path)
         df = parse_file(path, source=name, opts=task.opts)
     except UnknownSourceError as e:
@@ -205,7 +247,8 @@ def ingest_file(task: FileTask) -> FileResult | tuple[Path, str]:
 #: Parses a batch of files (`map(ingest_file, tasks)`, in order): in-process by default, or an
 #: engine's map (toolcall_cli.engine) that runs them on worker processes or a cluster.
 BatchParse = Callable[
-    [Callable[[FileTask], "FileResult | tuple[Path, str]"], list[FileTask]], list[Any]
+    [Callable[[FileTask], "FileResult | StreamedFile | tuple[Path, str]"], list[FileTask]],
+    list[Any],
 ]
 
 
@@ -217,11 +260,14 @@ def iter_ingest(
     skip_unknown_in_dirs: bool = True,
     parse_batch: BatchParse | None = None,
     batch: int = 1,
-) -> Iterator[FileResult | tuple[Path, str]]:
+    stream: bool = False,
+) -> Iterator[FileResult | StreamedFile | tuple[Path, str]]:
     """Parse every file under *paths*, one at a time: a `FileResult` per file, or
     ``(path, reason)`` for a file inside a directory that was skipped. Consumers that write
-    each file before parsing the next hold one file's events at a time (`toolcall ingest`).
-    With *parse_batch*, *batch* files at a time are parsed by it (an engine's workers)."""
+    each file before parsing the next hold one file's events at a time (`toolcall ingest`);
+    with *stream* they get a `StreamedFile` and hold one chunk at a time, reading each file's
+    chunks before they ask for the next file. With *parse_batch*, *batch* files at a time are
+    parsed by it (an engine's workers; they never stream)."""
     paths = list(paths)
     explicit = {p for p in paths if not p.is_dir()}
     follow = opts.follow_symlinks if opts is not None else False
@@ -234,11 +280,11 @@ def iter_ingest(
         if problem:  # FIFOs, sockets, dangling symlinks inside a directory: never opened
             yield (path, problem)
             continue
-        task = FileTask(path, inside_dir, source, opts, skip_unknown_in_dirs)
+        task = FileTask(path, inside_dir, source, opts, skip_unknown_in_dirs, stream=stream)
         if parse_batch is None:
             yield ingest_file(task)
             continue
-        pending.append(task)
+        pending.append(replace(task, stream=False))
         if len(pending) >= batch:
             yield from parse_batch(ingest_file, pending)
             pending = []
@@ -261,7 +307,7 @@ def ingest_paths(
     ):
         if isinstance(item, FileResult):
             files.append(item)
-        else:
+        elif isinstance(item, tuple):
             skipped.append(item)
     from toolcall_cli.sources.otel.dedupe import drop_redelivered
 

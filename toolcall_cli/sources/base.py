@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from toolcall_cli.core.config import MAX_DECOMPRESSED, LogFormat
+from toolcall_cli.core.events import EventChunk
 from toolcall_cli.core.redact import DEFAULT_REDACTOR, Redactor
 
 if TYPE_CHECKING:  # adapters import pandas; the protocol does not need it (start-up)
@@ -46,4 +47,13 @@ class Adapter(Protocol):
 
     def parse(self, path: Path, opts: ParseOptions) -> pd.DataFrame:
         """Parse the whole file into a validated event table; bad records become `unparsed` rows."""
+        ...
+
+
+class StreamingAdapter(Adapter, Protocol):
+    """An adapter that can hand a big file over in chunks (`toolcall ingest` writes each to the
+    store before the next is parsed); `parse` is the chunks assembled."""
+
+    def parse_chunks(self, path: Path, opts: ParseOptions) -> Iterator[EventChunk]:
+        """The file's event table as validated chunks, in bounded memory."""
         ...

@@ -2,17 +2,20 @@
 
 Each format is one module with a `FORMAT` (:class:`.base.TranscriptFormat`), registered here
 by name, once. The adapter's score for a file is the best format's score, and `parse` hands
-the file to that format. Every format emits the messages kinds (`user`, `system`,
-`assistant_text`, `tool_call`, `tool_result`) with the messages adapter's row builders, so
-align, diagnose and replay read them unchanged.
+the file to that format (`parse_chunks` streams the line-oriented ones: see :mod:`.chunks`).
+Every format emits the messages kinds (`user`, `system`, `assistant_text`, `tool_call`,
+`tool_result`) with the messages adapter's row builders, so align, diagnose and replay read
+them unchanged.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
 
+from toolcall_cli.core.events import EventChunk
 from toolcall_cli.core.registry import Registry
 from toolcall_cli.errors import InputError
 from toolcall_cli.sources.base import ParseOptions
@@ -59,14 +62,26 @@ class TranscriptsAdapter:
 
     def parse(self, path: Path, opts: ParseOptions) -> pd.DataFrame:
         """Parse *path* with the format that claims it."""
-        from toolcall_cli.sources._shared.files import read_head
-        from toolcall_cli.sources.base import HEAD_BYTES
+        return _format_of(path).parse(path, opts)
 
-        fmt, _ = best_format(read_head(path, HEAD_BYTES), path)
-        if fmt is None:
-            names = ", ".join(f.label for _, f in FORMATS.items())
-            raise InputError(f"'{path}' is none of the transcript formats ({names})")
-        return fmt.parse(path, opts)
+    def parse_chunks(self, path: Path, opts: ParseOptions) -> Iterator[EventChunk]:
+        """Parse *path* in chunks (a line-oriented format streams; the others are one chunk)."""
+        fmt = _format_of(path)
+        if fmt.parse_chunks is None:
+            return iter([EventChunk(fmt.parse(path, opts))])
+        return fmt.parse_chunks(path, opts)
+
+
+def _format_of(path: Path) -> TranscriptFormat:
+    """The format that claims *path*; an input error when none does."""
+    from toolcall_cli.sources._shared.files import read_head
+    from toolcall_cli.sources.base import HEAD_BYTES
+
+    fmt, _ = best_format(read_head(path, HEAD_BYTES), path)
+    if fmt is None:
+        names = ", ".join(f.label for _, f in FORMATS.items())
+        raise InputError(f"'{path}' is none of the transcript formats ({names})")
+    return fmt
 
 
 ADAPTER = TranscriptsAdapter()

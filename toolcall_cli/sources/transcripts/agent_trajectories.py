@@ -14,11 +14,13 @@ result. Field names follow the public OpenHands and SWE-agent formats as their d
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from toolcall_cli.core.events import EventChunk, assemble_chunks
 from toolcall_cli.core.jsonio import dumps
 from toolcall_cli.sources.base import ParseOptions
 from toolcall_cli.sources.messages import openai
@@ -33,13 +35,13 @@ from toolcall_cli.sources.messages.rows import (
     to_ts,
 )
 from toolcall_cli.sources.transcripts.base import (
-    ChunkSink,
     Head,
     TranscriptFormat,
     document_object,
     records,
     share,
 )
+from toolcall_cli.sources.transcripts.chunks import ChunkSink
 
 _NOT_CALLS = frozenset({"message", "system", "recall", "change_agent_state", "null"})
 
@@ -58,7 +60,12 @@ def sniff_openhands(head: Head) -> int:
 
 
 def parse_openhands(path: Path, opts: ParseOptions) -> pd.DataFrame:
-    """An OpenHands event list or event lines, as one session."""
+    """An OpenHands event list or event lines, as one event table."""
+    return assemble_chunks(openhands_chunks(path, opts))
+
+
+def openhands_chunks(path: Path, opts: ParseOptions) -> Iterator[EventChunk]:
+    """An OpenHands event list or event lines, as one session, handed on in chunks."""
     out = ChunkSink(path, tz=opts.tz)
     sink = out.sink
     conv = sink.conv(
@@ -70,8 +77,8 @@ def parse_openhands(path: Path, opts: ParseOptions) -> pd.DataFrame:
             sink.unparsed(conv, origin, ev, err or "event is not an object")
             continue
         _emit_oh(sink, conv, ev, origin if "#" in origin else f"{origin}#", by_event)
-        out.flush_if_full()
-    return out.frame()
+        yield from out.ready()
+    yield from out.finish()
 
 
 def _emit_oh(
@@ -224,6 +231,7 @@ OPENHANDS = TranscriptFormat(
     samples=("fixtures/transcripts/openhands_trajectory.json",),
     sniff=sniff_openhands,
     parse=parse_openhands,
+    parse_chunks=openhands_chunks,
     keys=frozenset({"id", "timestamp", "source", "action", "args", "observation", "cause"}),
     needs="events with `source` and `action` or `observation`",
 )

@@ -27,7 +27,8 @@ from toolcall_cli.sources.messages.rows import (
     ptr,
     to_ts,
 )
-from toolcall_cli.sources.transcripts.base import ChunkSink, Head, TranscriptFormat, document_object
+from toolcall_cli.sources.transcripts.base import Head, TranscriptFormat, document_object
+from toolcall_cli.sources.transcripts.chunks import ChunkSink
 
 _VERSION_RE = re.compile(r'"schema_version"\s*:\s*"ATIF')
 

@@ -1,29 +1,32 @@
-"""What every transcript format shares: the sniffed head, a streaming line reader, a sink.
+"""What every transcript format shares: the sniffed head and a streaming line reader.
 
-A format is a `TranscriptFormat` (name, samples, `sniff(head) -> score`, `parse(path, opts)`).
-Formats reuse the messages adapter's rows (:mod:`toolcall_cli.sources.messages.rows`) and
-emitters; their frames carry `source = "transcripts"`.
+A format is a `TranscriptFormat` (name, samples, `sniff(head) -> score`, `parse(path, opts)`,
+and `parse_chunks` for the line-oriented ones that stream). Formats reuse the messages
+adapter's rows (:mod:`toolcall_cli.sources.messages.rows`) and emitters through a
+:class:`.chunks.ChunkSink`; their frames carry `source = "transcripts"`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 import pandas as pd
 
-from toolcall_cli.core.events import concat_frames
+from toolcall_cli.core.events import EventChunk
 from toolcall_cli.core.jsonio import try_loads
-from toolcall_cli.sources.base import HEAD_BYTES, ParseOptions
+from toolcall_cli.sources.base import HEAD_BYTES, ParseOptions, ProgressFn
 from toolcall_cli.sources.messages.rows import Sink
 
-SOURCE = "transcripts"
-#: Rows collected before they are turned into a frame chunk (bounds memory on big sessions).
-CHUNK_ROWS = 20_000
+if TYPE_CHECKING:
+    from toolcall_cli.sources.transcripts.chunks import ChunkSink
+
+#: Bytes read between two progress reports of a streamed file.
+_PROGRESS_BYTES = 4 << 20
 
 
 @dataclass(frozen=True)
@@ -72,55 +75,34 @@ class TranscriptFormat:
     samples: tuple[str, ...]
     sniff: Callable[[Head], int]
     parse: Callable[[Path, ParseOptions], pd.DataFrame]
+    #: The chunked parse of a line-oriented format (its `parse` is these chunks assembled).
+    parse_chunks: Callable[[Path, ParseOptions], Iterator[EventChunk]] | None = None
     #: Keys whose presence makes a JSON object resemble this format (the exit-3 hint).
     keys: frozenset[str] = frozenset()
     needs: str = ""  # what a file must have to be read as this format
 
 
-@dataclass
-class ChunkSink:
-    """A messages `Sink` that turns its rows into frame chunks every `CHUNK_ROWS` rows, so a
-    500 MB session never holds all its rows as Python dicts at once."""
-
-    path: Path
-    tz: str = "UTC"
-    sink: Sink = field(init=False)
-    chunks: list[pd.DataFrame] = field(default_factory=list)
-    emitted: int = 0
-
-    def __post_init__(self) -> None:
-        self.sink = Sink(self.path, tz=self.tz)
-
-    def flush_if_full(self) -> None:
-        """Turn the collected rows into a chunk when there are enough of them."""
-        if len(self.sink.rows) >= CHUNK_ROWS:
-            self._flush()
-
-    def _flush(self) -> None:
-        if not self.sink.rows:
-            return
-        chunk = self.sink.frame(source=SOURCE)
-        chunk["seq"] = chunk["seq"] + self.emitted
-        self.emitted += len(chunk)
-        self.chunks.append(chunk)
-        self.sink.rows.clear()
-
-    def frame(self) -> pd.DataFrame:
-        """Every row collected, as one event table."""
-        self._flush()
-        return concat_frames(self.chunks)
-
-
-def json_lines(path: Path) -> Iterator[tuple[int, Any, str | None]]:
-    """(line number, parsed value or None, error or None) per non-blank line, streamed."""
+def json_lines(
+    path: Path, progress: ProgressFn | None = None
+) -> Iterator[tuple[int, Any, str | None]]:
+    """(line number, parsed value or None, error or None) per non-blank line, streamed
+    (*progress* is told the bytes read every few MiB)."""
+    total = path.stat().st_size if progress is not None else 0
+    done = told = 0
     with path.open("rb") as fh:
         for n, raw in enumerate(fh, start=1):
+            done += len(raw)
+            if progress is not None and done - told >= _PROGRESS_BYTES:
+                progress(done, total)
+                told = done
             if not raw.strip():
                 continue
             try:
                 yield n, orjson.loads(raw), None
             except (orjson.JSONDecodeError, RecursionError) as e:
                 yield n, raw.decode("utf-8", errors="replace").rstrip("\n"), f"not JSON: {e}"[:200]
+    if progress is not None:
+        progress(total, total)
 
 
 def load_document(path: Path, opts: ParseOptions) -> Any:

@@ -29,19 +29,20 @@ calls as lost.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from toolcall_cli.core.events import EventChunk, assemble_chunks
 from toolcall_cli.core.jsonio import try_loads
 from toolcall_cli.sources._shared.pycalls import parse_python_calls
 from toolcall_cli.sources.base import ParseOptions
 from toolcall_cli.sources.messages import openai
 from toolcall_cli.sources.messages.rows import Conv, Sink, as_id, safe_dump
 from toolcall_cli.sources.transcripts.base import (
-    ChunkSink,
     Head,
     TranscriptFormat,
     records,
@@ -49,6 +50,7 @@ from toolcall_cli.sources.transcripts.base import (
     tag_rows,
 )
 from toolcall_cli.sources.transcripts.bfcl_questions import Question, load_questions
+from toolcall_cli.sources.transcripts.chunks import ChunkSink
 
 EVAL = {"eval": True}
 
@@ -66,7 +68,12 @@ def sniff(head: Head) -> int:
 
 
 def parse(path: Path, opts: ParseOptions) -> pd.DataFrame:
-    """One session per result entry."""
+    """One session per result entry, as one event table."""
+    return assemble_chunks(parse_chunks(path, opts))
+
+
+def parse_chunks(path: Path, opts: ParseOptions) -> Iterator[EventChunk]:
+    """One session per result entry, handed on in chunks."""
     questions = load_questions(opts.tools)
     out = ChunkSink(path, tz=opts.tz)
     sink = out.sink
@@ -79,8 +86,8 @@ def parse(path: Path, opts: ParseOptions) -> pd.DataFrame:
         start = len(sink.rows)
         _emit_entry(sink, conv, obj, f"{origin}#", questions.get(sid))
         tag_rows(sink, start, EVAL)
-        out.flush_if_full()
-    return out.frame()
+        yield from out.ready()
+    yield from out.finish()
 
 
 def _turns(entry: dict[str, Any]) -> tuple[list[list[Any]], bool]:
@@ -288,6 +295,7 @@ FORMAT = TranscriptFormat(
     ),
     sniff=sniff,
     parse=parse,
+    parse_chunks=parse_chunks,
     keys=frozenset({"id", "result"}),
     needs="`id` and a list or text `result` per entry; questions by id with --tools",
 )

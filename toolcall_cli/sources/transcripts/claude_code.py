@@ -18,24 +18,25 @@ writes, as documented by the public tools that read them.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from toolcall_cli.core.events import EventChunk, assemble_chunks
 from toolcall_cli.sources.base import ParseOptions
 from toolcall_cli.sources.messages import anthropic, openai
 from toolcall_cli.sources.messages.rows import Conv, as_id, as_str, content_text, to_ts
 from toolcall_cli.sources.transcripts.base import (
-    ChunkSink,
     Head,
     TranscriptFormat,
     json_lines,
     share,
     tag_rows,
 )
-from toolcall_cli.sources.transcripts.threads import mark_results_before_calls
+from toolcall_cli.sources.transcripts.chunks import CallOrder, ChunkSink
 
 RECORD_TYPES = frozenset(
     {"user", "assistant", "system", "summary", "file-history-snapshot", "queue-operation"}
@@ -113,13 +114,13 @@ def _session(obj: dict[str, Any], th: _Threads, stem: str) -> str:
     return sid
 
 
-def parse(path: Path, opts: ParseOptions) -> pd.DataFrame:
-    """Every record of a session file, streamed line by line."""
-    out = ChunkSink(path, tz=opts.tz)
+def parse_chunks(path: Path, opts: ParseOptions) -> Iterator[EventChunk]:
+    """Every record of a session file, streamed line by line and handed on in chunks."""
+    out = ChunkSink(path, tz=opts.tz, order=CallOrder())
     sink = out.sink
     th = _Threads()
     convs: dict[str, Conv] = {}
-    for n, obj, err in json_lines(path):
+    for n, obj, err in json_lines(path, opts.progress):
         origin = f"{path}:{n}"
         if err is not None or not isinstance(obj, dict):
             sink.unparsed(None, origin, obj, err or "record is not a JSON object")
@@ -147,7 +148,7 @@ def parse(path: Path, opts: ParseOptions) -> pd.DataFrame:
                 "thread": problem,
             },
         )
-        out.flush_if_full()
+        yield from out.ready()
     if th.problems:
         summary = ", ".join(f"{k} ×{v} ({', '.join(th.named[k])})" for k, v in th.problems.items())
         sink.add(
@@ -157,7 +158,12 @@ def parse(path: Path, opts: ParseOptions) -> pd.DataFrame:
             detail=f"thread problems: {summary}",
             attrs={"thread_problems": th.problems},
         )
-    return mark_results_before_calls(out.frame())
+    yield from out.finish()
+
+
+def parse(path: Path, opts: ParseOptions) -> pd.DataFrame:
+    """Every record of a session file, as one event table."""
+    return assemble_chunks(parse_chunks(path, opts))
 
 
 def _emit_record(
@@ -248,6 +254,7 @@ FORMAT = TranscriptFormat(
     ),
     sniff=sniff,
     parse=parse,
+    parse_chunks=parse_chunks,
     keys=frozenset({"type", "uuid", "parentUuid", "sessionId", "message", "isSidechain"}),
     needs="one record per line with `type` and `uuid`/`parentUuid`/`sessionId`",
 )

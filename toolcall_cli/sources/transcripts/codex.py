@@ -12,24 +12,25 @@ with its `action` as arguments. Field names follow the public codex-rs rollout f
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from toolcall_cli.core.events import EventChunk, assemble_chunks
 from toolcall_cli.core.jsonio import dumps, try_loads
 from toolcall_cli.sources.base import ParseOptions
 from toolcall_cli.sources.messages import items
 from toolcall_cli.sources.messages.rows import Conv, Sink, as_id, as_str, to_ts
 from toolcall_cli.sources.transcripts.base import (
-    ChunkSink,
     Head,
     TranscriptFormat,
     json_lines,
     share,
     tag_rows,
 )
-from toolcall_cli.sources.transcripts.threads import mark_results_before_calls
+from toolcall_cli.sources.transcripts.chunks import CallOrder, ChunkSink
 
 LINE_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
 ITEM_TYPES = frozenset(
@@ -65,12 +66,12 @@ def sniff(head: Head) -> int:
     return 0
 
 
-def parse(path: Path, opts: ParseOptions) -> pd.DataFrame:
-    """Every line of a rollout, streamed."""
-    out = ChunkSink(path, tz=opts.tz)
+def parse_chunks(path: Path, opts: ParseOptions) -> Iterator[EventChunk]:
+    """Every line of a rollout, streamed and handed on in chunks."""
+    out = ChunkSink(path, tz=opts.tz, order=CallOrder())
     sink = out.sink
     conv = sink.conv(session_id=path.stem)
-    for n, obj, err in json_lines(path):
+    for n, obj, err in json_lines(path, opts.progress):
         origin = f"{path}:{n}"
         if err is not None or not isinstance(obj, dict):
             sink.unparsed(conv, origin, obj, err or "line is not a JSON object")
@@ -115,8 +116,13 @@ def parse(path: Path, opts: ParseOptions) -> pd.DataFrame:
             continue
         else:
             sink.unparsed(conv, origin, obj, f"unknown rollout line type {str(ltype)[:40]!r}")
-        out.flush_if_full()
-    return mark_results_before_calls(out.frame())
+        yield from out.ready()
+    yield from out.finish()
+
+
+def parse(path: Path, opts: ParseOptions) -> pd.DataFrame:
+    """Every line of a rollout, as one event table."""
+    return assemble_chunks(parse_chunks(path, opts))
 
 
 def _emit_instructions(sink: Sink, conv: Conv, text: Any, origin: str, ts: Any) -> None:
@@ -160,6 +166,7 @@ FORMAT = TranscriptFormat(
     samples=("fixtures/transcripts/codex_rollout.jsonl",),
     sniff=sniff,
     parse=parse,
+    parse_chunks=parse_chunks,
     keys=frozenset({"timestamp", "type", "payload"}),
     needs="`{timestamp, type, payload}` lines with `session_meta`/`response_item` types",
 )

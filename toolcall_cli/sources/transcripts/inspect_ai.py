@@ -23,12 +23,12 @@ from toolcall_cli.sources.base import ParseOptions
 from toolcall_cli.sources.messages import openai
 from toolcall_cli.sources.messages.rows import Sink, as_dict, as_id, as_list, as_str, ptr, to_ts
 from toolcall_cli.sources.transcripts.base import (
-    ChunkSink,
     Head,
     TranscriptFormat,
     document_object,
     tag_rows,
 )
+from toolcall_cli.sources.transcripts.chunks import ChunkSink
 
 _HEAD_RE = re.compile(r'^\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:\s*"\w+"\s*,\s*"eval"\s*:')
 
