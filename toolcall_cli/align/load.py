@@ -27,20 +27,18 @@ import pyarrow.parquet as pq
 
 from toolcall_cli.align.select import HINT_IDS, hint_of
 from toolcall_cli.core.events import WIRE_SOURCES, concat_frames
-from toolcall_cli.core.store import (
+from toolcall_cli.core.store_index import IdIndex
+from toolcall_cli.core.store_layout import buckets_of
+from toolcall_cli.core.store_manifest import is_bucketed, part_paths, read_manifest
+from toolcall_cli.core.store_read import (
     check_schema,
     input_order,
-    is_bucketed,
     load_events,
-    part_paths,
     read_file,
-    read_manifest,
     row_groups_of,
     tables_to_events,
     to_events,
 )
-from toolcall_cli.core.store_index import IdIndex
-from toolcall_cli.core.store_layout import buckets_of
 from toolcall_cli.core.store_write import buckets_of_ids, normalise
 from toolcall_cli.errors import InputError, UsageError
 

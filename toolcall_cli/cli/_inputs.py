@@ -14,7 +14,7 @@ import pandas as pd
 from toolcall_cli.cli import _settings
 from toolcall_cli.cli._console import progress_bar, say
 from toolcall_cli.core.redact import Redactor
-from toolcall_cli.core.store import read_manifest
+from toolcall_cli.core.store_manifest import read_manifest
 from toolcall_cli.core.summary import Digest, FileSummary
 from toolcall_cli.errors import UsageError
 from toolcall_cli.sources import FileResult, IngestResult, Redeliveries, ingest_paths, iter_ingest
