@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from toolcall_cli.core.events import COLUMNS, concat_frames, empty_frame
-from toolcall_cli.core.store_layout import FILE, HIDDEN, ROW
+from toolcall_cli.core.store_layout import FILE, HIDDEN, KEYS_FILE, ROW, bucket_of_label
 from toolcall_cli.core.store_manifest import is_bucketed, part_paths, read_manifest
 from toolcall_cli.errors import InputError
 
@@ -161,3 +161,36 @@ def row_groups_of(pf: Path, positions: np.ndarray) -> list[int]:
     md = pq.read_metadata(pf)
     starts = np.cumsum([0] + [md.row_group(g).num_rows for g in range(md.num_row_groups)])
     return sorted({int(g) for g in np.searchsorted(starts, positions, side="right") - 1})
+
+
+#: How align/buckets.py tags each id column's values in the key map (`<tag>\x1f<value>`).
+_TAGS = {"tool_call_id": "c", "trace_id": "t", "request_id": "r", "session_id": "s"}
+
+
+def buckets_of_ids(store: Path, ids: dict[str, set[str]], buckets: int) -> set[int]:
+    """The buckets holding rows with any of *ids* (column -> values), from the key map; empty
+    when the map knows none of them (the caller then reads every bucket).
+
+    The map is sorted by key, so its row groups' min/max statistics name the one or two that
+    can hold each key: a lookup reads those, not the map of the whole store."""
+    keys = sorted({f"{_TAGS[c]}\x1f{v.strip()}" for c, vs in ids.items() for v in vs if v.strip()})
+    path = store / KEYS_FILE
+    if not keys or not path.exists():
+        return set()
+    try:
+        with pq.ParquetFile(path) as keymap:
+            md = keymap.metadata
+            col = keymap.schema_arrow.get_field_index("key")
+            groups = []
+            for g in range(md.num_row_groups):
+                stats = md.row_group(g).column(col).statistics
+                has_range = stats is not None and stats.has_min_max
+                if not has_range or any(stats.min <= k <= stats.max for k in keys):
+                    groups.append(g)
+            table = keymap.read_row_groups(groups, columns=["key", "label"], use_threads=False)
+    except (OSError, pa.ArrowException) as e:
+        raise InputError(
+            f"store key map {path} is unreadable: {e}", hint="delete the store and re-ingest"
+        ) from None
+    hit = table.filter(pc.is_in(table["key"], value_set=pa.array(keys, pa.large_string())))
+    return {bucket_of_label(str(x), buckets) for x in hit["label"].unique().to_pylist()}

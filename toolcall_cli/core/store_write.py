@@ -38,6 +38,7 @@ from toolcall_cli.errors import InputError
 FLUSH_ROWS = 65_536  # buffered rows that trigger a flush
 SMALL_ROWS = 8_192  # a part under one row group is small: merged once a bucket holds MAX_SMALL
 MAX_SMALL = 4
+KEYMAP_ROW_GROUP = 8_192  # a one-trace lookup reads the key map's row group per key, no more
 
 
 def new_part_key() -> str:
@@ -65,27 +66,6 @@ def read_keymap(store_dir: Path) -> Any:
         raise InputError(
             f"store key map {path} is unreadable: {e}", hint="delete the store and re-ingest"
         ) from None
-
-
-_TAGS = {"tool_call_id": "c", "trace_id": "t", "request_id": "r", "session_id": "s"}
-
-
-def buckets_of_ids(store_dir: Path, ids: dict[str, set[str]], buckets: int) -> set[int]:
-    """The buckets holding rows with any of *ids* (column -> values), from the key map; empty
-    when the map knows none of them (the caller then reads every bucket)."""
-    from toolcall_cli.core.store_layout import bucket_of_label
-
-    keys = sorted(f"{_TAGS[c]}\x1f{v.strip()}" for c, vs in ids.items() for v in vs if v.strip())
-    path = store_dir / KEYS_FILE
-    if not keys or not path.exists():
-        return set()
-    try:
-        table = pq.read_table(path, filters=pc.field("key").isin(keys), columns=["label"])
-    except (OSError, pa.ArrowException) as e:
-        raise InputError(
-            f"store key map {path} is unreadable: {e}", hint="delete the store and re-ingest"
-        ) from None
-    return {bucket_of_label(str(x), buckets) for x in table["label"].unique().to_pylist()}
 
 
 def input_table(inputs: list[tuple[str, pd.DataFrame, int]]) -> pa.Table:
@@ -251,7 +231,9 @@ class BucketWriter:
         self.flush()
         if self.keymap_changed:
             sink = pa.BufferOutputStream()
-            pq.write_table(self.keymap.to_table(), sink, compression="zstd", row_group_size=65_536)
+            pq.write_table(
+                self.keymap.to_table(), sink, compression="zstd", row_group_size=KEYMAP_ROW_GROUP
+            )
             store_manifest.write_atomic(
                 self.store_dir / f"{KEYS_FILE}{store_manifest.STAGED}", sink.getvalue().to_pybytes()
             )

@@ -143,12 +143,17 @@ def run(
 
         mcp = check_mcp_target(mcp_command, mcp_url, http_target=target, allow_remote=allow_remote)
     cfg = _settings.config()
-    opts = parse_options(
-        tz=None, nginx_format=None, no_redact=no_redact, follow_symlinks=follow_symlinks
+    # options (and their --no-redact warning) matter only when PATHs are parsed
+    opts = (
+        parse_options(
+            tz=None, nginx_format=None, no_redact=no_redact, follow_symlinks=follow_symlinks
+        )
+        if paths
+        else None
     )
-    # from the store, only the selection's buckets (whole sessions) are read (align/load.py)
+    # from the store, only the selection's sessions are read, through the id index (align/load.py)
     found = evidence_for(
-        paths, store=store, source=None, opts=opts, ids=scope.ids, whole_buckets=True
+        paths, store=store, source=None, opts=opts, ids=scope.ids, whole_sessions=True
     )
     events = found.events
     if trace_id is None and session_id is None:

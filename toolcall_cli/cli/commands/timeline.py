@@ -64,7 +64,6 @@ def run(
     from toolcall_cli.align import align
     from toolcall_cli.align.select import select
     from toolcall_cli.cli._inputs import evidence_for, parse_options
-    from toolcall_cli.sources.base import ParseOptions
 
     cfg = _settings.config()
     zone = tz or cfg.tz
@@ -78,7 +77,7 @@ def run(
             tz=zone, nginx_format=nginx_format, no_redact=no_redact, follow_symlinks=follow_symlinks
         )
         if paths
-        else ParseOptions()
+        else None
     )
     source_name = source.value if source else None
     events = evidence_for(paths, store=store, source=source_name, opts=opts, ids=scope.ids).events
