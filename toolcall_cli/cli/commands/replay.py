@@ -122,7 +122,6 @@ def run(
         )
     # the core and the views load here, not at import: see cli/app.py (start-up)
     from toolcall_cli.cli._inputs import evidence_for, parse_options
-    from toolcall_cli.pipeline.live import check_target, live_replay
     from toolcall_cli.pipeline.scope import one_trace_or_session
     from toolcall_cli.pipeline.whatif import replay_compare
     from toolcall_cli.render.replay_view import summary_line
@@ -135,7 +134,9 @@ def run(
         raise UsageError(
             "name exactly one trace or session", hint="pass --trace-id ID or --session-id ID"
         )
-    if target:
+    if target:  # the HTTP client loads only for a live replay
+        from toolcall_cli.pipeline.live import check_target
+
         check_target(target, allow_remote=allow_remote)  # refuse before reading any evidence
     mcp = None
     if mcp_command is not None or mcp_url is not None:
@@ -171,6 +172,8 @@ def run(
         session_id=session_id,
     )
     if target:
+        from toolcall_cli.pipeline.live import live_replay
+
         report = live_replay(
             report, target=target, cfg=new_cfg or base_cfg or cfg, timeout=timeout,
             ignore=tuple(ignore or ("timestamp",)), allow_remote=allow_remote,
