@@ -22,7 +22,9 @@ import pytest
 
 from tests.conftest import FIXTURES, run_cli
 from toolcall_cli.core import store as store_mod
-from toolcall_cli.core.store import load_events, read_manifest, stored_files, write_files
+from toolcall_cli.core.store import write_files
+from toolcall_cli.core.store_manifest import data_files, file_key, read_manifest, stored_files
+from toolcall_cli.core.store_read import load_events
 from toolcall_cli.errors import InputError
 from toolcall_cli.sources import parse_file
 
@@ -112,7 +114,7 @@ def test_ctrl_c_in_the_writer_and_a_crash_after_commit(
     monkeypatch.setattr(store_mod.pq, "write_table", real_write)
     pd.testing.assert_frame_equal(_snapshot(store), before)
     # a crash right after the commit point: the next reader rolls the ingest forward
-    monkeypatch.setattr(store_mod, "_roll_forward", lambda s, m: m)
+    monkeypatch.setattr(store_mod, "roll_forward", lambda s, m: m)
     write_files(store, parts)
     monkeypatch.undo()
     assert read_manifest(store).get("pending") is None
@@ -172,12 +174,11 @@ def test_reingest_is_idempotent(tmp_path: Path) -> None:
         outs.append((json.loads(res.stdout)["summary"], _snapshot(store)))
     assert outs[0][0] == outs[1][0]
     pd.testing.assert_frame_equal(outs[0][1], outs[1][1])
-    data = store_mod.data_files(store)
+    data = data_files(store)
     files = sorted(p for p in (store / "events").rglob("*") if p.is_file())
     assert files == sorted([*data, *(p.with_suffix(".index") for p in data)])
     assert [f.events for f in stored_files(store)] == [
-        f["events"]
-        for f in sorted(outs[0][0]["files"], key=lambda f: store_mod.file_key(Path(f["path"])))
+        f["events"] for f in sorted(outs[0][0]["files"], key=lambda f: file_key(Path(f["path"])))
     ]
 
 
@@ -204,7 +205,7 @@ def test_other_schema_version_is_explained(tmp_path: Path, command: list[str]) -
 def test_damaged_store_gives_a_clear_error(tmp_path: Path, damage: str) -> None:
     store = tmp_path / "store"
     assert run_cli(["-q", "ingest", "--store", str(store), str(MW)]).exit_code == 0
-    pf = store_mod.data_files(store)[0]
+    pf = data_files(store)[0]
     mf = store / "manifest.json"
     if damage == "truncate":
         pf.write_bytes(pf.read_bytes()[: pf.stat().st_size // 2])

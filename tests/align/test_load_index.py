@@ -15,7 +15,8 @@ from toolcall_cli.align.load import MAX_ROUNDS, read_selected
 from toolcall_cli.core import store as store_mod
 from toolcall_cli.core import store_index, store_layout
 from toolcall_cli.core.events import build_frame
-from toolcall_cli.core.store import load_events, write_files
+from toolcall_cli.core.store import write_files
+from toolcall_cli.core.store_read import load_events
 from toolcall_cli.errors import UsageError
 
 _LINKS = ("trace_id", "tool_call_id", "request_id")

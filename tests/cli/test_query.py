@@ -18,7 +18,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from tests.conftest import ROOT, assert_golden, run_cli
-from toolcall_cli.core.store import load_events
+from toolcall_cli.core.store_read import load_events
 
 FLOODING_PER_INSTANCE = (
     "SELECT instance, detail AS cause, count(*) AS n FROM events "

@@ -14,7 +14,9 @@ from toolcall_cli.core.events import (
     empty_frame,
     validate_frame,
 )
-from toolcall_cli.core.store import load_events, read_manifest, write_files
+from toolcall_cli.core.store import write_files
+from toolcall_cli.core.store_manifest import read_manifest
+from toolcall_cli.core.store_read import load_events
 from toolcall_cli.errors import InputError, InternalError
 
 

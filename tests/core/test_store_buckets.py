@@ -16,8 +16,12 @@ import pyarrow.parquet as pq
 import pytest
 
 from toolcall_cli.core import store as store_mod
+from toolcall_cli.core import store_manifest
 from toolcall_cli.core.events import build_frame
-from toolcall_cli.core.store import data_files, load_events, read_manifest, write_files
+from toolcall_cli.core.store import write_files
+from toolcall_cli.core.store_layout import ROW
+from toolcall_cli.core.store_manifest import data_files, read_manifest
+from toolcall_cli.core.store_read import load_events
 from toolcall_cli.core.store_results import CALLS_SCHEMA, FINDINGS_SCHEMA
 
 TOOLCALL = str(Path(sys.executable).with_name("toolcall"))
@@ -61,7 +65,7 @@ def test_a_trace_lives_in_one_bucket_and_a_linking_input_moves_it(tmp_path: Path
     # readers see the inputs in key order, each in its own order, whatever the buckets
     keyed = sorted(
         [("/evidence/a.log", a), ("/evidence/b.log", b), ("/evidence/link.log", link)],
-        key=lambda kv: store_mod.file_key(Path(kv[0])),
+        key=lambda kv: store_manifest.file_key(Path(kv[0])),
     )
     want = pd.concat([df for _, df in keyed], ignore_index=True)
     pd.testing.assert_frame_equal(load_events(tmp_path), want)
@@ -69,9 +73,9 @@ def test_a_trace_lives_in_one_bucket_and_a_linking_input_moves_it(tmp_path: Path
 
 def _flat_store(root: Path, df: pd.DataFrame, path: Path) -> None:
     """A store as toolcall wrote it before buckets (layout 3: flat `events/<key>.parquet`)."""
-    key = store_mod.file_key(path)
+    key = store_manifest.file_key(path)
     table = pa.Table.from_pandas(df, preserve_index=False)
-    table = table.append_column(store_mod.ROW, pa.array(np.arange(len(df), dtype=np.int64)))
+    table = table.append_column(ROW, pa.array(np.arange(len(df), dtype=np.int64)))
     (root / "events").mkdir(parents=True)
     pq.write_table(store_mod.sort_rows(table), root / "events" / f"{key}.parquet")
     entry = {"path": str(path), "source": "middleware", "events": len(df), "unparsed": 0}

@@ -13,7 +13,9 @@ import pandas as pd
 import pytest
 
 from toolcall_cli.core import store_compact, store_write
-from toolcall_cli.core.store import load_events, read_manifest, write_files
+from toolcall_cli.core.store import write_files
+from toolcall_cli.core.store_manifest import read_manifest
+from toolcall_cli.core.store_read import load_events
 from toolcall_cli.sources import parse_file
 
 TOOLCALL = str(Path(sys.executable).with_name("toolcall"))

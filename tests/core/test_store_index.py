@@ -14,8 +14,10 @@ import pytest
 from toolcall_cli.core import store as store_mod
 from toolcall_cli.core import store_index
 from toolcall_cli.core.events import build_frame
-from toolcall_cli.core.store import data_files, read_file, read_manifest, row_groups_of, write_files
+from toolcall_cli.core.store import write_files
 from toolcall_cli.core.store_index import INDEXED, IdIndex
+from toolcall_cli.core.store_manifest import data_files, read_manifest
+from toolcall_cli.core.store_read import read_file, row_groups_of
 
 ODD = ["", "a\x1fb", "é-ü", "x" * 300, " "]  # empty, the key separator, non-ASCII, long, blank
 CAPS = ("cap0.pcap", "we#frame=ird\n.pcap")  # a capture path may hold `#frame=` and newlines
@@ -122,7 +124,7 @@ def test_a_crash_after_the_commit_rolls_the_index_forward_too(
 ) -> None:
     part = (tmp_path / "mw.log", "middleware", _events(60))
     write_files(tmp_path, [part])
-    monkeypatch.setattr(store_mod, "_roll_forward", lambda s, m: m)
+    monkeypatch.setattr(store_mod, "roll_forward", lambda s, m: m)
     write_files(tmp_path, [(tmp_path / "mw.log", "middleware", _events(70))])
     monkeypatch.undo()
     staged = sorted(p.name for p in (tmp_path / "events").rglob("*.new"))

@@ -11,14 +11,10 @@ import pytest
 
 from toolcall_cli.core import store as store_mod
 from toolcall_cli.core.events import build_frame, validate_frame
-from toolcall_cli.core.store import (
-    ROW,
-    data_files,
-    load_events,
-    read_file,
-    read_manifest,
-    write_files,
-)
+from toolcall_cli.core.store import write_files
+from toolcall_cli.core.store_layout import ROW
+from toolcall_cli.core.store_manifest import data_files, read_manifest
+from toolcall_cli.core.store_read import load_events, read_file
 
 pytestmark = pytest.mark.usefixtures("one_bucket")
 

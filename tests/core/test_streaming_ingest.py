@@ -13,7 +13,9 @@ import pytest
 
 from tests.conftest import run_cli
 from toolcall_cli.core.events import concat_frames
-from toolcall_cli.core.store import data_files, load_events, read_manifest, write_files
+from toolcall_cli.core.store import write_files
+from toolcall_cli.core.store_manifest import data_files, read_manifest
+from toolcall_cli.core.store_read import load_events
 from toolcall_cli.core.summary import Digest, IngestReport
 from toolcall_cli.errors import InputError
 from toolcall_cli.sources import parse_file

@@ -24,7 +24,8 @@ from hypothesis import strategies as st
 from tests.conftest import FIXTURES
 from tests.fuzz.harness import documented, parse_bytes
 from toolcall_cli.core.events import build_frame, validate_frame
-from toolcall_cli.core.store import load_events, write_files
+from toolcall_cli.core.store import write_files
+from toolcall_cli.core.store_read import load_events
 from toolcall_cli.errors import ToolcallError
 
 SEEDS = {

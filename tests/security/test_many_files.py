@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from toolcall_cli.core.store import data_files, read_manifest, write_files
+from toolcall_cli.core.store import write_files
+from toolcall_cli.core.store_manifest import data_files, read_manifest
 from toolcall_cli.sources import parse_file
 
 TOOLCALL = str(Path(sys.executable).with_name("toolcall"))

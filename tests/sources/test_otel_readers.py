@@ -174,7 +174,7 @@ def test_content_capture_off_is_recorded() -> None:
 
 def test_span_in_two_files_of_one_store_ingest_is_stored_once(tmp_path: Path) -> None:
     from tests.conftest import run_cli
-    from toolcall_cli.core.store import load_events
+    from toolcall_cli.core.store_read import load_events
 
     store = tmp_path / "store"
     res = run_cli(["ingest", str(OTEL / "dedupe"), "--store", str(store), "-f", "json"])

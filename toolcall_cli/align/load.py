@@ -15,33 +15,30 @@ same rows: the index names every row group holding an id, and the rows are filte
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import reduce
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
 from toolcall_cli.align.select import HINT_IDS, hint_of
 from toolcall_cli.core.events import WIRE_SOURCES, concat_frames
-from toolcall_cli.core.store import (
+from toolcall_cli.core.store_index import IdIndex
+from toolcall_cli.core.store_layout import buckets_of
+from toolcall_cli.core.store_manifest import is_bucketed, part_paths, read_manifest
+from toolcall_cli.core.store_read import (
+    buckets_of_ids,
     check_schema,
     input_order,
-    is_bucketed,
     load_events,
-    part_paths,
     read_file,
-    read_manifest,
     row_groups_of,
     tables_to_events,
     to_events,
 )
-from toolcall_cli.core.store_index import IdIndex
-from toolcall_cli.core.store_layout import buckets_of
-from toolcall_cli.core.store_write import buckets_of_ids, normalise
+from toolcall_cli.core.store_write import normalise
 from toolcall_cli.errors import InputError, UsageError
 
 #: Rounds of key expansion before giving up on finding more (chains longer than this are rare).
@@ -53,9 +50,10 @@ _FRAME = "#frame="
 
 @dataclass(frozen=True, slots=True)
 class ReadStats:
-    """What a selective read touched: row groups in the store, row groups read whole, and
-    files whose id columns had to be scanned (no usable index)."""
+    """What a selective read touched: the data files it opened, their row groups, the row
+    groups it read whole, and the files whose id columns had to be scanned (no usable index)."""
 
+    files: tuple[str, ...]
     row_groups: int
     row_groups_read: int
     scanned_files: int
@@ -128,21 +126,29 @@ class _Part:
             self._keys = pa.concat_tables(self._tables).select(_KEYS)
         return self._keys
 
-    def rows(self, expr: pc.Expression) -> pa.Table:
-        """The whole rows matching *expr*, with the hidden order columns (`_file`, `_row`)."""
+    def matched(self, want: _Want) -> pa.Table:
+        """The id columns of the rows at hand that *want* matches."""
+        keys = self.keys()
+        return keys.filter(want.mask(keys))
+
+    def rows(self, want: _Want) -> pa.Table:
+        """The whole rows *want* matches, with the hidden order columns (`_file`, `_row`)."""
         if self._whole is not None:
-            return normalise(self._whole.filter(expr), self.pf.stem)
+            return normalise(self._whole.filter(want.mask(self._whole)), self.pf.stem)
         if self.index is None:
             keys = self.keys()
-            pos = keys.append_column("_pos", pa.array(np.arange(keys.num_rows))).filter(expr)
+            pos = keys.append_column("_pos", pa.array(np.arange(keys.num_rows)))
+            pos = pos.filter(want.mask(keys))
             if not pos.num_rows:
                 return keys.slice(0, 0)
             groups = row_groups_of(self.pf, pos.column("_pos").to_numpy())
             self.read |= set(groups)
-            return normalise(_raw(self.pf, groups).filter(expr), self.pf.stem)
+            raw = _raw(self.pf, groups)
+            return normalise(raw.filter(want.mask(raw)), self.pf.stem)
         if not self._tables:
             return self.keys()
-        return normalise(pa.concat_tables(self._tables).filter(expr), self.pf.stem)
+        rows = pa.concat_tables(self._tables)
+        return normalise(rows.filter(want.mask(rows)), self.pf.stem)
 
     def known(self, col: str) -> pa.Array:
         """The distinct non-empty values of *col* in the file."""
@@ -176,8 +182,34 @@ def _parts(store: Path, ids: dict[str, set[str]]) -> list[_Part]:
     return [_Part(pf) for pf in part_paths(store, manifest, buckets or None)]
 
 
-def _any(parts: list[pc.Expression]) -> pc.Expression:
-    return reduce(lambda a, b: a | b, parts)
+@dataclass(slots=True)
+class _Want:
+    """What a selection matches: rows whose id columns hold one of *ids* (column -> values),
+    and the id-less wire responses of the captures *captures* (they join their request by TCP
+    stream). Evaluated with compute kernels on the rows at hand, not as a dataset expression,
+    so a one-trace read never loads Arrow's dataset and query engine."""
+
+    ids: dict[str, set[str]]
+    captures: set[str]
+
+    def mask(self, table: pa.Table) -> pa.ChunkedArray:
+        """Which rows of *table* (holding the `_KEYS` columns) the selection matches."""
+        hit = pa.chunked_array([pa.array(np.zeros(table.num_rows, dtype=bool))])
+        for col, values in self.ids.items():
+            if values:
+                want = pa.array(sorted(values), pa.large_string())
+                hit = pc.or_(hit, pc.is_in(table[col], value_set=want))
+        if self.captures:
+            wire = pc.and_(
+                pc.is_in(table["source"], value_set=pa.array(WIRE_SOURCES, pa.large_string())),
+                pc.equal(table["kind"], "http_response"),
+            )
+            idless = pc.and_(wire, pc.is_null(table["tool_call_id"]))
+            of = pa.chunked_array([pa.array(np.zeros(table.num_rows, dtype=bool))])
+            for name in sorted(self.captures):
+                of = pc.or_(of, pc.starts_with(table["origin"], f"{name}{_FRAME}"))
+            hit = pc.or_(hit, pc.fill_null(pc.and_(idless, of), False))
+        return pc.fill_null(hit, False)
 
 
 def _values(tables: list[pa.Table], col: str) -> set[str]:
@@ -203,35 +235,17 @@ def load_selected(
     )[0]
 
 
-def load_buckets(
+def load_sessions(
     store: Path,
     *,
     trace_id: str | None = None,
     session_id: str | None = None,
     tool_call_id: str | None = None,
 ) -> pd.DataFrame:
-    """Every event of the buckets holding the selected ids: whole components, so the whole
-    sessions they touch (replay's rate limiter counts a session's earlier calls). A store the
-    key map cannot narrow (an older layout, an unknown id) is read as `load_selected` reads it.
-    """
-    manifest = read_manifest(store)
-    ids = {"trace_id": trace_id, "session_id": session_id, "tool_call_id": tool_call_id}
-    seeds: dict[str, set[str]] = {c: set() for c in ("trace_id", "tool_call_id", "session_id")}
-    if trace_id is not None:  # as read_selected: a trace may be named by any of its ids
-        for values in seeds.values():
-            values.add(trace_id)
-    for col in ("session_id", "tool_call_id"):
-        if ids[col] is not None:
-            seeds[col].add(str(ids[col]))
-    found = (
-        buckets_of_ids(store, seeds, buckets_of(manifest))
-        if is_bucketed(manifest) and any(seeds.values())
-        else set()
-    )
-    if not found:
-        return load_selected(store, **ids)
-    tables = [_raw(pf) for pf in part_paths(store, manifest, found)]
-    return tables_to_events(tables, str(store))
+    """The events connected to the selected ids through any key, session ids included: the
+    whole sessions the selection touches (replay's rate limiter counts a session's earlier
+    calls), read through the id index like one trace, not the whole of its bucket."""
+    return _read_connected(store, trace_id, session_id, tool_call_id, (*_LINKS, "session_id"))[0]
 
 
 def read_selected(
@@ -242,42 +256,49 @@ def read_selected(
     tool_call_id: str | None = None,
 ) -> tuple[pd.DataFrame, ReadStats]:
     """The events connected to the selected ids, and what reading them touched."""
-    f = ds.field
-    seeds: list[pc.Expression] = []
+    return _read_connected(store, trace_id, session_id, tool_call_id, _LINKS)
+
+
+def _read_connected(
+    store: Path,
+    trace_id: str | None,
+    session_id: str | None,
+    tool_call_id: str | None,
+    links: tuple[str, ...],
+) -> tuple[pd.DataFrame, ReadStats]:
+    """The events connected to the selected ids through the key columns *links*."""
     first: dict[str, set[str]] = {c: set() for c in ("trace_id", "tool_call_id", "session_id")}
     if trace_id is not None:  # a trace may be named by a trace id, a call id or a session id
-        seeds += [f(c) == trace_id for c in ("trace_id", "tool_call_id", "session_id")]
         for ids in first.values():
             ids.add(trace_id)
     if session_id is not None:
-        seeds.append(f("session_id") == session_id)
         first["session_id"].add(session_id)
     if tool_call_id is not None:
-        seeds.append(f("tool_call_id") == tool_call_id)
         first["tool_call_id"].add(tool_call_id)
-    if not seeds:
+    if not any(first.values()):
         raise UsageError("no selection: pass --trace-id, --session-id or --tool-call-id")
-    expr = _any(seeds)
+    want = _Want({c: set(v) for c, v in first.items()}, set())
     parts = _parts(store, first)
     for p in parts:
         p.fetch(first)
-    matched = [p.keys().filter(expr) for p in parts]
+    matched = [p.matched(want) for p in parts]
     if not any(t.num_rows for t in matched):
         _no_match(parts, trace_id=trace_id, session_id=session_id, tool_call_id=tool_call_id)
-    seen: dict[str, set[str]] = {c: set() for c in _LINKS}
+    seen: dict[str, set[str]] = {c: set() for c in links}
     for _ in range(MAX_ROUNDS):
-        new = {c: _values(matched, c) - seen[c] for c in _LINKS}
+        new = {c: _values(matched, c) - seen[c] for c in links}
         if not any(new.values()):
             break
-        for c in _LINKS:
+        for c in links:
             seen[c] |= new[c]
-        expr = _any([expr, *(f(c).isin(sorted(v)) for c, v in new.items() if v)])
+            want.ids.setdefault(c, set()).update(new[c])
         for p in parts:
             p.fetch(new)
-        matched = [p.keys().filter(expr) for p in parts]
-    expr = _with_pcap_responses(parts, matched, expr)
-    tables = [p.rows(expr) for p in parts]
+        matched = [p.matched(want) for p in parts]
+    _with_pcap_responses(parts, matched, want)
+    tables = [p.rows(want) for p in parts]
     stats = ReadStats(
+        files=tuple(str(p.pf) for p in parts),
         row_groups=sum(p.groups for p in parts),
         row_groups_read=sum(len(p.read) for p in parts),
         scanned_files=sum(p.scanned for p in parts),
@@ -311,23 +332,17 @@ def _no_match(
     raise UsageError(f"no trace matches {option} {value}", hint=hint_of(first, len(known), what))
 
 
-def _with_pcap_responses(
-    parts: list[_Part], matched: list[pa.Table], expr: pc.Expression
-) -> pc.Expression:
-    """Add the id-less responses of the captures the selection touched: they join their request
-    by TCP stream during alignment."""
-    f = ds.field
-    req = f("source").isin(WIRE_SOURCES) & (f("kind") == "http_request")
+def _with_pcap_responses(parts: list[_Part], matched: list[pa.Table], want: _Want) -> None:
+    """Add the id-less responses of the captures the selection touched to *want*: they join
+    their request by TCP stream during alignment."""
     origins: set[str] = set()
     for t in matched:
+        wire = pc.is_in(t["source"], value_set=pa.array(WIRE_SOURCES, pa.large_string()))
+        req = pc.fill_null(pc.and_(wire, pc.equal(t["kind"], "http_request")), False)
         origins |= {str(o) for o in t.filter(req).column("origin").to_pylist() if o}
     names = {o.rsplit(_FRAME, 1)[0] for o in origins}
     if not names:
-        return expr
+        return
     for p in parts:
         p.fetch_captures(names)
-    wire = f("source").isin(WIRE_SOURCES)
-    base = wire & (f("kind") == "http_response") & f("tool_call_id").is_null()
-    return expr | (
-        base & _any([pc.starts_with(f("origin"), f"{n}{_FRAME}") for n in sorted(names)])
-    )
+    want.captures |= names

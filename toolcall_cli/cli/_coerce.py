@@ -47,7 +47,10 @@ class QuickCoercion:
             return () if multi else None
         annotation = self._descriptor.annotation
         info = self._descriptor.parameter_info
-        if info.parser is not None or self._descriptor.file_annotation is not None:
+        if info.parser is not None:  # the parser made the value: typer's check is the identity
+            made = isinstance(annotation, type) and isinstance(value, annotation) and not multi
+            return value if made else _ASK_TYPER
+        if self._descriptor.file_annotation is not None:
             return _ASK_TYPER
         if get_origin(annotation) is list:
             if not multi or not isinstance(value, (list, tuple)):

@@ -9,28 +9,19 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import pandas as pd
-
 from toolcall_cli.cli import _settings
 from toolcall_cli.cli._console import progress_bar, say
-from toolcall_cli.core.events import UNPARSED, EventChunk
-from toolcall_cli.core.redact import Redactor
 from toolcall_cli.core.summary import Digest, FileSummary
 from toolcall_cli.errors import UsageError
-from toolcall_cli.sources import (
-    FileResult,
-    IngestResult,
-    Redeliveries,
-    StreamedFile,
-    ingest_paths,
-    iter_ingest,
-)
-from toolcall_cli.sources.base import ParseOptions
-from toolcall_cli.sources.evidence import require_evidence
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the adapters load only when PATHs are parsed: a store read never needs them
+    import pandas as pd
+
+    from toolcall_cli.core.events import EventChunk
     from toolcall_cli.core.store_write import InputPart
     from toolcall_cli.engine import Engine
+    from toolcall_cli.sources import IngestResult, Redeliveries, StreamedFile
+    from toolcall_cli.sources.base import ParseOptions
 
 #: Environment override of `[limits] max_decompressed` (bytes; K/M/G suffixes allowed).
 MAX_DECOMPRESSED_ENV = "TOOLCALL_MAX_DECOMPRESSED"
@@ -55,6 +46,9 @@ def parse_options(
     *, tz: str | None, nginx_format: str | None, no_redact: bool, follow_symlinks: bool = False
 ) -> ParseOptions:
     """ParseOptions from the config and flags; warns on stderr when redaction is off."""
+    from toolcall_cli.core.redact import Redactor
+    from toolcall_cli.sources.base import ParseOptions
+
     cfg = _settings.config()
     if no_redact:
         say("toolcall: warning: --no-redact: secrets in the inputs will appear in the output")
@@ -89,6 +83,9 @@ def say_skipped(skipped: Sequence[tuple[object, str]]) -> None:
 
 def ingest(paths: list[Path], *, source: str | None, opts: ParseOptions) -> IngestResult:
     """Parse PATHs with a progress bar on a terminal."""
+    from toolcall_cli.sources import ingest_paths
+    from toolcall_cli.sources.evidence import require_evidence
+
     with progress_bar("ingesting", enabled=not _settings.current().quiet) as prog:
         result = ingest_paths(paths, source=source, opts=replace(opts, progress=prog))
     require_evidence(result, paths, source=source)
@@ -114,6 +111,8 @@ class IngestStream:
     def parts(self) -> Generator[InputPart, None, None]:
         """(path, source, events) per file, for `core.store.write_files`: a streaming
         adapter's events come as chunks, each summarised as it passes."""
+        from toolcall_cli.sources import FileResult, Redeliveries, StreamedFile, iter_ingest
+
         with progress_bar("ingesting", enabled=not _settings.current().quiet) as prog:
             repeats = Redeliveries()  # a span two files delivered is stored once
             if self.engine is None:
@@ -149,6 +148,8 @@ class IngestStream:
     def _summarised(self, item: StreamedFile, repeats: Redeliveries) -> Iterator[EventChunk]:
         """*item*'s chunks, each counted into the digest as it passes; the file's summary
         line once the last has passed."""
+        from toolcall_cli.core.events import UNPARSED, EventChunk
+
         events = unparsed = 0
         for chunk in item.chunks:
             frame = repeats.drop(chunk.frame)
@@ -180,24 +181,27 @@ def evidence_for(
     *,
     store: Path,
     source: str | None,
-    opts: ParseOptions,
+    opts: ParseOptions | None,
     ids: Mapping[str, str | None] | None = None,
-    whole_buckets: bool = False,
+    whole_sessions: bool = False,
 ) -> Evidence:
     """PATHs ingested on the fly (the files read are also the quotable ones; no evidence at
     all is an input error), or the store when no PATH is given: only the traces of *ids*
     (through its id index) when one is set, and the files its manifest records as quotable —
-    never a path only an event's origin names. With *whole_buckets* the store gives every
-    event of the selection's buckets (whole sessions, for replay's rate limiter)."""
+    never a path only an event's origin names. With *whole_sessions* the store gives every
+    event of the selection's sessions (for replay's rate limiter). *opts* matter only when
+    PATHs are parsed (a store read needs none, so it never loads the adapters)."""
     if paths:
-        result = ingest(paths, source=source, opts=opts)
+        from toolcall_cli.sources.base import ParseOptions
+
+        result = ingest(paths, source=source, opts=opts or ParseOptions())
         files = tuple(str(f.path) for f in result.files)
         return Evidence(result.events, files, files, result.skipped)
-    from toolcall_cli.align.load import load_buckets, load_selected  # all when no id is set
-    from toolcall_cli.core.store import read_manifest  # pyarrow.parquet: only for a store
+    from toolcall_cli.align.load import load_selected, load_sessions  # all when no id is set
+    from toolcall_cli.core.store_manifest import read_manifest
 
     recorded = tuple(str(e["path"]) for e in read_manifest(store)["files"].values())
-    load = load_buckets if whole_buckets and ids and any(ids.values()) else load_selected
+    load = load_sessions if whole_sessions and ids and any(ids.values()) else load_selected
     return Evidence(load(store, **(ids or {})), (str(store),), recorded)
 
 

@@ -121,7 +121,29 @@ SchedulerOpt = Annotated[
 WorkersOpt = Annotated[
     int, typer.Option("--workers", min=1, help="Local worker processes (1: in this process).")
 ]
-StoreOpt = Annotated[Path, typer.Option("--store", help="Store directory.", file_okay=False)]
+
+
+def _store_location(value: str | Path) -> Path:
+    """`--store`: a directory, or an fsspec URL of one (core/store_fs.py)."""
+    if isinstance(value, Path):  # the default
+        return value
+    from toolcall_cli.core.store_fs import store_location
+
+    try:
+        return store_location(value)
+    except UsageError as e:
+        raise typer.BadParameter(f"{e.message} (hint: {e.hint})" if e.hint else e.message) from None
+
+
+StoreOpt = Annotated[
+    Path,
+    typer.Option(
+        "--store",
+        metavar="DIR|URL",
+        help="Store directory, or an fsspec URL of one (file://...).",
+        parser=_store_location,
+    ),
+]
 TzOpt = Annotated[
     str | None,
     typer.Option("--tz", help="Time zone for naive timestamps (default: config, else UTC)."),

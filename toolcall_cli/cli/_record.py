@@ -12,7 +12,7 @@ from toolcall_cli.cli._console import say
 def record_diagnose(store: Path, report: Any, cfg: Any, *, whole: bool) -> None:
     """Write *report*'s findings (and, when *whole*, its calls) to *store*; a store that cannot
     be written (read-only, a bundle someone else owns) only warns: the report is out already."""
-    from toolcall_cli.core.store import read_manifest
+    from toolcall_cli.core.store_manifest import read_manifest
     from toolcall_cli.core.store_results import config_fingerprint, record_run
 
     timeline = getattr(report, "timeline", None)

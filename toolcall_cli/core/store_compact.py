@@ -20,7 +20,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from toolcall_cli.core import store
+from toolcall_cli.core import store, store_manifest
 from toolcall_cli.core.store_layout import buckets_of
 from toolcall_cli.core.store_write import SMALL_ROWS, BucketWriter, legacy_tables, remove_unnamed
 from toolcall_cli.errors import InputError
@@ -42,7 +42,7 @@ def small_groups(parts: dict[str, dict[str, Any]]) -> dict[int, list[str]]:
 def needs_compaction(manifest: dict[str, Any]) -> bool:
     """An older layout, or a bucket holding more than one small part."""
     return bool(manifest["files"]) and (
-        not store.is_bucketed(manifest) or bool(small_groups(manifest["parts"]))
+        not store_manifest.is_bucketed(manifest) or bool(small_groups(manifest["parts"]))
     )
 
 
@@ -51,15 +51,15 @@ def compact(store_dir: Path) -> int:
 
     Takes the writer lock, so it fails like an ingest (InputError) while another one writes.
     """
-    with store._writer_lock(store_dir):
-        manifest = store.read_manifest(store_dir)
+    with store.writer_lock(store_dir):
+        manifest = store_manifest.read_manifest(store_dir)
         if not needs_compaction(manifest):
             return 0
-        store._sweep(store_dir)
-        before = len(store.part_paths(store_dir, manifest))
+        store.sweep(store_dir)
+        before = len(store_manifest.part_paths(store_dir, manifest))
         writer = BucketWriter(store_dir, manifest.get("parts", {}), buckets_of(manifest))
         try:
-            if not store.is_bucketed(manifest):
+            if not store_manifest.is_bucketed(manifest):
                 for table in legacy_tables(store_dir, manifest):
                     writer.add(table)
                 writer.flush()
@@ -71,10 +71,10 @@ def compact(store_dir: Path) -> int:
                 _staged_hook(bucket)
             pending = writer.finish()
         except BaseException:
-            store._sweep(store_dir)  # nothing committed: the old parts stay named
+            store.sweep(store_dir)  # nothing committed: the old parts stay named
             raise
         manifest["files"] = {
-            k: {f: v[f] for f in store._ENTRY_KEYS} for k, v in manifest["files"].items()
+            k: {f: v[f] for f in store_manifest.ENTRY_KEYS} for k, v in manifest["files"].items()
         }
         manifest.update(
             layout=store.LAYOUT,
@@ -84,13 +84,15 @@ def compact(store_dir: Path) -> int:
             pending_keys=writer.keymap_changed,
         )
         try:
-            store._atomic_write(store_dir / store.MANIFEST, store._manifest_bytes(manifest))
+            store_manifest.write_atomic(
+                store_dir / store_manifest.MANIFEST, store_manifest.manifest_bytes(manifest)
+            )
         except OSError as e:
-            store._sweep(store_dir)
+            store.sweep(store_dir)
             raise InputError(f"cannot write the store {store_dir}: {e.strerror or e}") from None
-        done = store._roll_forward(store_dir, manifest)
+        done = store_manifest.roll_forward(store_dir, manifest)
         remove_unnamed(store_dir, done)
-        return before - len(store.part_paths(store_dir, done))
+        return before - len(store_manifest.part_paths(store_dir, done))
 
 
 def _staged_hook(bucket: int) -> None:

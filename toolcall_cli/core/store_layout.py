@@ -62,6 +62,9 @@ from typing import Any
 BUCKETS = 64  # buckets per table; a trace's bucket is `bucket_of(its component)`
 TABLES = ("events", "calls", "findings")
 KEYS_FILE = "keys.parquet"
+ROW = "_row"  # hidden column: the event's position in the adapter's table
+FILE = "_file"  # hidden column of a part holding several inputs: the row's input key
+HIDDEN = (ROW, FILE)
 
 
 def bucket_dir(store: Path, table: str, bucket: int) -> Path:

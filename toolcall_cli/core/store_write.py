@@ -31,9 +31,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from toolcall_cli.core import store, store_index
+from toolcall_cli.core import store, store_index, store_manifest, store_read
 from toolcall_cli.core.events import COLUMNS, UNPARSED, EventChunk
-from toolcall_cli.core.store_layout import KEYS_FILE, bucket_dir
+from toolcall_cli.core.store_layout import FILE, KEYS_FILE, ROW, bucket_dir
 from toolcall_cli.errors import InputError
 
 #: What an ingest hands `core.store.write_files` per input: (path, source, its events whole
@@ -46,6 +46,7 @@ WRITE_BYTES = 192 << 20  # per bucket), or buffered Arrow bytes: a flush per 65 
 # 64 small parts each time and merged them again and again
 SMALL_ROWS = 8_192  # a part under one row group is small: merged once a bucket holds MAX_SMALL
 MAX_SMALL = 4
+KEYMAP_ROW_GROUP = 8_192  # a one-trace lookup reads the key map's row group per key, no more
 
 
 def new_part_key() -> str:
@@ -75,27 +76,6 @@ def read_keymap(store_dir: Path) -> Any:
         ) from None
 
 
-_TAGS = {"tool_call_id": "c", "trace_id": "t", "request_id": "r", "session_id": "s"}
-
-
-def buckets_of_ids(store_dir: Path, ids: dict[str, set[str]], buckets: int) -> set[int]:
-    """The buckets holding rows with any of *ids* (column -> values), from the key map; empty
-    when the map knows none of them (the caller then reads every bucket)."""
-    from toolcall_cli.core.store_layout import bucket_of_label
-
-    keys = sorted(f"{_TAGS[c]}\x1f{v.strip()}" for c, vs in ids.items() for v in vs if v.strip())
-    path = store_dir / KEYS_FILE
-    if not keys or not path.exists():
-        return set()
-    try:
-        table = pq.read_table(path, filters=pc.field("key").isin(keys), columns=["label"])
-    except (OSError, pa.ArrowException) as e:
-        raise InputError(
-            f"store key map {path} is unreadable: {e}", hint="delete the store and re-ingest"
-        ) from None
-    return {bucket_of_label(str(x), buckets) for x in table["label"].unique().to_pylist()}
-
-
 def input_table(inputs: list[tuple[str, pd.DataFrame, int | np.ndarray]]) -> pa.Table:
     """Inputs' events (key, frame, row of the frame's first event in its input, or every
     row's) as one store table: the event columns, `_file` and `_row`. Small inputs are
@@ -103,7 +83,7 @@ def input_table(inputs: list[tuple[str, pd.DataFrame, int | np.ndarray]]) -> pa.
     frames = [df for _, df, _ in inputs]
     df = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
     table = pa.Table.from_pandas(
-        df.astype(COLUMNS), schema=store._expected_schema(), preserve_index=False
+        df.astype(COLUMNS), schema=store_read.expected_schema(), preserve_index=False
     )
     sizes = [len(f) for f in frames]
     keys = pa.DictionaryArray.from_arrays(
@@ -119,27 +99,27 @@ def input_table(inputs: list[tuple[str, pd.DataFrame, int | np.ndarray]]) -> pa.
             [EventChunk(f, first).positions() for (_, f, first) in inputs]
             or [np.empty(0, np.int64)]
         )
-    return table.append_column(store.FILE, keys).append_column(store.ROW, pa.array(rows))
+    return table.append_column(FILE, keys).append_column(ROW, pa.array(rows))
 
 
 def normalise(table: pa.Table, part: str) -> pa.Table:
     """A part read back (of any layout) with the event columns, `_file` and `_row`."""
-    if store.ROW not in table.column_names:  # layout 1: rows are in input order
-        table = table.append_column(store.ROW, pa.array(np.arange(table.num_rows)))
-    if store.FILE not in table.column_names:  # one input's own part
-        table = table.append_column(store.FILE, pa.array([part] * table.num_rows))
-    names = [f.name for f in store._expected_schema()]
+    if ROW not in table.column_names:  # layout 1: rows are in input order
+        table = table.append_column(ROW, pa.array(np.arange(table.num_rows)))
+    if FILE not in table.column_names:  # one input's own part
+        table = table.append_column(FILE, pa.array([part] * table.num_rows))
+    names = [f.name for f in store_read.expected_schema()]
     schema = pa.schema(
         [
-            *store._expected_schema(),
-            pa.field(store.FILE, pa.large_string()),
-            pa.field(store.ROW, pa.int64()),
+            *store_read.expected_schema(),
+            pa.field(FILE, pa.large_string()),
+            pa.field(ROW, pa.int64()),
         ]
     )
     try:
-        return table.select([*names, store.FILE, store.ROW]).cast(schema)
+        return table.select([*names, FILE, ROW]).cast(schema)
     except (KeyError, pa.ArrowException) as e:
-        raise store._damaged(part, str(e).splitlines()[0][:200]) from None
+        raise store_read.damaged(part, str(e).splitlines()[0][:200]) from None
 
 
 class BucketWriter:
@@ -209,15 +189,15 @@ class BucketWriter:
         entry = self.parts[part]
         pf = part_file(self.store_dir, int(entry["bucket"]), part)
         if part in self.staged:
-            pf = pf.with_name(pf.name + store._STAGED)
+            pf = pf.with_name(pf.name + store_manifest.STAGED)
         try:
             table = pq.read_table(pf)
         except (OSError, pa.ArrowException) as e:
             raise InputError(f"store file {pf} is unreadable: {e}", hint="re-ingest") from None
-        store.check_schema(table.schema, pf)
+        store_read.check_schema(table.schema, pf)
         table = normalise(table, part)
         if part in self._dirty:
-            keep = pc.invert(pc.is_in(table[store.FILE], value_set=pa.array(sorted(self._removed))))
+            keep = pc.invert(pc.is_in(table[FILE], value_set=pa.array(sorted(self._removed))))
             table = table.filter(keep)
         return table
 
@@ -227,7 +207,7 @@ class BucketWriter:
             self.staged.discard(part)
             pf = part_file(self.store_dir, int(entry["bucket"]), part)
             for f in (pf, pf.with_suffix(".index")):
-                f.with_name(f.name + store._STAGED).unlink(missing_ok=True)
+                f.with_name(f.name + store_manifest.STAGED).unlink(missing_ok=True)
 
     def flush(self) -> None:
         """Place the buffered rows (and the rows they move) into their buckets' parts."""
@@ -282,7 +262,7 @@ class BucketWriter:
         except OSError as e:
             why = e.strerror or e
             raise InputError(f"cannot write the store {self.store_dir}: {why}") from None
-        inputs = sorted(set(rows[store.FILE].unique().to_pylist()))
+        inputs = sorted(set(rows[FILE].unique().to_pylist()))
         self.parts[part] = {"bucket": bucket, "rows": rows.num_rows, "inputs": inputs}
         self.staged.add(part)
 
@@ -291,26 +271,28 @@ class BucketWriter:
         self.flush()
         if self.keymap_changed:
             sink = pa.BufferOutputStream()
-            pq.write_table(self.keymap.to_table(), sink, compression="zstd", row_group_size=65_536)
-            store._atomic_write(
-                self.store_dir / f"{KEYS_FILE}{store._STAGED}", sink.getvalue().to_pybytes()
+            pq.write_table(
+                self.keymap.to_table(), sink, compression="zstd", row_group_size=KEYMAP_ROW_GROUP
+            )
+            store_manifest.write_atomic(
+                self.store_dir / f"{KEYS_FILE}{store_manifest.STAGED}", sink.getvalue().to_pybytes()
             )
         return sorted(self.staged)
 
 
 def legacy_tables(store_dir: Path, manifest: dict[str, Any]) -> Iterator[pa.Table]:
     """The rows of an older layout's parts, as bucketed tables (with `_file`, `_row`)."""
-    for pf in store.part_paths(store_dir, manifest):
+    for pf in store_manifest.part_paths(store_dir, manifest):
         table = pq.read_table(pf)
-        store.check_schema(table.schema, pf)
+        store_read.check_schema(table.schema, pf)
         yield normalise(table, pf.stem)
 
 
 def remove_unnamed(store_dir: Path, manifest: dict[str, Any]) -> None:
     """Delete data files and indexes the committed *manifest* no longer names."""
-    named = {p.stem for p in store.part_paths(store_dir, manifest)}
+    named = {p.stem for p in store_manifest.part_paths(store_dir, manifest)}
     suffixes = (".parquet", store_index.SUFFIX)
     for pattern in (*(f"*{x}" for x in suffixes), *(f"bucket=*/*{x}" for x in suffixes)):
         for f in (store_dir / "events").glob(pattern):
-            if f.stem not in named and store._KEY.fullmatch(f.stem):
+            if f.stem not in named and store_manifest.STORE_KEY.fullmatch(f.stem):
                 f.unlink(missing_ok=True)

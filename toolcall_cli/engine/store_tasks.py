@@ -58,7 +58,7 @@ def plan_buckets(store: Path, engine: Engine) -> list[StoreBucket]:
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
-    from toolcall_cli.core.store import part_paths, read_manifest
+    from toolcall_cli.core.store_manifest import part_paths, read_manifest
     from toolcall_cli.engine.diagnose_tasks import bucket_count
 
     files = part_paths(store, read_manifest(store))
@@ -99,7 +99,7 @@ def read_bucket(bucket: StoreBucket) -> pd.DataFrame:
     import pyarrow.parquet as pq
 
     from toolcall_cli.core.events import concat_frames
-    from toolcall_cli.core.store import input_order, to_events
+    from toolcall_cli.core.store_read import input_order, to_events
 
     value_sets = {c: pa.array(v, type=pa.string()) for c, v in bucket.keys.items() if v}
     frames = []
@@ -142,7 +142,7 @@ def diagnose_store(
 ) -> DiagnoseReport:
     """The whole store diagnosed bucket by bucket on *engine*, pooled into one report; quotes
     come from the files its manifest records, as for a one-process run."""
-    from toolcall_cli.core.store import read_manifest
+    from toolcall_cli.core.store_manifest import read_manifest
     from toolcall_cli.engine.diagnose_tasks import pool_reports
 
     recorded = read_manifest(store)["files"]

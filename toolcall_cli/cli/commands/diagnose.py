@@ -116,9 +116,10 @@ def run(
     if statistics:
         check_format(fmt, ("table", "json", "markdown"), "diagnose --statistics")
     runner = engine_of(engine, scheduler, workers, html=fmt == Format.html)
-    from toolcall_cli.sources import start_early  # tshark runs while pandas loads
+    if paths:  # a store read parses nothing: the adapters never load
+        from toolcall_cli.sources import start_early  # tshark runs while pandas loads
 
-    start_early(paths, source=source.value if source else None, follow_symlinks=follow_symlinks)
+        start_early(paths, source=source.value if source else None, follow_symlinks=follow_symlinks)
     # the core and the views load here, not at import: see cli/app.py (start-up)
     from toolcall_cli.cli._inputs import evidence_for, parse_options
     from toolcall_cli.core.findings import select_codes

@@ -99,7 +99,7 @@ def run(
 
 def _say_migration(store: Path) -> None:
     """An older store's events move into correlation buckets with this ingest: say so."""
-    from toolcall_cli.core.store import is_bucketed, read_manifest
+    from toolcall_cli.core.store_manifest import is_bucketed, read_manifest
 
     manifest = read_manifest(store)
     if not is_bucketed(manifest):

@@ -120,12 +120,12 @@ def run(
             "config",
             hint="for production's settings pass --baseline FILE; for a change, --what-if FILE",
         )
-    from toolcall_cli.sources import start_early  # tshark runs while pandas loads
+    if paths:  # a store read parses nothing: the adapters never load
+        from toolcall_cli.sources import start_early  # tshark runs while pandas loads
 
-    start_early(paths, source=None, follow_symlinks=follow_symlinks)
+        start_early(paths, source=None, follow_symlinks=follow_symlinks)
     # the core and the views load here, not at import: see cli/app.py (start-up)
     from toolcall_cli.cli._inputs import evidence_for, parse_options
-    from toolcall_cli.pipeline.live import check_target, live_replay
     from toolcall_cli.pipeline.scope import one_trace_or_session
     from toolcall_cli.pipeline.whatif import replay_compare
     from toolcall_cli.render.replay_view import summary_line
@@ -138,7 +138,9 @@ def run(
         raise UsageError(
             "name exactly one trace or session", hint="pass --trace-id ID or --session-id ID"
         )
-    if target:
+    if target:  # the HTTP client loads only for a live replay
+        from toolcall_cli.pipeline.live import check_target
+
         check_target(target, allow_remote=allow_remote)  # refuse before reading any evidence
     mcp = None
     if mcp_command is not None or mcp_url is not None:
@@ -146,12 +148,17 @@ def run(
 
         mcp = check_mcp_target(mcp_command, mcp_url, http_target=target, allow_remote=allow_remote)
     cfg = _settings.config()
-    opts = parse_options(
-        tz=None, nginx_format=None, no_redact=no_redact, follow_symlinks=follow_symlinks
+    # options (and their --no-redact warning) matter only when PATHs are parsed
+    opts = (
+        parse_options(
+            tz=None, nginx_format=None, no_redact=no_redact, follow_symlinks=follow_symlinks
+        )
+        if paths
+        else None
     )
-    # from the store, only the selection's buckets (whole sessions) are read (align/load.py)
+    # from the store, only the selection's sessions are read, through the id index (align/load.py)
     found = evidence_for(
-        paths, store=store, source=None, opts=opts, ids=scope.ids, whole_buckets=True
+        paths, store=store, source=None, opts=opts, ids=scope.ids, whole_sessions=True
     )
     events = found.events
     if trace_id is None and session_id is None:
@@ -169,6 +176,8 @@ def run(
         session_id=session_id,
     )
     if target:
+        from toolcall_cli.pipeline.live import live_replay
+
         report = live_replay(
             report, target=target, cfg=new_cfg or base_cfg or cfg, timeout=timeout,
             ignore=tuple(ignore or ("timestamp",)), allow_remote=allow_remote,

@@ -61,14 +61,14 @@ def run(
 ) -> None:
     """Show the aligned timeline of traces, with per-phase latencies against the SLA."""
     check_format(fmt, ("table", "json", "markdown", "html", "otlp"), "timeline")
-    from toolcall_cli.sources import start_early  # tshark runs while pandas loads
+    if paths:  # a store read parses nothing: the adapters never load
+        from toolcall_cli.sources import start_early  # tshark runs while pandas loads
 
-    start_early(paths, source=source.value if source else None, follow_symlinks=follow_symlinks)
+        start_early(paths, source=source.value if source else None, follow_symlinks=follow_symlinks)
     # the core and the views load here, not at import: see cli/app.py (start-up)
     from toolcall_cli.align import align
     from toolcall_cli.align.select import select
     from toolcall_cli.cli._inputs import evidence_for, parse_options
-    from toolcall_cli.sources.base import ParseOptions
 
     cfg = _settings.config()
     zone = tz or cfg.tz
@@ -82,7 +82,7 @@ def run(
             tz=zone, nginx_format=nginx_format, no_redact=no_redact, follow_symlinks=follow_symlinks
         )
         if paths
-        else ParseOptions()
+        else None
     )
     source_name = source.value if source else None
     events = evidence_for(paths, store=store, source=source_name, opts=opts, ids=scope.ids).events
