@@ -48,9 +48,7 @@ def sorted_union(parts: list[pd.DataFrame], orders: Sequence[np.ndarray | None])
     taken = pa.array(order)
     out: dict[str, object] = {}
     for c in names:
-        pieces = columns.pop(c)
-        out[c] = _gather(pieces, order, taken)
-        del pieces
+        out[c] = _gather(columns.pop(c), order, taken)
         # the pieces' many small buffers are free now; without this the allocator keeps them
         # and every column's new contiguous buffer adds to the resident set
         pa.default_memory_pool().release_unused()
@@ -60,14 +58,24 @@ def sorted_union(parts: list[pd.DataFrame], orders: Sequence[np.ndarray | None])
 
 
 def _gather(pieces: list[pd.Series], order: np.ndarray, taken: pa.Array) -> pd.Series:
-    """The rows *order* names of the column whose parts are *pieces*."""
+    """The rows *order* names of the column whose parts are *pieces* (emptied: each piece is
+    let go once it is copied into the joined column, so the peak is two copies of one column,
+    not three)."""
+    dtype = pieces[0].dtype
     arrays = [s.array for s in pieces]
+    pieces.clear()
     if all(isinstance(a, pd.arrays.ArrowStringArray) for a in arrays):
         chunks = [ch for a in arrays for ch in a._pa_array.chunks]
+        arrays.clear()
         kind = chunks[0].type if chunks else pa.large_string()
         chunks = [ch if ch.type == kind else ch.cast(kind) for ch in chunks]
         # one contiguous column, then take: Arrow's take over many chunks is ~3× slower
-        got = pa.concat_arrays(chunks).take(taken) if chunks else pa.array([], kind)
-        return pd.Series(pd.arrays.ArrowStringArray(pa.chunked_array([got])), dtype=pieces[0].dtype)
-    joined = pd.concat(pieces, ignore_index=True)
-    return joined.take(order).reset_index(drop=True)
+        joined = pa.concat_arrays(chunks) if chunks else pa.array([], kind)
+        chunks.clear()
+        pa.default_memory_pool().release_unused()
+        return pd.Series(
+            pd.arrays.ArrowStringArray(pa.chunked_array([joined.take(taken)])), dtype=dtype
+        )
+    whole = pd.concat([pd.Series(a, copy=False) for a in arrays], ignore_index=True)
+    arrays.clear()
+    return whole.take(order).reset_index(drop=True)
