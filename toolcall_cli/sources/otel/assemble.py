@@ -33,15 +33,20 @@ def sorted_union(parts: list[pd.DataFrame], orders: Sequence[np.ndarray | None])
     del kept
     if not parts:
         return concat_frames([])
-    sizes = [len(p) for p in parts]
-    rank = np.concatenate(
-        [np.arange(n) if o is None else o for n, o in zip(sizes, own, strict=False)]
+    # build order first (each part by its own keys, parts one after another), then a stable
+    # sort by time: both inputs are a few sorted runs (a block's requests, then its
+    # responses), which numpy's stable sort merges in near-linear time
+    starts = np.cumsum([0, *(len(p) for p in parts)])
+    build = np.concatenate(
+        [
+            np.arange(a, b) if o is None else a + np.argsort(o, kind="stable")
+            for a, b, o in zip(starts[:-1], starts[1:], own, strict=True)
+        ]
     )
-    part = np.repeat(np.arange(len(parts)), sizes)
-    ts = np.concatenate([p["ts"].array.asi8 for p in parts])
+    ts = np.concatenate([p["ts"].array.asi8 for p in parts])[build]
     ts = np.where(ts == _NAT, np.iinfo(np.int64).max, ts)  # NaT sorts last
-    order = np.lexsort((rank, part, ts))
-    del rank, part, ts
+    order = build[np.argsort(ts, kind="stable")]
+    del build, ts
     names = list(parts[0].columns)
     columns: dict[str, list[pd.Series]] = {c: [p[c] for p in parts] for c in names}
     parts.clear()
