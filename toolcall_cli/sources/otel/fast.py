@@ -104,6 +104,7 @@ def _blocks(f: object, label: str) -> FastRead | None:
         slow_no.extend((np.flatnonzero(cols.slow) + spans0).tolist())
         line0 += lines
         spans0 += cols.n
+        del cols  # its raw span records hold the parsed block: not alive while the next is read
         if not chunk:
             break
     return _finish(frames, row_span, keys, slow_no, sessions, batch)
