@@ -106,18 +106,28 @@ class Redeliveries:
         mine = (frame["source"] == SOURCE).fillna(False).to_numpy()
         if not mine.any():
             return frame
-        said, has_span = _said(frame.loc[mine])
+        # only the key columns, and no copy at all when every row is ours (a large trace file)
+        said, has_span = _said(frame if mine.all() else frame.loc[mine, [*_KEY, "attrs"]])
         said = said[has_span]
         if not said.size:
             return frame
         hashes = _mix(said, _occurrence(said))
-        repeat = np.isin(hashes, self.seen)
-        self.seen = np.union1d(self.seen, hashes)
+        repeat = _known(hashes, self.seen)
+        both = np.sort(np.concatenate([self.seen, hashes]))  # sorted: numpy's hash-based
+        self.seen = both[np.r_[True, both[1:] != both[:-1]]]  # unique/union1d is slower
         if not repeat.any():
             return frame
         drop = np.zeros(len(frame), dtype=bool)
         drop[np.flatnonzero(mine)[has_span][repeat]] = True
         return frame.loc[~drop].reset_index(drop=True)
+
+
+def _known(keys: np.ndarray, seen: np.ndarray) -> np.ndarray:
+    """Which *keys* are in *seen* (sorted, distinct): a binary search each."""
+    if not seen.size:
+        return np.zeros(len(keys), dtype=bool)
+    at = np.minimum(np.searchsorted(seen, keys), seen.size - 1)
+    return seen[at] == keys
 
 
 def _occurrence(keys: np.ndarray) -> np.ndarray:

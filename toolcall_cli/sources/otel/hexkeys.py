@@ -60,7 +60,9 @@ def quoted_words(text: pa.Array, marker: str) -> tuple[np.ndarray, np.ndarray]:
     lengths = offsets[1:] - offsets[:-1]
     ok = (found >= 0) & (found + width + 17 <= lengths)
     at = np.flatnonzero(ok)
-    chars = data[(offsets[at] + found[at] + width)[:, None] + np.arange(17)]
+    # rows of a sliding 17-byte view: one gather of n short rows, no n × 17 index array
+    windows = np.lib.stride_tricks.sliding_window_view(data, 17) if data.size >= 17 else data[:0]
+    chars = windows.reshape(-1, 17)[offsets[at] + found[at] + width]
     good = _HEX[chars[:, :16]].all(axis=1) & (chars[:, 16] == ord('"'))
     words = np.zeros(n, dtype=np.uint64)
     words[at[good]] = _words(chars[good, :16])
