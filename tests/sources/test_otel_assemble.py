@@ -15,7 +15,7 @@ _MAX = np.iinfo(np.int64).max
 
 def _part(rng: np.random.Generator, n: int, tag: int) -> pd.DataFrame:
     ts = pd.Series(pd.to_datetime(rng.integers(0, 50, n), unit="s", utc=True))
-    ts[rng.random(n) < 0.1] = pd.NaT
+    ts = ts.mask(rng.random(n) < 0.1)  # some rows without a time
     words = [f"v{x}" if x % 7 else None for x in rng.integers(0, 1000, n)]
     text = pa.chunked_array([pa.array(words[: n // 2], pa.large_string()),
                              pa.array(words[n // 2 :], pa.large_string())])  # fmt: skip
@@ -43,6 +43,6 @@ def test_sorted_union_is_time_then_build_order(seed: int, monkeypatch: pytest.Mo
     want.sort(key=lambda w: w[:3])
     got = assemble.sorted_union([p.copy() for p in parts], orders)
     assert list(zip(got["part"], got["row"], strict=True)) == [(w[1], w[3]) for w in want]
-    texts = got["text"].astype(object).where(got["text"].notna(), None).tolist()
-    assert texts == [w[4] for w in want]
+    got_texts = got["text"].astype(object).where(got["text"].notna(), None).tolist()
+    assert got_texts == [w[4] for w in want]
     assert got["seq"].tolist() == list(range(len(want)))

@@ -74,8 +74,9 @@ class Digest:
             self.start = lo if self.start is None else min(self.start, lo)
             self.end = hi if self.end is None else max(self.end, hi)
         self.traces.update(_trace_keys(good))
-        self.sessions.update(good["session_id"].dropna().astype(str).unique().tolist())
-        self.tool_calls.update(good["tool_call_id"].dropna().astype(str).unique().tolist())
+        # distinct values first, then text: a million-row column is not converted whole
+        self.sessions.update(good["session_id"].dropna().unique().astype(str).tolist())
+        self.tool_calls.update(good["tool_call_id"].dropna().unique().astype(str).tolist())
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,4 +120,4 @@ class IngestReport:
 def _trace_keys(ev: pd.DataFrame) -> list[str]:
     """Traces = distinct trace_id / tool_call_id keys (cheap stand-in before alignment)."""
     keys = ev["trace_id"].fillna(ev["tool_call_id"]).dropna()
-    return keys.astype(str).unique().tolist()
+    return keys.unique().astype(str).tolist()

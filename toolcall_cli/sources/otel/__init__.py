@@ -28,7 +28,6 @@ from pathlib import Path
 import pandas as pd
 
 from toolcall_cli.sources.base import ParseOptions
-from toolcall_cli.sources.otel.arrow_pool import system_pool
 from toolcall_cli.sources.otel.mapping import to_frame
 from toolcall_cli.sources.otel.read import read_file
 from toolcall_cli.sources.otel.sniff import sniff as _sniff
@@ -66,9 +65,8 @@ class OtelAdapter:
 
     def parse(self, path: Path, opts: ParseOptions) -> pd.DataFrame:
         """Parse the whole file into events (bad records become `unparsed` rows)."""
-        with system_pool():  # see arrow_pool: the peak of a large file
-            got = read_file(path, limit=opts.max_decompressed)
-            frame = to_frame(got.batch, path, rows_done=got.rows, sessions=got.sessions)
+        got = read_file(path, limit=opts.max_decompressed)
+        frame = to_frame(got.batch, path, rows_done=got.rows, sessions=got.sessions)
         if opts.progress:
             size = path.stat().st_size
             opts.progress(size, size)

@@ -25,3 +25,4 @@ def system_pool() -> Iterator[None]:
         yield
     finally:
         pa.set_memory_pool(before)
+        pa.system_memory_pool().release_unused()  # malloc_trim: the freed pages back to the OS

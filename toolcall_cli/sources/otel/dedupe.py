@@ -59,18 +59,22 @@ def drop_redelivered(events: pd.DataFrame) -> pd.DataFrame:
 
 def _said(sub: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     """(hash of what each row of a span said — `_KEY` columns and the span id —, whether the
-    row names its span)."""
-    span, has_span = quoted_words(_text(sub["attrs"]), '"span_id":"')
+    row names its span). Chunk by chunk: joining a million-row text column would copy it."""
+    found = [quoted_words(ch, '"span_id":"') for ch in _chunks(sub["attrs"])]
+    span = np.concatenate([w for w, _ in found]) if found else np.empty(0, np.uint64)
+    has_span = np.concatenate([ok for _, ok in found]) if found else np.empty(0, bool)
     out = np.where(has_span, span, _NULL)
     for name in _KEY:
-        out = _mix(out, _hashed(_text(sub[name])))
+        hashed = [_hashed(ch) for ch in _chunks(sub[name])]
+        out = _mix(out, np.concatenate(hashed) if hashed else np.empty(0, np.uint64))
     return out, has_span
 
 
-def _text(col: pd.Series) -> pa.Array:
+def _chunks(col: pd.Series) -> list[pa.Array]:
+    """The column's Arrow chunks as large strings (no copy when they already are)."""
     arr = pa.array(col.astype("string"), from_pandas=True)
-    arr = arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr
-    return arr.cast(pa.large_string())
+    chunks = arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]
+    return [ch if ch.type == pa.large_string() else ch.cast(pa.large_string()) for ch in chunks]
 
 
 def _hashed(values: pa.Array) -> np.ndarray:
