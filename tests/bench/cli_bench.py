@@ -128,6 +128,21 @@ def figure(name: str, ref_name: str, ref: list[str], ours: list[str], target: fl
     return row
 
 
+def otel_cli_row(path: Path, spans: int, n: int) -> Row:
+    """`toolcall ingest` of *spans* OTLP/JSON spans against a `python -c` orjson loop (issue
+    17: within 3× in CPU seconds and 1 GiB of peak memory)."""
+    row = figure(
+        f"CLI otel ingest, {spans:,} spans",
+        "python orjson loop",
+        orjson_cmd(path),
+        ingest_cmd(path, "otel"),
+        3.0,
+        n,
+    )
+    ok = row["cpu_ratio"] <= 3.0 and row["peak_mib"] <= 1024
+    return {**row, "target": "≤ 3.0× CPU, ≤ 1024 MiB", "ok": ok}
+
+
 def _missing(name: str, ref: str, target: float) -> Row:
     return {
         "figure": name,

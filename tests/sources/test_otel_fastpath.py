@@ -92,3 +92,21 @@ def test_span_keys_read_the_hex_of_sliced_arrays() -> None:
     assert repeats(keys[:3]).tolist() == []
     same_span = np.array([[1, 2, 5], [1, 3, 5]], np.uint64)  # one span id in two traces
     assert repeats(same_span).tolist() == []
+
+
+def test_quoted_words_read_the_span_id_out_of_attrs_text() -> None:
+    import pyarrow as pa
+
+    from toolcall_cli.sources.otel.hexkeys import quoted_words
+
+    texts = [
+        "skip",
+        '{"convention":"http","span_id":"0123456789abcdef"}',
+        None,
+        '{"span_id":"0123456789ABCDEF"}',  # not lowercase hex: not a span id of ours
+        '{"span_id":"0123456789abcdef',  # cut before the closing quote
+        '{"span_id":"00000000000000ff"}',
+    ]
+    words, ok = quoted_words(pa.array(texts)[1:], '"span_id":"')
+    assert ok.tolist() == [True, False, False, False, True]
+    assert words[ok].tolist() == [0x0123456789ABCDEF, 0xFF]

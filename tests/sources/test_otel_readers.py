@@ -195,3 +195,14 @@ def test_redeliveries_keeps_new_rows_of_a_known_span() -> None:
     rest = seen.drop(frame)
     assert len(rest) == len(frame) - 5
     assert rest["origin"].tolist() == frame["origin"].iloc[5:].tolist()
+
+
+def test_redeliveries_count_identical_rows_of_one_span() -> None:
+    from toolcall_cli.sources import Redeliveries
+
+    frame = parse_file(OTEL / "genai_loop/traces.otlp.jsonl")
+    seen = Redeliveries()
+    assert len(seen.drop(frame.iloc[[0]])) == 1
+    twice = frame.iloc[[0, 0]].reset_index(drop=True)
+    assert len(seen.drop(twice)) == 1  # the first copy was delivered, the second is new
+    assert len(seen.drop(twice)) == 0

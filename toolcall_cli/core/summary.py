@@ -50,7 +50,8 @@ class Digest:
     def add(self, ev: pd.DataFrame) -> None:
         """Count one more file's (or table's) events in."""
         bad_mask = ev["kind"] == UNPARSED
-        good, bad = ev[~bad_mask], ev[bad_mask]
+        # a table without unparsed rows is not copied (a million-row file's events, twice)
+        good, bad = (ev, ev.iloc[:0]) if not bad_mask.any() else (ev[~bad_mask], ev[bad_mask])
         counts = good.groupby(["source", "kind"], observed=True).size()
         for key, n in counts.items():
             pair: tuple[Any, Any] = key  # type: ignore[assignment]
@@ -73,8 +74,9 @@ class Digest:
             self.start = lo if self.start is None else min(self.start, lo)
             self.end = hi if self.end is None else max(self.end, hi)
         self.traces.update(_trace_keys(good))
-        self.sessions.update(good["session_id"].dropna().astype(str).unique().tolist())
-        self.tool_calls.update(good["tool_call_id"].dropna().astype(str).unique().tolist())
+        # distinct values first, then text: a million-row column is not converted whole
+        self.sessions.update(good["session_id"].dropna().unique().astype(str).tolist())
+        self.tool_calls.update(good["tool_call_id"].dropna().unique().astype(str).tolist())
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,4 +120,4 @@ class IngestReport:
 def _trace_keys(ev: pd.DataFrame) -> list[str]:
     """Traces = distinct trace_id / tool_call_id keys (cheap stand-in before alignment)."""
     keys = ev["trace_id"].fillna(ev["tool_call_id"]).dropna()
-    return keys.astype(str).unique().tolist()
+    return keys.unique().astype(str).tolist()

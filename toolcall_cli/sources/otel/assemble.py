@@ -19,6 +19,8 @@ import pyarrow as pa
 from toolcall_cli.core.events import concat_frames
 
 _NAT = np.iinfo(np.int64).min
+#: Output slices a text column is gathered in (the peak holds one slice's joined inputs).
+_SLICES = 8
 
 
 def sorted_union(parts: list[pd.DataFrame], orders: Sequence[np.ndarray | None]) -> pd.DataFrame:
@@ -33,24 +35,26 @@ def sorted_union(parts: list[pd.DataFrame], orders: Sequence[np.ndarray | None])
     del kept
     if not parts:
         return concat_frames([])
-    sizes = [len(p) for p in parts]
-    rank = np.concatenate(
-        [np.arange(n) if o is None else o for n, o in zip(sizes, own, strict=False)]
+    # build order first (each part by its own keys, parts one after another), then a stable
+    # sort by time: both inputs are a few sorted runs (a block's requests, then its
+    # responses), which numpy's stable sort merges in near-linear time
+    starts = np.cumsum([0, *(len(p) for p in parts)])
+    build = np.concatenate(
+        [
+            np.arange(a, b) if o is None else a + np.argsort(o, kind="stable")
+            for a, b, o in zip(starts[:-1], starts[1:], own, strict=True)
+        ]
     )
-    part = np.repeat(np.arange(len(parts)), sizes)
-    ts = np.concatenate([p["ts"].array.asi8 for p in parts])
+    ts = np.concatenate([p["ts"].array.asi8 for p in parts])[build]
     ts = np.where(ts == _NAT, np.iinfo(np.int64).max, ts)  # NaT sorts last
-    order = np.lexsort((rank, part, ts))
-    del rank, part, ts
+    order = build[np.argsort(ts, kind="stable")]
+    del build, ts
     names = list(parts[0].columns)
     columns: dict[str, list[pd.Series]] = {c: [p[c] for p in parts] for c in names}
     parts.clear()
-    taken = pa.array(order)
     out: dict[str, object] = {}
     for c in names:
-        pieces = columns.pop(c)
-        out[c] = _gather(pieces, order, taken)
-        del pieces
+        out[c] = _gather(columns.pop(c), order)
         # the pieces' many small buffers are free now; without this the allocator keeps them
         # and every column's new contiguous buffer adds to the resident set
         pa.default_memory_pool().release_unused()
@@ -59,15 +63,48 @@ def sorted_union(parts: list[pd.DataFrame], orders: Sequence[np.ndarray | None])
     return frame
 
 
-def _gather(pieces: list[pd.Series], order: np.ndarray, taken: pa.Array) -> pd.Series:
-    """The rows *order* names of the column whose parts are *pieces*."""
+def _gather(pieces: list[pd.Series], order: np.ndarray) -> pd.Series:
+    """The rows *order* names of the column whose parts are *pieces* (emptied: the pieces are
+    let go as they are copied)."""
+    dtype = pieces[0].dtype
     arrays = [s.array for s in pieces]
+    pieces.clear()
     if all(isinstance(a, pd.arrays.ArrowStringArray) for a in arrays):
         chunks = [ch for a in arrays for ch in a._pa_array.chunks]
+        arrays.clear()
         kind = chunks[0].type if chunks else pa.large_string()
         chunks = [ch if ch.type == kind else ch.cast(kind) for ch in chunks]
-        # one contiguous column, then take: Arrow's take over many chunks is ~3× slower
-        got = pa.concat_arrays(chunks).take(taken) if chunks else pa.array([], kind)
-        return pd.Series(pd.arrays.ArrowStringArray(pa.chunked_array([got])), dtype=pieces[0].dtype)
-    joined = pd.concat(pieces, ignore_index=True)
-    return joined.take(order).reset_index(drop=True)
+        return pd.Series(pd.arrays.ArrowStringArray(_gather_text(chunks, order, kind)), dtype=dtype)
+    whole = pd.concat([pd.Series(a, copy=False) for a in arrays], ignore_index=True)
+    arrays.clear()
+    return whole.take(order).reset_index(drop=True)
+
+
+def _gather_text(chunks: list[pa.Array], order: np.ndarray, kind: pa.DataType) -> pa.ChunkedArray:
+    """A text column's rows in *order*, from its *chunks* (emptied), one slice of the output
+    at a time: each slice joins only the chunks it reads (Arrow's take over many chunks is
+    ~3× slower than over one) and a chunk is let go after the last slice that reads it, so
+    the peak is about one copy of the column, not the pieces plus a joined copy plus the
+    result."""
+    n, sizes = len(order), np.array([len(c) for c in chunks], dtype=np.int64)
+    starts = np.r_[0, np.cumsum(sizes)]
+    owner = np.repeat(np.arange(len(chunks)), sizes)[order]  # the chunk each output row reads
+    last = np.full(len(chunks), -1, dtype=np.int64)
+    np.maximum.at(last, owner, np.arange(n))
+    live: list[pa.Array | None] = list(chunks)
+    chunks.clear()
+    out: list[pa.Array] = []
+    step = max(1, -(-n // _SLICES))
+    for a in range(0, n, step):
+        b = min(n, a + step)
+        own = owner[a:b]
+        need = np.flatnonzero(np.bincount(own, minlength=len(live)))
+        base = np.zeros(len(live), dtype=np.int64)
+        base[need] = np.r_[0, np.cumsum(sizes[need])[:-1]]
+        joined = pa.concat_arrays([live[i] for i in need.tolist()])
+        out.append(joined.take(pa.array(order[a:b] - starts[own] + base[own])))
+        del joined
+        for i in np.flatnonzero(last < b).tolist():
+            live[i] = None
+        pa.default_memory_pool().release_unused()
+    return pa.chunked_array(out, type=kind)

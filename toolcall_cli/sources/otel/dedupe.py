@@ -8,21 +8,26 @@ remembers 8 bytes per row, a hash, not the rows). The conversation recorded twic
 attributes and the per-message log events of the same chat span) is the same case: both
 carry the span id.
 Rows are matched on what the span said (trace, span, kind, call id, tool, arguments, detail),
-so two different rows of one span both stay.
+so two different rows of one span both stay. Each row's key is one 64-bit hash built column
+by column (each distinct text hashed once), so a million rows cost array operations, not a
+million Python tuples.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Final
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from toolcall_cli.sources.otel.hexkeys import quoted_words
 from toolcall_cli.sources.otel.rows import SOURCE
 
-_KEY = ("trace_id", "kind", "tool_call_id", "tool", "args", "detail")
+_KEY: Final = ("trace_id", "kind", "tool_call_id", "tool", "args", "detail")
+_NULL: Final = np.uint64(0x9E3779B97F4A7C15)  # the hash of an absent value
 
 
 def drop_redelivered(events: pd.DataFrame) -> pd.DataFrame:
@@ -32,36 +37,64 @@ def drop_redelivered(events: pd.DataFrame) -> pd.DataFrame:
         return events
     sub = events.loc[mine]
     file = sub["origin"].str.extract(r"^(?P<f>.*?)(?::\d+)?#", expand=False).fillna(sub["origin"])
-    key = _row_keys(sub)
-    has_span = key["span"].notna()
+    said, has_span = _said(sub)
     # occurrence number of each row within its (file, key): the n-th row of a span in a later
     # file is a repeat when an earlier file already had an n-th identical row
-    cols = [*_KEY, "span"]
-    key["_n"] = key.groupby([file, *[key[c] for c in cols]], sort=False).cumcount()
-    key["_file"] = file
-    first_file = key.groupby([*cols, "_n"], sort=False)["_file"].transform("first")
-    repeat = has_span & (key["_file"] != first_file)
+    file_no = pd.factorize(file)[0]
+    n = pd.Series(said).groupby([file_no, said], sort=False).cumcount().to_numpy(np.uint64)
+    key = pd.Series(_mix(said, n), index=sub.index)
+    files = pd.Series(file_no, index=sub.index)
+    repeat = has_span & (files != files.groupby(key, sort=False).transform("first")).to_numpy()
     if not repeat.any():
         return events
     # a delivery that knew the session (spans) lends it to the kept one that did not (logs)
-    session = sub["session_id"].groupby([key[c] for c in [*cols, "_n"]], sort=False)
-    known = session.transform("first")
+    known = sub["session_id"].groupby(key, sort=False).transform("first")
     out = events.copy()
-    fill = has_span & sub["session_id"].isna() & known.notna()
-    out.loc[fill[fill].index, "session_id"] = known[fill]
-    drop = pd.Series(False, index=events.index)
-    drop.loc[repeat.index] = repeat.to_numpy()
-    return out.loc[~drop.to_numpy()].reset_index(drop=True)
+    fill = has_span & sub["session_id"].isna().to_numpy() & known.notna().to_numpy()
+    out.loc[sub.index[fill], "session_id"] = known[fill]
+    drop = np.zeros(len(events), dtype=bool)
+    drop[np.flatnonzero(mine)[repeat]] = True
+    return out.loc[~drop].reset_index(drop=True)
 
 
-def _row_keys(sub: pd.DataFrame) -> pd.DataFrame:
-    """What each row of a span said (`_KEY` columns, nulls as a sentinel) plus its span id."""
-    attrs = pa.array(
-        sub["attrs"].astype(object).where(sub["attrs"].notna(), None).tolist(), pa.string()
-    )
-    span = pc.extract_regex(attrs, r'"span_id":"(?P<s>[0-9a-f]{16})"').field("s")
-    key = sub[list(_KEY)].astype(object).where(sub[list(_KEY)].notna(), "\x00")
-    return key.assign(span=pd.Series(span.to_pylist(), index=sub.index, dtype=object))
+def _said(sub: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """(hash of what each row of a span said — `_KEY` columns and the span id —, whether the
+    row names its span). Chunk by chunk: joining a million-row text column would copy it."""
+    found = [quoted_words(ch, '"span_id":"') for ch in _chunks(sub["attrs"])]
+    span = np.concatenate([w for w, _ in found]) if found else np.empty(0, np.uint64)
+    has_span = np.concatenate([ok for _, ok in found]) if found else np.empty(0, bool)
+    out = np.where(has_span, span, _NULL)
+    for name in _KEY:
+        hashed = [_hashed(ch) for ch in _chunks(sub[name])]
+        out = _mix(out, np.concatenate(hashed) if hashed else np.empty(0, np.uint64))
+    return out, has_span
+
+
+def _chunks(col: pd.Series) -> list[pa.Array]:
+    """The column's Arrow chunks as large strings (no copy when they already are)."""
+    arr = pa.array(col.astype("string"), from_pandas=True)
+    chunks = arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]
+    return [ch if ch.type == pa.large_string() else ch.cast(pa.large_string()) for ch in chunks]
+
+
+def _hashed(values: pa.Array) -> np.ndarray:
+    """One uint64 per value (each distinct text hashed once; nulls hash to `_NULL`)."""
+    enc = pc.dictionary_encode(values)
+    distinct = enc.dictionary.to_numpy(zero_copy_only=False).astype(object)
+    table = np.append(pd.util.hash_array(distinct, categorize=False), _NULL)
+    codes = enc.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+    return table[codes]  # -1 (null) takes the last entry
+
+
+def _mix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """An order-dependent combination of two hash columns (splitmix64's finaliser)."""
+    with np.errstate(over="ignore"):
+        x = (a * np.uint64(0x100000001B3)) ^ (b + _NULL)
+        x ^= x >> np.uint64(30)
+        x *= np.uint64(0xBF58476D1CE4E5B9)
+        x ^= x >> np.uint64(27)
+        x *= np.uint64(0x94D049BB133111EB)
+        return x ^ (x >> np.uint64(31))
 
 
 @dataclass
@@ -70,25 +103,43 @@ class Redeliveries:
     file's repeats. (The session a repeat knows cannot be lent to a row already written; the
     trace id still joins them.)"""
 
-    seen: list[np.ndarray] = field(default_factory=list)
+    seen: np.ndarray = field(default_factory=lambda: np.empty(0, np.uint64))
 
     def drop(self, frame: pd.DataFrame) -> pd.DataFrame:
         """*frame* (one file's events) without the otel rows an earlier file delivered."""
         mine = (frame["source"] == SOURCE).fillna(False).to_numpy()
         if not mine.any():
             return frame
-        key = _row_keys(frame.loc[mine])
-        key = key[key["span"].notna()]
-        if key.empty:
+        # only the key columns, and no copy at all when every row is ours (a large trace file)
+        said, has_span = _said(frame if mine.all() else frame.loc[mine, [*_KEY, "attrs"]])
+        said = said[has_span]
+        if not said.size:
             return frame
-        cols = [*_KEY, "span"]
-        key["_n"] = key.groupby(cols, sort=False).cumcount()
-        hashes = pd.util.hash_pandas_object(key, index=False).to_numpy(np.uint64)
-        old = np.concatenate(self.seen) if self.seen else np.empty(0, np.uint64)
-        repeat = np.isin(hashes, old)
-        self.seen = [np.unique(np.concatenate([old, hashes]))]
+        hashes = _mix(said, _occurrence(said))
+        repeat = _known(hashes, self.seen)
+        both = np.sort(np.concatenate([self.seen, hashes]))  # sorted: numpy's hash-based
+        self.seen = both[np.r_[True, both[1:] != both[:-1]]]  # unique/union1d is slower
         if not repeat.any():
             return frame
-        drop = pd.Series(False, index=frame.index)
-        drop.loc[key.index[repeat]] = True
-        return frame.loc[~drop.to_numpy()].reset_index(drop=True)
+        drop = np.zeros(len(frame), dtype=bool)
+        drop[np.flatnonzero(mine)[has_span][repeat]] = True
+        return frame.loc[~drop].reset_index(drop=True)
+
+
+def _known(keys: np.ndarray, seen: np.ndarray) -> np.ndarray:
+    """Which *keys* are in *seen* (sorted, distinct): a binary search each."""
+    if not seen.size:
+        return np.zeros(len(keys), dtype=bool)
+    at = np.minimum(np.searchsorted(seen, keys), seen.size - 1)
+    return seen[at] == keys
+
+
+def _occurrence(keys: np.ndarray) -> np.ndarray:
+    """For each key, how many equal keys come before it (0 for the first)."""
+    order = np.argsort(keys, kind="stable")
+    ranked = keys[order]
+    start = np.r_[True, ranked[1:] != ranked[:-1]]
+    run_start = np.maximum.accumulate(np.where(start, np.arange(len(keys)), 0))
+    out = np.empty(len(keys), np.uint64)
+    out[order] = (np.arange(len(keys)) - run_start).astype(np.uint64)
+    return out

@@ -80,7 +80,8 @@ def _blocks(f: object, label: str) -> FastRead | None:
             rest = buf
             continue
         block, rest = buf[:cut], buf[cut:]
-        if not block.startswith(_HEAD) or b"\n\n" in block or b"\r" in block:
+        lines = _lines(block)
+        if lines is None or not block.startswith(_HEAD) or b"\r" in block:
             return None
         try:
             table = pj.read_json(pa.BufferReader(block))
@@ -101,11 +102,26 @@ def _blocks(f: object, label: str) -> FastRead | None:
             sessions.setdefault(t, s)
         _slow_spans(cols, label, batch)
         slow_no.extend((np.flatnonzero(cols.slow) + spans0).tolist())
-        line0 += block.count(b"\n") + (0 if block.endswith(b"\n") else 1)
+        line0 += lines
         spans0 += cols.n
+        del cols  # its raw span records hold the parsed block: not alive while the next is read
         if not chunk:
             break
     return _finish(frames, row_span, keys, slow_no, sessions, batch)
+
+
+def _lines(block: bytes) -> int | None:
+    """How many lines *block* holds, or None when one is blank (line numbers would drift from
+    the parsed rows). One `find` per line: a line is a whole batch of spans, and memchr is
+    several times faster than counting or a two-byte search over the block."""
+    n, at, end = 0, 0, len(block)
+    while at < end:
+        nl = block.find(b"\n", at)
+        nl = end if nl < 0 else nl
+        if nl == at:
+            return None
+        n, at = n + 1, nl + 1
+    return n
 
 
 def _slow_spans(cols: SpanColumns, label: str, batch: Batch) -> None:

@@ -54,12 +54,12 @@ def flatten(lists: pa.Array) -> tuple[pa.Array, np.ndarray, np.ndarray]:
 
 def scalar_text(values: pa.Array | None, n: int) -> pa.Array:
     """Each scalar AnyValue as text (null for arrays, kvlists and absent values)."""
-    out = pa.nulls(n, pa.string())
-    for name in _SCALARS:
-        col = field(values, name)
-        if col is not None:
-            out = pc.coalesce(out, col.cast(pa.string()))
-    return out
+    present = [c for c in (field(values, name) for name in _SCALARS) if c is not None]
+    texts = [c if c.type == pa.string() else c.cast(pa.string()) for c in present]
+    if not texts:
+        return pa.nulls(n, pa.string())
+    # coalesce only when some value is not a string (one kind present: that column as is)
+    return texts[0] if len(texts) == 1 else pc.coalesce(*texts)
 
 
 def _mask(arr: pa.Array) -> np.ndarray:

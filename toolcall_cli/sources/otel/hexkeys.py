@@ -8,11 +8,10 @@ from typing import Final
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
-_LUT: Final = np.zeros(256, dtype=np.uint64)
-_LUT[np.frombuffer(b"0123456789", np.uint8)] = np.arange(10, dtype=np.uint64)
-_LUT[np.frombuffer(b"abcdef", np.uint8)] = np.arange(10, 16, dtype=np.uint64)
-_SHIFTS: Final = np.arange(60, -1, -4, dtype=np.uint64)  # 16 nibbles, most significant first
+_HEX: Final = np.zeros(256, dtype=bool)
+_HEX[np.frombuffer(b"0123456789abcdef", np.uint8)] = True
 
 
 def _fixed(arr: pa.Array, width: int) -> np.ndarray:
@@ -25,8 +24,10 @@ def _fixed(arr: pa.Array, width: int) -> np.ndarray:
 
 
 def _words(chars: np.ndarray) -> np.ndarray:
-    """16 hex characters per row → one uint64 per row."""
-    return np.bitwise_or.reduce(_LUT[chars] << _SHIFTS, axis=1)
+    """16 lowercase hex characters per row → one uint64 per row (`bytes.fromhex` decodes the
+    block in C; a lookup table and shifts in numpy cost ten times more)."""
+    text = np.ascontiguousarray(chars).tobytes().decode("ascii")
+    return np.frombuffer(bytes.fromhex(text), dtype=">u8").astype(np.uint64)
 
 
 def span_keys(trace: pa.Array, span: pa.Array) -> np.ndarray:
@@ -45,3 +46,25 @@ def repeats(keys: np.ndarray) -> np.ndarray:
     repeat = np.ones(n, dtype=bool)
     repeat[first] = False
     return np.flatnonzero(repeat)
+
+
+def quoted_words(text: pa.Array, marker: str) -> tuple[np.ndarray, np.ndarray]:
+    """The 16 lowercase hex characters between *marker* and a closing quote in each value
+    (the first occurrence), as uint64, and whether the value had them: a span id read out of
+    a million JSON texts without a regex or a Python string per row."""
+    arr = text.cast(pa.large_string()) if text.type != pa.large_string() else text
+    n, width = len(arr), len(marker.encode())
+    found = pc.fill_null(pc.find_substring(arr, marker), -1).to_numpy(zero_copy_only=False)
+    offsets = np.frombuffer(arr.buffers()[1], dtype=np.int64)[arr.offset : arr.offset + n + 1]
+    data = np.frombuffer(arr.buffers()[2], dtype=np.uint8) if n else np.zeros(0, np.uint8)
+    lengths = offsets[1:] - offsets[:-1]
+    ok = (found >= 0) & (found + width + 17 <= lengths)
+    at = np.flatnonzero(ok)
+    # rows of a sliding 17-byte view: one gather of n short rows, no n × 17 index array
+    windows = np.lib.stride_tricks.sliding_window_view(data, 17) if data.size >= 17 else data[:0]
+    chars = windows.reshape(-1, 17)[offsets[at] + found[at] + width]
+    good = _HEX[chars[:, :16]].all(axis=1) & (chars[:, 16] == ord('"'))
+    words = np.zeros(n, dtype=np.uint64)
+    words[at[good]] = _words(chars[good, :16])
+    ok[at[~good]] = False
+    return words, ok

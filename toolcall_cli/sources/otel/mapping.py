@@ -25,6 +25,7 @@ from toolcall_cli.sources.otel import (
     map_openinference,
     rows,
 )
+from toolcall_cli.sources.otel.arrow_pool import system_pool
 from toolcall_cli.sources.otel.assemble import sorted_union
 from toolcall_cli.sources.otel.exchange import Exchange, ToolRun
 from toolcall_cli.sources.otel.model import Batch, Span
@@ -75,6 +76,7 @@ def _claim(span: Span, session: str | None) -> Exchange | ToolRun | None:
     return None
 
 
+@system_pool()  # see arrow_pool: the peak of a large file
 def to_frame(
     batch: Batch,
     path: Path,

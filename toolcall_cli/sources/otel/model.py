@@ -9,10 +9,13 @@ record, prefixed by `path:N` (line or message number) or `path` (one document).
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 import orjson
+
+_Item = TypeVar("_Item")
 
 #: Attribute keys the mappers read (exact names).
 WANTED_KEYS: Final = frozenset(
@@ -170,24 +173,30 @@ class Batch:
     def dedupe(self) -> None:
         """The same span (trace id + span id) delivered twice is one span; so is a log record
         repeated with the same ids, time, name and body. The first delivery is kept."""
-        seen: set[tuple[str, str]] = set()
-        spans: list[Span] = []
-        for s in self.spans:
-            if s.trace_id and s.span_id:
-                key = (s.trace_id, s.span_id)
-                if key in seen:
-                    self.problems["duplicate_span"] += 1
+        self.spans = self._first_only(
+            self.spans,
+            lambda s: (s.trace_id, s.span_id) if s.trace_id and s.span_id else None,
+            "duplicate_span",
+        )
+        self.logs = self._first_only(
+            self.logs,
+            lambda r: (r.trace_id, r.span_id, r.time_ns, r.event_name, repr(r.body)),
+            "duplicate_log",
+        )
+
+    def _first_only(
+        self, items: list[_Item], key: Callable[[_Item], Hashable | None], problem: str
+    ) -> list[_Item]:
+        """*items* without those whose key (when not None) an earlier one had; each one
+        dropped is counted as *problem*."""
+        seen: set[Hashable] = set()
+        kept: list[_Item] = []
+        for item in items:
+            k = key(item)
+            if k is not None:
+                if k in seen:
+                    self.problems[problem] += 1
                     continue
-                seen.add(key)
-            spans.append(s)
-        self.spans = spans
-        seen_logs: set[tuple[Any, ...]] = set()
-        logs: list[Log] = []
-        for r in self.logs:
-            key2 = (r.trace_id, r.span_id, r.time_ns, r.event_name, repr(r.body))
-            if key2 in seen_logs:
-                self.problems["duplicate_log"] += 1
-                continue
-            seen_logs.add(key2)
-            logs.append(r)
-        self.logs = logs
+                seen.add(k)
+            kept.append(item)
+        return kept

@@ -11,6 +11,7 @@ import pandas as pd
 
 from toolcall_cli.sources._shared.files import is_gzip, read_bytes
 from toolcall_cli.sources.otel import fast, jaeger, otlp_json, otlp_proto
+from toolcall_cli.sources.otel.arrow_pool import system_pool
 from toolcall_cli.sources.otel.model import RAW_CAP, Batch, raw_text
 
 
@@ -26,6 +27,7 @@ class Read:
     sessions: dict[str, str] | None = None
 
 
+@system_pool()  # see arrow_pool: the peak of a large file
 def read_file(path: Path, *, limit: int) -> Read:
     """Every span and log record of *path*, deduplicated (see `Batch.dedupe`)."""
     label = str(path)

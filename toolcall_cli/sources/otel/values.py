@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import binascii
 import math
+from collections.abc import Sequence
 from typing import Any, Final
 
 #: A value of the wrong shape (counted by the caller, never guessed).
@@ -142,21 +143,20 @@ def micros(v: Any) -> int | None:
 
 def span_kind(v: Any) -> str:
     """`SPAN_KIND_CLIENT`, 3, "client" → "client" (unknown → "unspecified")."""
-    if isinstance(v, int) and not isinstance(v, bool) and 0 <= v < len(SPAN_KINDS):
-        return SPAN_KINDS[v]
-    if isinstance(v, str):
-        name = v.lower().removeprefix("span_kind_")
-        if name in SPAN_KINDS:
-            return name
-    return "unspecified"
+    return _enum(v, SPAN_KINDS, "span_kind_", "unspecified")
 
 
 def status_code(v: Any) -> str:
     """`STATUS_CODE_ERROR`, 2, "ERROR" → "error" (unknown → "unset")."""
-    if isinstance(v, int) and not isinstance(v, bool) and 0 <= v < len(STATUS_CODES):
-        return STATUS_CODES[v]
+    return _enum(v, STATUS_CODES, "status_code_", "unset")
+
+
+def _enum(v: Any, names: Sequence[str], prefix: str, unknown: str) -> str:
+    """An OTLP enum given as its number, its proto name or its short name → the short name."""
+    if isinstance(v, int) and not isinstance(v, bool) and 0 <= v < len(names):
+        return names[v]
     if isinstance(v, str):
-        name = v.lower().removeprefix("status_code_")
-        if name in STATUS_CODES:
+        name = v.lower().removeprefix(prefix)
+        if name in names:
             return name
-    return "unset"
+    return unknown
