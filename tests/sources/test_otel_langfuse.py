@@ -220,3 +220,21 @@ def test_no_real_third_party_file_is_taken_for_a_langfuse_export(corpus: Path) -
     files = [p for p in corpus.rglob("*") if p.is_file()]
     claimed = [str(p) for p in files if langfuse_sniff.sniff(read_head(p, 64 * 1024))]
     assert files and claimed == []
+
+
+@pytest.mark.parametrize("tool_calls", [5, True, "get_weather"])
+def test_output_tool_calls_of_the_wrong_type_are_no_calls(
+    tmp_path: Path, tool_calls: object
+) -> None:
+    """A generation's `output.tool_calls` that is not a list names no tool (it crashed the
+    reader with a TypeError on a number or `true`); its trace still reads."""
+    doc = orjson.loads((LF / "loop" / "trace.json").read_bytes())
+    for o in doc["observations"]:
+        if o["type"] == "GENERATION":
+            o["output"], o["toolCallNames"] = {"tool_calls": tool_calls}, []
+        elif o["type"] == "TOOL":
+            o["type"], o["metadata"] = "SPAN", {}
+    (tmp_path / "trace.json").write_bytes(orjson.dumps(doc))
+    df = events(tmp_path / "trace.json")
+    assert int((df["kind"] == "http_request").sum()) == 0  # no SPAN is taken for a tool run
+    assert int((df["kind"] == "unparsed").sum()) == 0

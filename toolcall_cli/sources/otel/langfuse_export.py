@@ -237,7 +237,8 @@ def _called_tools(rec: dict[str, Any]) -> set[str]:
     if isinstance(names, list) and names:
         return {n for n in names if isinstance(n, str)}
     found: set[str] = set()
-    for call in as_obj(as_json(rec.get("output"))).get("tool_calls") or []:
+    calls = as_obj(as_json(rec.get("output"))).get("tool_calls")
+    for call in calls if isinstance(calls, list) else ():  # a number or true is no list of calls
         name = as_obj(as_obj(call).get("function")).get("name")
         if isinstance(name, str):
             found.add(name)
