@@ -238,3 +238,13 @@ def test_output_tool_calls_of_the_wrong_type_are_no_calls(
     df = events(tmp_path / "trace.json")
     assert int((df["kind"] == "http_request").sum()) == 0  # no SPAN is taken for a tool run
     assert int((df["kind"] == "unparsed").sum()) == 0
+
+
+def test_jsonl_export_with_a_byte_order_mark_and_crlf_reads_every_row(tmp_path: Path) -> None:
+    """The sniffer skips a UTF-8 BOM; the reader must too, or the first row is lost (IN001)."""
+    src = (LF / "blob" / "observations_v2.jsonl").read_bytes()
+    path = tmp_path / "observations_v2.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + src.replace(b"\n", b"\r\n"))
+    got, want = events(path), events(LF / "blob" / "observations_v2.jsonl")
+    assert int((got["kind"] == "unparsed").sum()) == 0
+    assert got["kind"].value_counts().to_dict() == want["kind"].value_counts().to_dict()

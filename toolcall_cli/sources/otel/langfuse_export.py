@@ -123,7 +123,8 @@ Record = tuple[Any, str, str, str | None]  # (record, origin, pointer base, trac
 
 
 def _lines(data: bytes, label: str, batch: Batch) -> Iterator[Record]:
-    start, n = 0, 0
+    # a byte order mark before the first row (the sniffer skips it too) is not part of it
+    start, n = (3 if data.startswith(b"\xef\xbb\xbf") else 0), 0
     while start < len(data):  # line by line, without a second copy of the whole file
         end = data.find(b"\n", start)
         end = len(data) if end < 0 else end
