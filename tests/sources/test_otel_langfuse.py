@@ -248,3 +248,11 @@ def test_jsonl_export_with_a_byte_order_mark_and_crlf_reads_every_row(tmp_path: 
     got, want = events(path), events(LF / "blob" / "observations_v2.jsonl")
     assert int((got["kind"] == "unparsed").sum()) == 0
     assert got["kind"].value_counts().to_dict() == want["kind"].value_counts().to_dict()
+
+
+@pytest.mark.parametrize(
+    "doc", [b'{"observations": [], "scores": []}', b'{"observations":[],"scores":[]}']
+)
+def test_an_empty_trace_download_is_one_in_any_spacing(doc: bytes) -> None:
+    """A trace without observations is still a trace download, pretty-printed or compact."""
+    assert langfuse_sniff.shape(doc) == "download"
