@@ -220,3 +220,39 @@ def test_no_real_third_party_file_is_taken_for_a_langfuse_export(corpus: Path) -
     files = [p for p in corpus.rglob("*") if p.is_file()]
     claimed = [str(p) for p in files if langfuse_sniff.sniff(read_head(p, 64 * 1024))]
     assert files and claimed == []
+
+
+@pytest.mark.parametrize("tool_calls", [5, True, "get_weather"])
+def test_output_tool_calls_of_the_wrong_type_are_no_calls(
+    tmp_path: Path, tool_calls: object
+) -> None:
+    """A generation's `output.tool_calls` that is not a list names no tool (it crashed the
+    reader with a TypeError on a number or `true`); its trace still reads."""
+    doc = orjson.loads((LF / "loop" / "trace.json").read_bytes())
+    for o in doc["observations"]:
+        if o["type"] == "GENERATION":
+            o["output"], o["toolCallNames"] = {"tool_calls": tool_calls}, []
+        elif o["type"] == "TOOL":
+            o["type"], o["metadata"] = "SPAN", {}
+    (tmp_path / "trace.json").write_bytes(orjson.dumps(doc))
+    df = events(tmp_path / "trace.json")
+    assert int((df["kind"] == "http_request").sum()) == 0  # no SPAN is taken for a tool run
+    assert int((df["kind"] == "unparsed").sum()) == 0
+
+
+def test_jsonl_export_with_a_byte_order_mark_and_crlf_reads_every_row(tmp_path: Path) -> None:
+    """The sniffer skips a UTF-8 BOM; the reader must too, or the first row is lost (IN001)."""
+    src = (LF / "blob" / "observations_v2.jsonl").read_bytes()
+    path = tmp_path / "observations_v2.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + src.replace(b"\n", b"\r\n"))
+    got, want = events(path), events(LF / "blob" / "observations_v2.jsonl")
+    assert int((got["kind"] == "unparsed").sum()) == 0
+    assert got["kind"].value_counts().to_dict() == want["kind"].value_counts().to_dict()
+
+
+@pytest.mark.parametrize(
+    "doc", [b'{"observations": [], "scores": []}', b'{"observations":[],"scores":[]}']
+)
+def test_an_empty_trace_download_is_one_in_any_spacing(doc: bytes) -> None:
+    """A trace without observations is still a trace download, pretty-printed or compact."""
+    assert langfuse_sniff.shape(doc) == "download"

@@ -121,10 +121,12 @@ def to_table(report: DiagnoseReport, out: TextIO, opts: RenderOptions) -> None:
         statistics_table(report, con)
         return
     if not report.findings:
+        calls = report.summary.get("calls", 0)
         con.print(
             cell(
-                f"no findings · {plural(report.summary.get('calls', 0), 'call')} in "
-                f"{plural(report.summary.get('traces', 0), 'trace')} look healthy"
+                f"no findings · {plural(calls, 'call')} in "
+                f"{plural(report.summary.get('traces', 0), 'trace')} "
+                f"{'looks' if calls == 1 else 'look'} healthy"
                 f"{_what_was_read(report)}"
             )
         )

@@ -123,7 +123,8 @@ Record = tuple[Any, str, str, str | None]  # (record, origin, pointer base, trac
 
 
 def _lines(data: bytes, label: str, batch: Batch) -> Iterator[Record]:
-    start, n = 0, 0
+    # a byte order mark before the first row (the sniffer skips it too) is not part of it
+    start, n = (3 if data.startswith(b"\xef\xbb\xbf") else 0), 0
     while start < len(data):  # line by line, without a second copy of the whole file
         end = data.find(b"\n", start)
         end = len(data) if end < 0 else end
@@ -237,7 +238,8 @@ def _called_tools(rec: dict[str, Any]) -> set[str]:
     if isinstance(names, list) and names:
         return {n for n in names if isinstance(n, str)}
     found: set[str] = set()
-    for call in as_obj(as_json(rec.get("output"))).get("tool_calls") or []:
+    calls = as_obj(as_json(rec.get("output"))).get("tool_calls")
+    for call in calls if isinstance(calls, list) else ():  # a number or true is no list of calls
         name = as_obj(as_obj(call).get("function")).get("name")
         if isinstance(name, str):
             found.add(name)

@@ -35,6 +35,7 @@ Shape = Literal[
 SCORE: Final = 99
 
 _DOWNLOAD = re.compile(rb'^\s*\{\s*"observations"\s*:\s*\[\s*(?:\]|\{\s*"id"\s*:)')
+_EMPTY_DOWNLOAD = re.compile(rb'^\s*\{\s*"observations"\s*:\s*\[\s*\]')
 _LEGACY = re.compile(rb'^\s*\{\s*"trace"\s*:\s*\{\s*"id"\s*:')
 _SESSION = re.compile(rb'^\s*\{\s*"id"\s*:\s*"[^"]*"\s*,\s*"createdAt"\s*:')
 _TRACES = re.compile(rb'"traces"\s*:\s*\[')
@@ -51,7 +52,8 @@ def shape(head: bytes) -> Shape | None:
     """Which Langfuse export *head* starts, or None."""
     if head.startswith(b"\xef\xbb\xbf"):
         head = head[3:]
-    if _DOWNLOAD.match(head) and (b'"observations": []' in head[:40] or _has(head, _CAMEL_OBS)):
+    # an empty download in any spacing (compact JSON too), else camelCase observation keys
+    if _DOWNLOAD.match(head) and (_EMPTY_DOWNLOAD.match(head) or _has(head, _CAMEL_OBS)):
         return "download"
     if _LEGACY.match(head) and b'"projectId"' in head and b'"timestamp"' in head:
         return "legacy_download"
