@@ -45,6 +45,17 @@ def test_claude_code_session() -> None:
     assert findings((FIX / "claude_code_session.jsonl",)) == []
 
 
+def test_a_result_missing_mid_session_is_an_error(tmp_path: Path) -> None:
+    """The lines of a session log are one conversation, not one each: a call whose result is
+    missing while the session goes on is an error, not "the conversation ends with it"."""
+    lines = (FIX / "claude_code_session.jsonl").read_text().splitlines()
+    result = next(i for i, ln in enumerate(lines) if '"tool_use_id"' in ln and "toolu_01Bash" in ln)
+    path = tmp_path / "session.jsonl"
+    path.write_text("\n".join(lines[:result] + lines[result + 1 :]) + "\n")
+    sid = "7f3c2a1e-5b9d-4c1e-9a2f-3d4e5f6a7b8c"
+    assert findings((path,)) == [("OR001", "error", ("toolu_01Bash",), sid)]
+
+
 def test_claude_code_broken_threads() -> None:
     sid = "b1e2c3d4-0000-4000-8000-000000000002"
     assert findings((FIX / "claude_code_threads.jsonl",)) == [

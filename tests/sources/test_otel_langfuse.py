@@ -124,6 +124,9 @@ def test_unanswered_call_and_the_providers_refusal(name: str) -> None:
     found = findings(LF / name)
     orphan = [f for f in found if f["code"] == "OR001"]
     assert [f["tool_call_ids"] for f in orphan] == [["call_una_2"]]
+    # the next generation went on (to a 400): the conversation did not end with the call, in
+    # a JSON-lines export (one record per line) as in a JSON array
+    assert [f["severity"] for f in orphan] == ["error"]
     assert "PR008" in {f["code"] for f in found}  # the 400 the generation recorded (level ERROR)
 
 

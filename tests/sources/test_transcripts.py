@@ -213,3 +213,15 @@ def test_bfcl_inference_log_results_follow_their_step() -> None:
     # the parallel step: five calls, five results, one step
     par = df[(df["session_id"] == "multi_turn_base_53") & (df["kind"] == "tool_result")]
     assert len(par) == 5 and {a.get("bfcl_step") for a in attrs(par)} == {0}
+
+
+@pytest.mark.parametrize("value", ["[1]", '{"a": 1}', "[]"])
+def test_sniffers_take_an_unhashable_type_for_no_shape(tmp_path: Path, value: str) -> None:
+    # `type` as a list or an object was a TypeError (exit 70) in the Claude Code and Codex
+    # sniffers: set membership hashes the value
+    path = tmp_path / "odd.jsonl"
+    path.write_text(
+        f'{{"type": {value}, "parentUuid": null}}\n{{"type": {value}, "payload": {{}}}}\n'
+    )
+    got = scores(path)
+    assert got.get("transcripts", 0) == 0

@@ -138,8 +138,21 @@ def _conversation_rows(ctx: DiagnoseContext) -> pd.DataFrame:
 
 
 def _build_conversation_rows(ctx: DiagnoseContext) -> pd.DataFrame:
+    """The conversation rows in seq order, with `_msg` (message index) and `_file` (which
+    conversation of a file): a JSON-lines record (`path:N`) is a conversation of its own
+    unless it names its session or trace — an agent log's or an export's lines are records of
+    the session (trace) they name, a messages JSONL line without one is a conversation by
+    itself."""
     ev = of_kind(ctx, *CONVERSATION_KINDS)
-    ev = ev.assign(_msg=_msg_index(ev), _file=ev["origin"].astype(str).str.split("#", n=1).str[0])
+    where = ev["origin"].astype(str).str.split("#", n=1).str[0]
+    session = ev["session_id"].fillna("").astype(str)
+    trace = ev["trace_id"].fillna("").astype(str)
+    file = where.str.replace(r":\d+$", "", regex=True)
+    # no session but a trace id (an export's rows): the file's records of that trace
+    where = where.where(session == "", file).where(
+        (session != "") | (trace == ""), file + "\x1ftrace:" + trace
+    )
+    ev = ev.assign(_msg=_msg_index(ev), _file=where)
     return ev.sort_values("seq", kind="stable")
 
 
@@ -148,6 +161,9 @@ def _trailing(ctx: DiagnoseContext, calls: pd.DataFrame) -> set[int]:
     import numpy as np
 
     conv = _conversation_rows(ctx)
+    # a system row is never the reply a call waits for (an agent log's closing notes, a
+    # turn-aborted marker): the conversation ends with the last row that is not one
+    conv = conv[conv["kind"] != "system"]
     if not len(conv):
         return set()
     grouped = conv.groupby([conv["session_id"].fillna(""), conv["_file"]], sort=False)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from toolcall_cli.sources.messages.rows import as_str
 from toolcall_cli.sources.otel.exchange import (
     Exchange,
     ToolRun,
@@ -38,7 +39,7 @@ def span_error(span: Span) -> tuple[str | None, str | None]:
 def is_chat(span: Span) -> bool:
     """A model call in the current GenAI conventions."""
     a = span.attrs
-    return _IN in a or _OUT in a or a.get("gen_ai.operation.name") in CHAT_OPS
+    return _IN in a or _OUT in a or as_str(a.get("gen_ai.operation.name")) in CHAT_OPS
 
 
 def exchange(span: Span, session: str | None) -> Exchange:

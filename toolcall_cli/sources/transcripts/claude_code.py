@@ -56,7 +56,7 @@ def sniff(head: Head) -> int:
     objs = head.objects
     if not objs:
         return 0
-    typed = share(objs, lambda o: o.get("type") in RECORD_TYPES)
+    typed = share(objs, lambda o: as_str(o.get("type")) in RECORD_TYPES)
     threaded = any("parentUuid" in o or "sessionId" in o or "leafUuid" in o for o in objs)
     return 98 if typed >= 0.5 and threaded else 0
 

@@ -54,14 +54,18 @@ def sniff(head: Head) -> int:
     if not objs:
         return 0
     wrapped = share(
-        objs, lambda o: o.get("type") in LINE_TYPES and isinstance(o.get("payload"), dict)
+        objs, lambda o: as_str(o.get("type")) in LINE_TYPES and isinstance(o.get("payload"), dict)
     )
     if wrapped >= 0.5 and any("timestamp" in o for o in objs):
         return 98
     first = objs[0]
     if {"id", "timestamp"} <= first.keys() and "type" not in first:
         rest = objs[1:]
-        if rest and share(rest, lambda o: o.get("type") in ITEM_TYPES or "record_type" in o) > 0.5:
+        if (
+            rest
+            and share(rest, lambda o: as_str(o.get("type")) in ITEM_TYPES or "record_type" in o)
+            > 0.5
+        ):
             return 96
     return 0
 
