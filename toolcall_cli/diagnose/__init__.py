@@ -57,7 +57,7 @@ def classify(
 ) -> DiagnoseReport:
     """Run every selected classifier on *ctx*, then link them (`incidents.link`): root causes
     ranked errors first, then by reach, each followed by the symptoms it explains."""
-    from toolcall_cli.diagnose.batches import WHOLE_TIMELINE, split_context
+    from toolcall_cli.diagnose.batches import WHOLE_TIMELINE, in_whole, split_context
     from toolcall_cli.diagnose.cited_codes import cite_present
     from toolcall_cli.diagnose.incidents import link
 
@@ -66,7 +66,7 @@ def classify(
     batches = split_context(ctx)  # independent evidence apart: a reused id joins nothing
     for code in sorted(codes):
         for part in [ctx] if code in WHOLE_TIMELINE else batches:
-            found.extend(part.findings_of(code))
+            found.extend(in_whole(part.findings_of(code), part))
     ranked = cite_present(link(found, ctx), CLASSIFIERS.names())
     summary = summarize(ctx, ranked)
     return DiagnoseReport(command="diagnose", findings=tuple(ranked), summary=summary)
