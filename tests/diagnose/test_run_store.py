@@ -132,3 +132,14 @@ def test_cli_records_every_bucket_s_calls(skewed: tuple[Path, Path]) -> None:
     rows = orjson.loads(q.stdout)
     n = rows["rows"][0]["n"] if isinstance(rows, dict) else rows[0]["n"]
     assert n == summary["calls"]
+
+
+def test_oversized_buckets_in_parts_of_whole_components(
+    skewed: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from toolcall_cli.diagnose import run_store
+
+    home, store = skewed
+    monkeypatch.setattr(run_store, "SPLIT_ROWS", 120)  # every bucket in several parts
+    whole, pooled = _both(home, store)
+    assert pooled == whole

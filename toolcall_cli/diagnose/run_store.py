@@ -39,6 +39,9 @@ SKEW_COLUMNS = (
 )  # fmt: skip
 #: The code whose finding is judged over the whole store (see the module docstring).
 SKEW_CODE = "IN002"
+#: A bucket of more rows is diagnosed in parts of whole components (`split_components`), so a
+#: task's memory stays bounded however the components fall (about 2.5 KB per event diagnosed).
+SPLIT_ROWS = 250_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +54,7 @@ class BucketRun:
     inputs: tuple[str, ...]
     quotable: tuple[str, ...]
     skew: SkewEstimate
+    part: tuple[int, int] = (0, 1)  # (this part, parts of the bucket)
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,9 +67,9 @@ class BucketResult:
     skew_firsts: dict[str, tuple[Any, ...]]
 
 
-def store_buckets(store: Path) -> list[tuple[str, ...]] | None:
-    """The data files of each non-empty bucket of *store*, in bucket order; None for a store of
-    an older, unbucketed layout (diagnosed whole)."""
+def store_buckets(store: Path) -> list[tuple[tuple[str, ...], int]] | None:
+    """The data files and row count of each non-empty bucket of *store*, in bucket order;
+    None for a store of an older, unbucketed layout (diagnosed whole)."""
     from toolcall_cli.core.store import is_bucketed, part_paths, read_manifest
 
     manifest = read_manifest(store)
@@ -76,9 +80,12 @@ def store_buckets(store: Path) -> list[tuple[str, ...]] | None:
     if not is_bucketed(manifest):
         return None
     by_bucket: dict[int, list[str]] = {}
+    rows: dict[int, int] = {}
     for pf in part_paths(store, manifest):
-        by_bucket.setdefault(_bucket_of(pf), []).append(str(pf))
-    return [tuple(files) for _, files in sorted(by_bucket.items())]
+        b = _bucket_of(pf)
+        by_bucket.setdefault(b, []).append(str(pf))
+        rows[b] = rows.get(b, 0) + int(manifest["parts"].get(pf.stem, {}).get("rows", 0))
+    return [(tuple(files), rows[b]) for b, files in sorted(by_bucket.items())]
 
 
 def _bucket_of(pf: Path) -> int:
@@ -139,6 +146,14 @@ def diagnose_bucket(task: BucketRun) -> BucketResult:
     from toolcall_cli.diagnose.run import load_registry
 
     raw = _read(task.files)
+    if task.part[1] > 1:  # an oversized bucket: this task's share of its components
+        import pyarrow as pa
+
+        from toolcall_cli.align.buckets import split_components
+
+        one = pa.concat_tables(raw, promote_options="permissive")
+        raw = [one.filter(pa.array(split_components(one, task.part[1]) == task.part[0]))]
+        del one
     events = tables_to_events(raw, str(Path(task.files[0]).parent))
     positions = _positions(raw)
     del raw
@@ -193,8 +208,13 @@ def diagnose_store(
     runner = engine if engine is not None else LocalEngine(workers=1)
     quotable = tuple(str(e["path"]) for e in read_manifest(store)["files"].values())
     inputs = (str(store),)
-    skew = estimate_from(combine(runner.map(bucket_skew_facts, buckets)))
-    tasks = [BucketRun(files, req, cfg, inputs, quotable, skew) for files in buckets]
+    skew = estimate_from(combine(runner.map(bucket_skew_facts, [f for f, _ in buckets])))
+    tasks = [
+        BucketRun(files, req, cfg, inputs, quotable, skew, (i, parts))
+        for files, rows in buckets
+        for parts in [-(-rows // SPLIT_ROWS) or 1]
+        for i in range(parts)
+    ]
     results = runner.map(diagnose_bucket, tasks)
     return pool_results(results, inputs=inputs)
 
