@@ -153,7 +153,8 @@ def record_run(
     run_at: datetime | None = None,
 ) -> str:
     """Write one diagnose run's findings (their §6 dicts) and, when given, the calls it saw
-    (`align.model.CallView`s, or their `calls_table`); the run id."""
+    (`align.model.CallView`s, or their `calls_table`, with a `bucket` column when the run
+    knows each call's bucket); the run id."""
     run = f"{(run_at or datetime.now(UTC)):%Y%m%dT%H%M%S}-{secrets.token_hex(4)}"
     at = run_at or datetime.now(UTC)
     n = buckets_of(manifest)
@@ -167,6 +168,7 @@ def record_run(
     if calls is None:
         return run
     ctable = calls if isinstance(calls, pa.Table) else calls_table(calls)
+    known = ctable["bucket"].to_numpy() if "bucket" in ctable.column_names else None
     ctable = ctable.select(_CALL_ROWS.names).cast(_CALL_ROWS)
     ctable = pa.table(
         {
@@ -176,15 +178,10 @@ def record_run(
         },
         schema=CALLS_SCHEMA,
     )
-    cids = list(
-        zip(
-            ctable["trace_id"].to_pylist(),
-            ctable["tool_call_id"].to_pylist(),
-            ctable["session_id"].to_pylist(),
-            strict=True,
-        )
-    )
-    _write(store, "calls", run, ctable, _buckets(store, n, cids))
+    if known is None:  # calls of a one-piece run: each call's bucket from the key map
+        cols = [ctable[c].to_pylist() for c in ("trace_id", "tool_call_id", "session_id")]
+        known = _buckets(store, n, list(zip(*cols, strict=True)))
+    _write(store, "calls", run, ctable, known)
     for old in (store / "calls").glob("bucket=*/*.parquet"):  # the calls of earlier runs
         if old.stem != run:
             old.unlink(missing_ok=True)

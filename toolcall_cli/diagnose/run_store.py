@@ -4,8 +4,9 @@ The store is partitioned by correlation bucket: a bucket holds whole components 
 graph, so every trace, session and call lies inside one bucket and a bucket can be diagnosed
 alone. What crosses buckets is computed once, up front, from narrow columns: the clock-skew
 estimate (`align.skew_facts` of each bucket, combined — the estimate the whole store would
-give) goes into every bucket's alignment. Each task then reads one bucket's rows, diagnoses
-them, and hands back only its findings, its summary and its calls rows; the driver pools them
+give) goes into every bucket's alignment. Each task then takes a run of buckets one at a time:
+reads a bucket's rows, diagnoses them, keeps only its findings, its summary and its calls rows,
+frees the rest, and goes on to the next; the driver pools them
 (`engine.diagnose_tasks.pool_reports`). So memory follows the largest bucket, not the store, and
 one process, the local pool and Dask run the same tasks and give the same findings.
 
@@ -19,7 +20,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from toolcall_cli.core.config import Config
 from toolcall_cli.diagnose.base import DiagnoseReport
@@ -32,6 +33,10 @@ if TYPE_CHECKING:
     from toolcall_cli.diagnose.run import DiagnoseRequest
     from toolcall_cli.engine import Engine
 
+T = TypeVar("T")
+#: Tasks per worker (as `engine.diagnose_tasks`): several, so one slow task does not leave
+#: the other workers idle.
+TASKS_PER_WORKER = 4
 #: The columns the skew pass reads (`align.skew_facts`); the hidden ones give the input order.
 SKEW_COLUMNS = (
     "ts", "seq", "duration_ms", "source", "kind", "origin", "attrs",
@@ -171,18 +176,25 @@ def diagnose_bucket(task: BucketRun) -> BucketResult:
         skew_estimate=task.skew,
     )
     del events
-    return bucket_result(report, positions)
+    return bucket_result(report, positions, bucket=_bucket_of(Path(task.files[0])))
 
 
-def bucket_result(report: DiagnoseReport, positions: pa.Table) -> BucketResult:
+def bucket_result(
+    report: DiagnoseReport, positions: pa.Table, *, bucket: int | None = None
+) -> BucketResult:
     """What a bucket task hands back of *report*: its findings and summary, its calls rows
     and the order keys of its IN002 candidates (*positions*: each row's origin, `_file` and
-    `_row`); the timeline stays in the task."""
+    `_row`); the timeline stays in the task. The calls of a store *bucket* are that bucket's
+    (a `bucket` column: recording them needs no key-map look-up per call)."""
+    import pyarrow as pa
+
     from toolcall_cli.core.store_results import calls_table
     from toolcall_cli.diagnose.skew_first import first_cited_keys
 
     firsts = first_cited_keys(report, positions, code=SKEW_CODE)
     calls = calls_table(report.timeline.calls)
+    if bucket is not None:
+        calls = calls.append_column("bucket", pa.array([bucket] * calls.num_rows, pa.int64()))
     return BucketResult(dataclasses.replace(report, timeline=None), calls, firsts)
 
 
@@ -208,15 +220,38 @@ def diagnose_store(
     runner = engine if engine is not None else LocalEngine(workers=1)
     quotable = tuple(str(e["path"]) for e in read_manifest(store)["files"].values())
     inputs = (str(store),)
-    skew = estimate_from(combine(runner.map(bucket_skew_facts, [f for f, _ in buckets])))
+    groups = runner.workers * TASKS_PER_WORKER
+    facts = runner.map(_skew_of_group, _grouped([f for f, _ in buckets], groups))
+    skew = estimate_from(combine(facts))
+    del facts
     tasks = [
         BucketRun(files, req, cfg, inputs, quotable, skew, (i, parts))
         for files, rows in buckets
         for parts in [-(-rows // SPLIT_ROWS) or 1]
         for i in range(parts)
     ]
-    results = runner.map(diagnose_bucket, tasks)
+    results = [r for group in runner.map(_diagnose_group, _grouped(tasks, groups)) for r in group]
     return pool_results(results, inputs=inputs)
+
+
+def _grouped(items: list[T], groups: int) -> list[list[T]]:
+    """*items* in at most *groups* runs of consecutive items: a task per group, so a process
+    pool starts a few processes (each for one task: its memory goes back with it), not one per
+    bucket, while several tasks per worker keep a slow one from leaving the others idle."""
+    size = max(1, -(-len(items) // max(1, groups)))
+    return [items[i : i + size] for i in range(0, len(items), size)]
+
+
+def _skew_of_group(group: list[tuple[str, ...]]) -> SkewFacts:
+    """The combined skew facts of a group of buckets (a task)."""
+    from toolcall_cli.align.skew import combine
+
+    return combine([bucket_skew_facts(files) for files in group])
+
+
+def _diagnose_group(group: list[BucketRun]) -> list[BucketResult]:
+    """A group of buckets diagnosed one after another (a task)."""
+    return [diagnose_bucket(task) for task in group]
 
 
 def pool_results(

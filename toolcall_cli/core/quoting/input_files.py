@@ -10,7 +10,6 @@ checked are inputs of the run.
 from __future__ import annotations
 
 import gzip
-import mmap
 import os
 import stat
 from functools import lru_cache
@@ -110,6 +109,11 @@ def _close_handles() -> None:
     _HANDLES.clear()
 
 
+#: Bytes scanned at a time for line starts: a whole-file `data == 10` of a 250 MB log is a
+#: 250 MB mask on top of the mapped file, the peak of a store's diagnose.
+_SCAN = 8 << 20
+
+
 @lru_cache(maxsize=4)
 def _line_starts(path: str) -> tuple[np.ndarray, int] | None:
     """Byte offsets where each line of *path* starts, and the file size (None: unreadable)."""
@@ -118,15 +122,17 @@ def _line_starts(path: str) -> tuple[np.ndarray, int] | None:
     try:
         with open(path, "rb") as f:
             size = os.fstat(f.fileno()).st_size
-            if size == 0:
-                return np.zeros(1, dtype=np.int64), 0
-            with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
-                data = np.frombuffer(m, dtype=np.uint8)
-                ends = np.flatnonzero(data == 10)
-                del data  # the mmap cannot close while a view of it lives
+            ends = [np.zeros(0, dtype=np.int64)]
+            buf = bytearray(_SCAN)
+            at = 0
+            while (got := f.readinto(buf)) > 0:
+                block = np.frombuffer(buf, dtype=np.uint8, count=got)
+                ends.append(np.flatnonzero(block == 10).astype(np.int64) + at)
+                del block  # the buffer is refilled next: no view of it may live on
+                at += got
     except (OSError, ValueError):
         return None
-    return np.concatenate(([0], ends + 1)).astype(np.int64), size
+    return np.concatenate([np.zeros(1, dtype=np.int64), *(e + 1 for e in ends)]), size
 
 
 @lru_cache(maxsize=8)
