@@ -27,11 +27,13 @@ from toolcall_cli.diagnose.base import DiagnoseReport
 from toolcall_cli.errors import InputError
 
 if TYPE_CHECKING:
+    import pandas as pd
     import pyarrow as pa
 
     from toolcall_cli.align.skew import SkewEstimate, SkewFacts
     from toolcall_cli.diagnose.run import DiagnoseRequest
     from toolcall_cli.engine import Engine
+    from toolcall_cli.engine.diagnose_tasks import BucketTask
 
 T = TypeVar("T")
 #: Tasks per worker (as `engine.diagnose_tasks`): several, so one slow task does not leave
@@ -147,8 +149,6 @@ def bucket_skew_facts(files: tuple[str, ...]) -> SkewFacts:
 def diagnose_bucket(task: BucketRun) -> BucketResult:
     """Read and diagnose one bucket with the store-wide skew estimate (a task)."""
     from toolcall_cli.core.store import tables_to_events
-    from toolcall_cli.diagnose import diagnose_events
-    from toolcall_cli.diagnose.run import load_registry
 
     raw = _read(task.files)
     if task.part[1] > 1:  # an oversized bucket: this task's share of its components
@@ -162,8 +162,19 @@ def diagnose_bucket(task: BucketRun) -> BucketResult:
     events = tables_to_events(raw, str(Path(task.files[0]).parent))
     positions = _positions(raw)
     del raw
+    report = diagnose_part(events, task)
+    del events
+    return bucket_result(report, positions, bucket=_bucket_of(Path(task.files[0])))
+
+
+def diagnose_part(events: pd.DataFrame, task: BucketRun | BucketTask) -> DiagnoseReport:
+    """One bucket's *events* diagnosed with *task*'s request and config and the skew estimate
+    of the whole evidence (its timeline kept, for `bucket_result`)."""
+    from toolcall_cli.diagnose import diagnose_events
+    from toolcall_cli.diagnose.run import load_registry
+
     req = task.req
-    report = diagnose_events(
+    return diagnose_events(
         events,
         cfg=task.cfg,
         registry=load_registry(req.tools or task.cfg.tools),
@@ -175,8 +186,6 @@ def diagnose_bucket(task: BucketRun) -> BucketResult:
         redactor=req.opts.redactor,
         skew_estimate=task.skew,
     )
-    del events
-    return bucket_result(report, positions, bucket=_bucket_of(Path(task.files[0])))
 
 
 def bucket_result(

@@ -13,9 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolcall_cli.core.config import Config
 from toolcall_cli.core.findings import Severity
-from toolcall_cli.diagnose import diagnose_events
 from toolcall_cli.diagnose.base import DiagnoseReport
-from toolcall_cli.diagnose.run import load_registry
 
 if TYPE_CHECKING:
     import numpy as np
@@ -57,21 +55,9 @@ def diagnose_bucket(task: BucketTask) -> BucketResult:
     the inputs as it names them); the timeline stays there, only findings return."""
     import pyarrow as pa
 
-    from toolcall_cli.diagnose.run_store import bucket_result
+    from toolcall_cli.diagnose.run_store import bucket_result, diagnose_part
 
-    req = task.req
-    report = diagnose_events(
-        task.events,
-        cfg=task.cfg,
-        registry=load_registry(req.tools or task.cfg.tools),
-        skew_correction=req.skew_correction,
-        select=req.select,
-        ignore=req.ignore,
-        inputs=task.inputs,
-        quotable=task.quotable,
-        redactor=req.opts.redactor,
-        skew_estimate=task.skew,
-    )
+    report = diagnose_part(task.events, task)
     positions = pa.table(
         {
             "origin": pa.array(task.events["origin"].astype(object), pa.large_string()),
