@@ -70,6 +70,7 @@ def line(path: str, n: int) -> str | None:
     """Line *n* (1-based) of *path*, or None."""
     if n < 1:
         return None
+    path = _absolute(path)
     lines = _file_lines(path)
     if lines is not None:
         return lines[n - 1] if n <= len(lines) else None
@@ -135,9 +136,24 @@ def _line_starts(path: str) -> tuple[np.ndarray, int] | None:
     return np.concatenate([np.zeros(1, dtype=np.int64), *(e + 1 for e in ends)]), size
 
 
-@lru_cache(maxsize=8)
+def _absolute(path: str) -> str:
+    """*path* as the caches key it: origins are relative to the working directory, and two
+    runs in one process (from two directories) must not share `bundle/x.log`'s text."""
+    return os.path.abspath(path)
+
+
 def document(path: str) -> Any:
     """The JSON (or YAML) document *path* holds, or None when it holds none or is unreadable."""
+    return _document(_absolute(path))
+
+
+def line_map(path: str) -> LineMap | None:
+    """JSON pointer → 1-based line of the document *path* holds (None when it cannot be mapped)."""
+    return _line_map(_absolute(path))
+
+
+@lru_cache(maxsize=8)
+def _document(path: str) -> Any:
     text = _file_text(path)
     if text is None:
         return None
@@ -153,8 +169,7 @@ def document(path: str) -> Any:
 
 
 @lru_cache(maxsize=8)
-def line_map(path: str) -> LineMap | None:
-    """JSON pointer → 1-based line of the document *path* holds (None when it cannot be mapped)."""
+def _line_map(path: str) -> LineMap | None:
     from toolcall_cli.tools.linemap import LineMap, json_lines, yaml_load
 
     text = _file_text(path)
@@ -174,7 +189,7 @@ def clear_cache() -> None:
     """Forget cached file contents (tests that rewrite files between runs)."""
     _file_text.cache_clear()
     _file_lines.cache_clear()
-    document.cache_clear()
-    line_map.cache_clear()
+    _document.cache_clear()
+    _line_map.cache_clear()
     _line_starts.cache_clear()
     _close_handles()
