@@ -104,9 +104,13 @@ def _read(files: tuple[str, ...], columns: list[str] | None = None) -> list[pa.T
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    from toolcall_cli.core.store import check_schema
+
     out = []
     for pf in files:
         try:
+            # a file rewritten with other column types is damaged input (3), whatever is read
+            check_schema(pq.read_schema(pf), pf)
             out.append(pq.read_table(pf, columns=columns, use_threads=False))
         except (OSError, pa.ArrowException) as e:
             raise InputError(
