@@ -49,9 +49,19 @@ _RANK = {
 }
 
 
-def align(events: pd.DataFrame, *, cfg: Config = DEFAULT, skew_correction: bool = True) -> Timeline:
+def align(
+    events: pd.DataFrame,
+    *,
+    cfg: Config = DEFAULT,
+    skew_correction: bool = True,
+    skew_estimate: skew.SkewEstimate | None = None,
+) -> Timeline:
     """Correlate *events* into traces, estimate (and unless told not to, correct) clock skew,
-    and derive each call's outcome and phase latencies against `cfg.sla`."""
+    and derive each call's outcome and phase latencies against `cfg.sla`.
+
+    *skew_estimate*, when given, is used instead of estimating from *events*: the estimate of
+    a whole store (`skew_facts` of every bucket, combined), so each bucket aligns as the
+    store would in one piece."""
     raw = arrays.event_arrays(events)
     fields = arrays.attr_fields(raw.attrs, keys.LINK_ATTRS)
     pairs = keys.pcap_pairs(raw, fields["stream"])
@@ -62,9 +72,9 @@ def align(events: pd.DataFrame, *, cfg: Config = DEFAULT, skew_correction: bool 
     trace = scope.readable(keys.trace_keys(a, groups))
     calls = keys.call_codes(a, pairs)
     moments = skew.moment_rows(a, calls, a.tool_call_id.values)
-    est = skew.estimate(a, moments)
+    est = skew.estimate(a, moments) if skew_estimate is None else skew_estimate
     ts = skew.correct(a, est.offsets) if skew_correction else a.ts
-    ts = skew.refine_coarse(a, moments, ts, skew.resolution(a))
+    ts = skew.refine_coarse(a, moments, ts, est.resolution)
     ts = place.place_messages(a, calls, ts)
     sort_t, bump = place.sort_times(a, ts)
     rank = a.kind.lookup(_RANK, 99.0).astype(np.int64)
@@ -96,6 +106,17 @@ def align(events: pd.DataFrame, *, cfg: Config = DEFAULT, skew_correction: bool 
         corrected=skew_correction,
         ambiguous=scope.relabel(scoped.ambiguous, idx),
     )
+
+
+def skew_facts(events: pd.DataFrame) -> skew.SkewFacts:
+    """What *events* tell the clock-skew estimate (`skew.combine` adds parts up): the moments
+    of their calls, keyed as `align` keys them. Reads `ts seq duration_ms source kind origin
+    attrs` and the id columns; `attrs` only matters on wire rows (their TCP stream)."""
+    raw = arrays.event_arrays(events)
+    stream = arrays.attr_fields(raw.attrs, ("stream",))["stream"]
+    pairs = keys.pcap_pairs(raw, stream)
+    a = dataclasses.replace(raw, tool_call_id=scope.scope_ids(raw).codes)
+    return skew.facts(a, skew.moment_rows(a, keys.call_codes(a, pairs), a.tool_call_id.values))
 
 
 def _sessions(a: arrays.EventArrays, trace: arrays.Coded) -> dict[str, tuple[str, ...]]:

@@ -148,3 +148,13 @@ def bucket_array(labels: pa.Array | pa.ChunkedArray, buckets: int) -> np.ndarray
     )
     idx = np.asarray(enc.indices.fill_null(0).to_numpy(zero_copy_only=False), dtype=np.int64)
     return per[idx] if len(per) else np.zeros(len(labels), dtype=np.int64)
+
+
+def split_components(table: pa.Table, parts: int) -> np.ndarray:
+    """Which of *parts* parts each row of a store table (with `_file`) goes to, whole
+    components each: a bucket too large to diagnose at once is diagnosed in parts, and each
+    part is still self-contained. The components are those of the bucket's own rows (a
+    bucket holds whole components: its rows name every key they link by)."""
+    keys = row_keys(table)
+    keymap, _ = link(KeyMap.empty(), keys, parts)
+    return bucket_array(keymap.label_of(keys[0].cast(pa.large_string())), parts)

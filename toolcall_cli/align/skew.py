@@ -11,7 +11,7 @@ causal bounds, so the corrected timeline never reverses cause and effect.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
@@ -40,6 +40,7 @@ class SkewEstimate:
     reference: str | None
     offsets: dict[str, float]
     anchors: dict[str, int]
+    resolution: dict[str, float] = field(default_factory=dict)  # ms per clocked source
 
 
 _NORD = max(MOMENTS.values()) + 1
@@ -206,17 +207,72 @@ def _clock_reference(source: str) -> int:
     return traits.clock_reference if traits is not None else 0
 
 
+@dataclass(frozen=True, slots=True)
+class SkewFacts:
+    """What a part of the evidence tells the skew estimate, in terms that add up across parts
+    that share no call (store buckets): each key's earliest time per (moment order, source),
+    the sources with clocked events, and whether each only logs whole seconds.
+
+    The estimate of the union of parts is the estimate of their combined facts, so a store is
+    estimated once, from every bucket, and the same offsets go into every bucket's alignment."""
+
+    table: np.ndarray  # (keys, columns) earliest time in ms, NaN: not seen
+    cols: list[tuple[int, str]]  # (moment order, source name) of each column
+    clocked: tuple[str, ...]  # sources with a clocked event, sorted
+    whole_seconds: dict[str, bool]  # per clocked source: every time is a whole second
+
+    def resolution(self) -> dict[str, float]:
+        """Clock resolution per clocked source in ms (as :func:`resolution`)."""
+        return {s: 1000.0 if w else 0.0 for s, w in sorted(self.whole_seconds.items())}
+
+
+def facts(a: EventArrays, m: MomentRows) -> SkewFacts:
+    """The skew facts of events *a* with moments *m*."""
+    names = [str(v) for v in a.source.values.to_pylist()]
+    res = resolution(a)
+    return SkewFacts(
+        table=m.table(a.ts),
+        cols=[(o, names[s]) for o, s in m.cols],
+        clocked=tuple(sorted(res)),
+        whole_seconds={s: r >= 1000.0 for s, r in res.items()},
+    )
+
+
+def combine(parts: list[SkewFacts]) -> SkewFacts:
+    """The facts of the union of *parts* (which share no key: their rows are stacked)."""
+    cols = sorted({c for p in parts for c in p.cols})
+    at = {c: i for i, c in enumerate(cols)}
+    table = np.full((sum(len(p.table) for p in parts), len(cols)), np.nan)
+    row = 0
+    for p in parts:
+        if len(p.table) and p.cols:
+            table[row : row + len(p.table), [at[c] for c in p.cols]] = p.table
+        row += len(p.table)
+    whole: dict[str, bool] = {}
+    for p in parts:
+        for s, w in p.whole_seconds.items():
+            whole[s] = whole.get(s, True) and w
+    clocked = tuple(sorted({s for p in parts for s in p.clocked}))
+    return SkewFacts(table, cols, clocked, dict(sorted(whole.items())))
+
+
 def estimate(a: EventArrays, m: MomentRows) -> SkewEstimate:
+    """Each clocked source's offset against the reference (see :func:`estimate_from`)."""
+    return estimate_from(facts(a, m))
+
+
+def estimate_from(f: SkewFacts) -> SkewEstimate:
     """Each clocked source's offset against the reference: the clocked source with the highest
     `clock_reference` trait, then the best-anchored one."""
-    names = [str(v) for v in a.source.values.to_pylist()]
-    clocked = sorted({names[c] for c in np.unique(a.source.codes[a.ts != NAT])})
+    clocked = list(f.clocked)
+    res = f.resolution()
     if not clocked:
-        return SkewEstimate(None, {}, {})
-    res = resolution(a)
+        return SkewEstimate(None, {}, {}, res)
+    names = sorted({s for _, s in f.cols})
+    code = {s: i for i, s in enumerate(names)}
     res_of = np.array([res.get(s, 0.0) for s in names] or [0.0])
     rel: dict[tuple[str, str], tuple[float, int]] = {}
-    stats = _pair_stats(m.table(a.ts), m.cols, res_of)
+    stats = _pair_stats(f.table, [(o, code[s]) for o, s in f.cols], res_of)
     for (sa, sb), row in sorted(stats.items(), key=lambda kv: (names[kv[0][0]], names[kv[0][1]])):
         est = _relative(row, res.get(names[sa], 0.0), res.get(names[sb], 0.0))
         if est is not None:
@@ -240,7 +296,7 @@ def estimate(a: EventArrays, m: MomentRows) -> SkewEstimate:
     for s in clocked:
         offsets.setdefault(s, 0.0)
         anchors.setdefault(s, 0)
-    return SkewEstimate(ref, dict(sorted(offsets.items())), dict(sorted(anchors.items())))
+    return SkewEstimate(ref, dict(sorted(offsets.items())), dict(sorted(anchors.items())), res)
 
 
 def correct(a: EventArrays, offsets: dict[str, float]) -> np.ndarray:

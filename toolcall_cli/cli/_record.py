@@ -9,9 +9,10 @@ from typing import Any
 from toolcall_cli.cli._console import say
 
 
-def record_diagnose(store: Path, report: Any, cfg: Any, *, whole: bool) -> None:
-    """Write *report*'s findings (and, when *whole*, its calls) to *store*; a store that cannot
-    be written (read-only, a bundle someone else owns) only warns: the report is out already."""
+def record_diagnose(store: Path, report: Any, cfg: Any, *, whole: bool, calls: Any = None) -> None:
+    """Write *report*'s findings (and, when *whole*, its calls: *calls*, the pooled `calls`
+    rows of a per-bucket run, else its timeline's) to *store*; a store that cannot be written
+    (read-only, a bundle someone else owns) only warns: the report is out already."""
     from toolcall_cli.core.store_manifest import read_manifest
     from toolcall_cli.core.store_results import config_fingerprint, record_run
 
@@ -21,8 +22,12 @@ def record_diagnose(store: Path, report: Any, cfg: Any, *, whole: bool) -> None:
             store,
             read_manifest(store),
             (f.to_dict() for f in report.findings),
-            timeline.calls if whole and timeline is not None else None,
+            None if not whole else calls if calls is not None else _calls_of(timeline),
             fingerprint=config_fingerprint(cfg),
         )
     except OSError as e:
         say(f"toolcall: warning: findings not recorded in the store {store}: {e.strerror or e}")
+
+
+def _calls_of(timeline: Any) -> Any:
+    return timeline.calls if timeline is not None else None

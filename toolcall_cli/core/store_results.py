@@ -56,6 +56,7 @@ CALLS_SCHEMA = pa.schema(
         ("origin", _S),
     ]
 )
+_CALL_ROWS = pa.schema([f for f in CALLS_SCHEMA if f.name not in ("run_id", "run_at")])
 _KNOWN = {f.name for f in FINDINGS_SCHEMA} | {"evidence", "extra"}
 
 
@@ -123,17 +124,37 @@ def _write(store: Path, table_name: str, run: str, table: pa.Table, buckets: np.
         atomic_write(target, sink.getvalue().to_pybytes())
 
 
+def calls_table(calls: Iterable[Any]) -> pa.Table:
+    """The `calls` rows of *calls* (`align.model.CallView`), without the run columns: a bucket's
+    calls are built where the bucket was diagnosed, and the run's tables are stacked."""
+    crow = [
+        {
+            "trace_id": c.trace,
+            "session_id": c.session_id,
+            "tool_call_id": c.tool_call_id,
+            "tool": c.tool,
+            "outcome": c.outcome,
+            **{p: c.phases.get(p) for p in _PHASES},
+            "breaches": list(c.breaches),
+            "origin": c.origin,
+        }
+        for c in calls
+    ]
+    return pa.Table.from_pylist(crow, schema=_CALL_ROWS)
+
+
 def record_run(
     store: Path,
     manifest: dict[str, Any],
     findings: Iterable[dict[str, Any]],
-    calls: Iterable[Any] | None,
+    calls: Iterable[Any] | pa.Table | None,
     *,
     fingerprint: str,
     run_at: datetime | None = None,
 ) -> str:
     """Write one diagnose run's findings (their §6 dicts) and, when given, the calls it saw
-    (`align.model.CallView`); the run id."""
+    (`align.model.CallView`s, or their `calls_table`, with a `bucket` column when the run
+    knows each call's bucket); the run id."""
     run = f"{(run_at or datetime.now(UTC)):%Y%m%dT%H%M%S}-{secrets.token_hex(4)}"
     at = run_at or datetime.now(UTC)
     n = buckets_of(manifest)
@@ -146,23 +167,21 @@ def record_run(
     _write(store, "findings", run, ftable, _buckets(store, n, ids))
     if calls is None:
         return run
-    crow = [
+    ctable = calls if isinstance(calls, pa.Table) else calls_table(calls)
+    known = ctable["bucket"].to_numpy() if "bucket" in ctable.column_names else None
+    ctable = ctable.select(_CALL_ROWS.names).cast(_CALL_ROWS)
+    ctable = pa.table(
         {
-            **base,
-            "trace_id": c.trace,
-            "session_id": c.session_id,
-            "tool_call_id": c.tool_call_id,
-            "tool": c.tool,
-            "outcome": c.outcome,
-            **{p: c.phases.get(p) for p in _PHASES},
-            "breaches": list(c.breaches),
-            "origin": c.origin,
-        }
-        for c in calls
-    ]
-    ctable = pa.Table.from_pylist(crow, schema=CALLS_SCHEMA)
-    cids = [(r["trace_id"], r["tool_call_id"], r["session_id"]) for r in crow]
-    _write(store, "calls", run, ctable, _buckets(store, n, cids))
+            "run_id": pa.array([run] * ctable.num_rows, _S),
+            "run_at": pa.array([at] * ctable.num_rows, pa.timestamp("us", tz="UTC")),
+            **{c: ctable[c] for c in _CALL_ROWS.names},
+        },
+        schema=CALLS_SCHEMA,
+    )
+    if known is None:  # calls of a one-piece run: each call's bucket from the key map
+        cols = [ctable[c].to_pylist() for c in ("trace_id", "tool_call_id", "session_id")]
+        known = _buckets(store, n, list(zip(*cols, strict=True)))
+    _write(store, "calls", run, ctable, known)
     for old in (store / "calls").glob("bucket=*/*.parquet"):  # the calls of earlier runs
         if old.stem != run:
             old.unlink(missing_ok=True)

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from toolcall_cli.align.select import Scope
+    from toolcall_cli.align.skew import SkewEstimate
     from toolcall_cli.core.redact import Redactor
     from toolcall_cli.tools.registry import ToolRegistry
 
@@ -56,7 +57,7 @@ def classify(
 ) -> DiagnoseReport:
     """Run every selected classifier on *ctx*, then link them (`incidents.link`): root causes
     ranked errors first, then by reach, each followed by the symptoms it explains."""
-    from toolcall_cli.diagnose.batches import WHOLE_TIMELINE, split_context
+    from toolcall_cli.diagnose.batches import WHOLE_TIMELINE, in_whole, split_context
     from toolcall_cli.diagnose.cited_codes import cite_present
     from toolcall_cli.diagnose.incidents import link
 
@@ -65,7 +66,7 @@ def classify(
     batches = split_context(ctx)  # independent evidence apart: a reused id joins nothing
     for code in sorted(codes):
         for part in [ctx] if code in WHOLE_TIMELINE else batches:
-            found.extend(part.findings_of(code))
+            found.extend(in_whole(part.findings_of(code), part))
     ranked = cite_present(link(found, ctx), CLASSIFIERS.names())
     summary = summarize(ctx, ranked)
     return DiagnoseReport(command="diagnose", findings=tuple(ranked), summary=summary)
@@ -121,6 +122,7 @@ def diagnose_events(
     quotable: Iterable[str] | None = None,
     redactor: Redactor | None = None,
     scope: Scope | None = None,
+    skew_estimate: SkewEstimate | None = None,
 ) -> DiagnoseReport:
     """Align *events*, build the context, classify, then quote the evidence: the whole
     `toolcall diagnose` core.
@@ -128,7 +130,8 @@ def diagnose_events(
     Quotes are read only from *quotable* (default: *inputs*), the files this run ingested or
     the store recorded, and go through *redactor* (default: `DEFAULT_REDACTOR`); any other
     origin keeps the event's own text. With *scope* only the traces it selects are classified
-    (alignment sees everything).
+    (alignment sees everything). *skew_estimate* replaces the estimate from *events* (a store
+    diagnosed per bucket passes the whole store's, diagnose/run_store.py).
     """
     # quoting and redaction (hashlib, a thread pool, orjson) load when a report is built, not
     # when `toolcall rules` registers the classifiers
@@ -137,7 +140,7 @@ def diagnose_events(
     from toolcall_cli.core.quoting import quote_findings
     from toolcall_cli.core.redact import DEFAULT_REDACTOR
 
-    aligned = align(events, cfg=cfg, skew_correction=skew_correction)
+    aligned = align(events, cfg=cfg, skew_correction=skew_correction, skew_estimate=skew_estimate)
     timeline: TimelineLike = in_scope(aligned, scope) if scope is not None else aligned
     ctx = DiagnoseContext(timeline=timeline, cfg=cfg, registry=registry)
     rep = classify(ctx, select=select, ignore=ignore)

@@ -15,22 +15,29 @@ the whole timeline: :data:`WHOLE_TIMELINE`.
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from toolcall_cli.align.keys import label_rows
 from toolcall_cli.align.select import restrict
+from toolcall_cli.core.findings import Finding
 from toolcall_cli.diagnose.base import DiagnoseContext
+from toolcall_cli.diagnose.evidence import Cited
 
 if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
 
+#: A batch context's memo: its rows' positions in the whole context's table.
+_WHOLE_ROWS = "batch_rows_in_whole"
 #: Codes run once over the whole timeline, never per batch.
 WHOLE_TIMELINE = frozenset({"IN002", "IN003"})
 
 
 def split_context(ctx: DiagnoseContext) -> list[DiagnoseContext]:
-    """*ctx* itself when no raw id spans two units, else one context per batch."""
+    """*ctx* itself when no raw id spans two units, else one context per batch (a batch's
+    table is re-indexed: :func:`in_whole` maps its findings' cited rows back)."""
     import numpy as np
     import pandas as pd
 
@@ -55,6 +62,28 @@ def split_context(ctx: DiagnoseContext) -> list[DiagnoseContext]:
     return [_sub(ctx, batch == b) for b in range(int(batch.max()) + 1)]
 
 
+def in_whole(findings: Iterable[Finding], part: DiagnoseContext) -> list[Finding]:
+    """*findings* of the batch *part* with each evidence row cited by label (`Cited`)
+    relabelled to its row in the whole context's table, where `stand_in` reads its text
+    (a capture frame is quoted by that text: read from the batch's label, it named another
+    event)."""
+    rows = part.memo(_WHOLE_ROWS, lambda: None)  # None: the whole context itself
+    if rows is None:
+        return list(findings)
+    out = []
+    for f in findings:
+        if any(isinstance(e, Cited) and e.row is not None for e in f.evidence):
+            evidence = tuple(
+                dataclasses.replace(e, row=int(rows[e.row]))
+                if isinstance(e, Cited) and e.row is not None
+                else e
+                for e in f.evidence
+            )
+            f = dataclasses.replace(f, evidence=evidence)
+        out.append(f)
+    return out
+
+
 def _colour(shared: pd.DataFrame) -> dict[int, int]:
     """Per unit that shares an id, the lowest batch none of its ids' other units took."""
     taken: dict[int, set[int]] = {}
@@ -74,6 +103,11 @@ def _colour(shared: pd.DataFrame) -> dict[int, int]:
 
 
 def _sub(ctx: DiagnoseContext, mask: np.ndarray) -> DiagnoseContext:
-    """A context over the rows of *mask*: their events, calls and sessions."""
+    """A context over the rows of *mask*: their events, calls and sessions (its row k is
+    the whole table's row `flatnonzero(mask)[k]`, kept for :func:`in_whole`)."""
+    import numpy as np
+
     sub = restrict(ctx.timeline, mask)  # type: ignore[arg-type]
-    return DiagnoseContext(timeline=sub, cfg=ctx.cfg, registry=ctx.registry)
+    part = DiagnoseContext(timeline=sub, cfg=ctx.cfg, registry=ctx.registry)
+    part.memo(_WHOLE_ROWS, lambda: np.flatnonzero(mask))
+    return part

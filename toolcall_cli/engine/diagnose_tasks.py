@@ -1,13 +1,13 @@
-"""Diagnose per correlation bucket on an engine, and the pooled report.
+"""Diagnose an event table per correlation bucket on an engine, and the pooled report.
 
 Each task diagnoses one bucket's events the whole way (align, classify, quote) with the run's
-request and config; the driver pools the findings, ranks them as one run does and adds up the
-summaries (buckets share no trace, session or call, so the counts add).
+request and config and the skew estimate of all the events; the driver pools the findings,
+ranks them as one run does and adds up the summaries (buckets share no trace, session or call,
+so the counts add). A store is diagnosed per its own buckets: diagnose/run_store.py.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -16,9 +16,12 @@ from toolcall_cli.core.findings import Severity
 from toolcall_cli.diagnose.base import DiagnoseReport
 
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
 
+    from toolcall_cli.align.skew import SkewEstimate
     from toolcall_cli.diagnose.run import DiagnoseRequest
+    from toolcall_cli.diagnose.run_store import BucketResult
     from toolcall_cli.engine import Engine
 
 #: Buckets per worker: several, so one slow bucket does not leave the others idle.
@@ -34,24 +37,35 @@ def bucket_count(engine: Engine, rows: int) -> int:
 
 @dataclass(frozen=True, slots=True)
 class BucketTask:
-    """One bucket's events and everything a worker needs to diagnose them."""
+    """One bucket's events and everything a worker needs to diagnose them: *skew* is the
+    estimate over every bucket (made once by the driver), *rows* the bucket's row positions
+    in the whole table (they order IN002's candidates, diagnose/skew_first.py)."""
 
     events: pd.DataFrame
     req: DiagnoseRequest
     cfg: Config
     inputs: tuple[str, ...]
     quotable: tuple[str, ...]
+    skew: SkewEstimate
+    rows: np.ndarray
 
 
-def diagnose_bucket(task: BucketTask) -> DiagnoseReport:
+def diagnose_bucket(task: BucketTask) -> BucketResult:
     """Diagnose one bucket (in a worker, in the driver's directory: evidence is quoted from
     the inputs as it names them); the timeline stays there, only findings return."""
-    from toolcall_cli.diagnose.run import diagnose
+    import pyarrow as pa
 
-    report = diagnose(
-        task.events, task.req, inputs=task.inputs, quotable=task.quotable, cfg=task.cfg
+    from toolcall_cli.diagnose.run_store import bucket_result, diagnose_part
+
+    report = diagnose_part(task.events, task)
+    positions = pa.table(
+        {
+            "origin": pa.array(task.events["origin"].astype(object), pa.large_string()),
+            "_file": pa.array([""] * len(task.rows), pa.large_string()),
+            "_row": pa.array(task.rows, pa.int64()),
+        }
     )
-    return dataclasses.replace(report, timeline=None)
+    return bucket_result(report, positions)
 
 
 def diagnose_on(
@@ -63,14 +77,20 @@ def diagnose_on(
     inputs: tuple[str, ...],
     quotable: tuple[str, ...],
 ) -> DiagnoseReport:
-    """*events* diagnosed bucket by bucket on *engine*, pooled into one report."""
+    """*events* diagnosed bucket by bucket on *engine*, pooled into one report; the skew
+    estimate is made once, over all of them."""
+    from toolcall_cli.align import skew_facts
+    from toolcall_cli.align.skew import estimate_from
+    from toolcall_cli.diagnose.run_store import pool_results
     from toolcall_cli.engine.buckets import bucket_rows
 
+    skew = estimate_from(skew_facts(events))
     rows = bucket_rows(events, bucket_count(engine, len(events)))
     tasks = [
-        BucketTask(events.iloc[r].reset_index(drop=True), req, cfg, inputs, quotable) for r in rows
+        BucketTask(events.iloc[r].reset_index(drop=True), req, cfg, inputs, quotable, skew, r)
+        for r in rows
     ]
-    return pool_reports(engine.map(diagnose_bucket, tasks), inputs=inputs)
+    return pool_results(engine.map(diagnose_bucket, tasks), inputs=inputs)[0]
 
 
 def pool_reports(reports: list[DiagnoseReport], *, inputs: tuple[str, ...]) -> DiagnoseReport:

@@ -8,10 +8,12 @@ group-by over the events is timed through `toolcall query`. The bundle is cached
 `.bench/scale-<events>/` (gitignored); figures go to the README between the
 `bench-scale` markers.
 
-Diagnose runs with `--workers W` (default 2: the machine's cores; a process pool over
-correlation buckets, each worker reading its own bucket from the store). The scaling figure
-diagnoses a smaller store (`--scaling-events`) on a Dask `LocalCluster` of one worker, then
-two, through `--engine dask`, and checks that both give the findings of a one-process run.
+Diagnose runs as users run it (one process, bucket by bucket: diagnose/run_store.py), then
+with `--workers W` (default 2: the machine's cores; a process pool over the same buckets),
+whose findings must be the one-process run's. The scaling figure diagnoses a smaller store
+(`--scaling-events`) on a Dask `LocalCluster` of one worker, then two, through `--engine
+dask`, and checks that both give the findings of a one-process run. Each step reports wall and
+CPU (user + sys of its process tree) seconds and the load average when it ended.
 
     python tests/bench/scale/run_scale.py [--events N] [--workers W] [--budget-gib G]
         [--scaling-events N] [--no-readme]
@@ -23,6 +25,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import shutil
 import signal
 import subprocess
@@ -56,6 +59,8 @@ class Step:
     peak_bytes: int
     exit_code: int
     over_budget: bool
+    cpu_seconds: float = 0.0
+    load: float = 0.0
 
 
 def _tree_rss(pid: int) -> int:
@@ -79,6 +84,7 @@ def _tree_rss(pid: int) -> int:
 def run_step(name: str, argv: list[str], *, budget: int, log: Path) -> Step:
     """Run *argv*, sampling its tree's RSS; kill it when it passes *budget* bytes."""
     start = time.perf_counter()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     with log.open("w") as err:
         proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=err, start_new_session=True)
         peak, over = 0, False
@@ -90,7 +96,10 @@ def run_step(name: str, argv: list[str], *, budget: int, log: Path) -> Step:
                 proc.wait()
                 break
             time.sleep(0.2)
-    return Step(name, time.perf_counter() - start, peak, proc.returncode, over)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)  # the tree, as its processes end
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return Step(name, time.perf_counter() - start, peak, proc.returncode, over, cpu,
+                os.getloadavg()[0])  # fmt: skip
 
 
 def missing_incidents(findings: list[dict[str, Any]], planted: list[Planted]) -> list[Planted]:
@@ -132,11 +141,16 @@ def main() -> int:
                               budget=budget, log=work / "ingest.log"))  # fmt: skip
         print(steps[-1], file=sys.stderr)
     findings_path = work / "findings.json"
-    steps.append(run_step(f"diagnose --workers {args.workers}",
-                          [*tc, "diagnose", "--store", str(store), "-f", "json", "--fail-on",
-                           "never", "-o", str(findings_path), "--workers", str(args.workers)],
-                          budget=budget, log=work / "diagnose.log"))  # fmt: skip
+    diag = [*tc, "diagnose", "--store", str(store), "-f", "json", "--fail-on", "never", "-o"]
+    steps.append(run_step("diagnose, one process", [*diag, str(findings_path)], budget=budget,
+                          log=work / "diagnose.log"))  # fmt: skip
     print(steps[-1], file=sys.stderr)
+    pooled = work / f"findings-workers{args.workers}.json"
+    steps.append(run_step(f"diagnose --workers {args.workers}",
+                          [*diag, str(pooled), "--workers", str(args.workers)],
+                          budget=budget, log=work / "diagnose-workers.log"))  # fmt: skip
+    print(steps[-1], file=sys.stderr)
+    pool_diff = _differences(findings_path, pooled)
     for name, sql in (("query group-by", GROUP_BY), ("query p95", P95)):
         log = work / f"{name.replace(' ', '-')}.log"
         argv = [*tc, "query", sql, "--store", str(store), "-f", "csv"]
@@ -150,11 +164,14 @@ def main() -> int:
         missing = missing_incidents(findings, planted)
     scaling = scaling_rows(args.scaling_events, budget=budget) if args.scaling_events else []
     table = render(steps, events=events, planted=planted, missing=missing, budget=budget)
+    same = pool_diff or "the same findings as one process"
+    table = table.replace(END, f"`--workers {args.workers}`: {same}.\n{END}")
     table = table.replace(END, "\n".join(scaling) + ("\n" if scaling else "") + END)
     print(table)
     if not args.no_readme:
         update_readme(table)
     ok = all(s.exit_code == 0 and not s.over_budget for s in steps) and missing == []
+    ok = ok and not pool_diff
     return 0 if ok else 1
 
 
@@ -197,11 +214,11 @@ def scaling_rows(events: int, *, budget: int) -> list[str]:
             same.append(_differences(out, got))
     lines = ["", f"Scaling: diagnose of {_count_events(store):,} events (`--engine dask`, "
              f"LocalCluster; the peak is the client process alone):", "",
-             "| run | wall | peak RSS | findings as one process |",
-             "|---|---|---|---|"]  # fmt: skip
-    for s, diff in zip(steps, ["", *same], strict=True):
-        lines.append(f"| {s.name} | {s.seconds:.1f} s | {_gib(s.peak_bytes)} | "
-                     f"{diff or 'identical'} |")  # fmt: skip
+             "| run | wall | CPU (client) | load | peak RSS | findings as one process |",
+             "|---|---|---|---|---|---|"]  # fmt: skip
+    for s, diff in zip(steps, ["—", *same], strict=True):
+        lines.append(f"| {s.name} | {s.seconds:.1f} s | {s.cpu_seconds:.1f} s | {s.load:.1f} | "
+                     f"{_gib(s.peak_bytes)} | {diff or 'identical'} |")  # fmt: skip
     if steps[1].seconds and steps[2].seconds:
         lines += ["", f"1 → 2 workers: {steps[1].seconds / steps[2].seconds:.2f}× faster"]
     return lines
@@ -237,15 +254,16 @@ def render(
         f"{os.cpu_count()} CPUs, load {load:.1f} at the end; {events:,} events stored; "
         f"budget {_gib(budget)} peak RSS per step (a step over it is killed).",
         "",
-        "| step | wall | peak RSS | result |",
-        "|---|---|---|---|",
+        "| step | wall | CPU (user+sys) | load | peak RSS | result |",
+        "|---|---|---|---|---|---|",
     ]
     for s in steps:
         result = (
             f"killed over budget after {s.seconds:.0f} s" if s.over_budget
             else "ok" if s.exit_code == 0 else f"exit {s.exit_code}"
         )  # fmt: skip
-        lines.append(f"| {s.name} | {s.seconds:.1f} s | {_gib(s.peak_bytes)} | {result} |")
+        lines.append(f"| {s.name} | {s.seconds:.1f} s | {s.cpu_seconds:.1f} s | {s.load:.1f} | "
+                     f"{_gib(s.peak_bytes)} | {result} |")  # fmt: skip
     if missing is None:
         check = f"planted incidents: not checked ({len(planted)} planted; diagnose did not finish)"
     elif missing:

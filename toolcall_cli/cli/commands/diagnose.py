@@ -149,10 +149,14 @@ def run(
         ignore=codes[1],
         scope=scope,
     )
-    if runner is not None and not paths and not any(scope.ids.values()):
-        from toolcall_cli.engine.store_tasks import diagnose_store  # workers read their buckets
+    pooled = None
+    if not paths and not scope.restricted and fmt != Format.html:  # html draws the timeline
+        from toolcall_cli.diagnose.run_store import diagnose_store  # bucket by bucket
 
-        report = diagnose_store(runner, store, req, cfg=cfg)
+        pooled = diagnose_store(store, req, cfg=cfg, engine=runner)
+    calls = None
+    if pooled is not None:
+        report, calls = pooled
     else:
         evidence = evidence_for(
             paths,
@@ -180,7 +184,7 @@ def run(
     if not paths:  # a diagnose of the store is recorded in it (findings and calls tables)
         from toolcall_cli.cli._record import record_diagnose
 
-        record_diagnose(store, report, cfg, whole=not scope.restricted)
+        record_diagnose(store, report, cfg, whole=not scope.restricted, calls=calls)
     if not _settings.current().quiet:
         say(f"toolcall: {summary_line(report)}")
     raise typer.Exit(int(report.exit_code(fail_on)))

@@ -10,7 +10,6 @@ checked are inputs of the run.
 from __future__ import annotations
 
 import gzip
-import mmap
 import os
 import stat
 from functools import lru_cache
@@ -71,6 +70,7 @@ def line(path: str, n: int) -> str | None:
     """Line *n* (1-based) of *path*, or None."""
     if n < 1:
         return None
+    path = _absolute(path)
     lines = _file_lines(path)
     if lines is not None:
         return lines[n - 1] if n <= len(lines) else None
@@ -110,6 +110,11 @@ def _close_handles() -> None:
     _HANDLES.clear()
 
 
+#: Bytes scanned at a time for line starts: a whole-file `data == 10` of a 250 MB log is a
+#: 250 MB mask on top of the mapped file, the peak of a store's diagnose.
+_SCAN = 8 << 20
+
+
 @lru_cache(maxsize=4)
 def _line_starts(path: str) -> tuple[np.ndarray, int] | None:
     """Byte offsets where each line of *path* starts, and the file size (None: unreadable)."""
@@ -118,20 +123,37 @@ def _line_starts(path: str) -> tuple[np.ndarray, int] | None:
     try:
         with open(path, "rb") as f:
             size = os.fstat(f.fileno()).st_size
-            if size == 0:
-                return np.zeros(1, dtype=np.int64), 0
-            with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
-                data = np.frombuffer(m, dtype=np.uint8)
-                ends = np.flatnonzero(data == 10)
-                del data  # the mmap cannot close while a view of it lives
+            ends = [np.zeros(0, dtype=np.int64)]
+            buf = bytearray(_SCAN)
+            at = 0
+            while (got := f.readinto(buf)) > 0:
+                block = np.frombuffer(buf, dtype=np.uint8, count=got)
+                ends.append(np.flatnonzero(block == 10).astype(np.int64) + at)
+                del block  # the buffer is refilled next: no view of it may live on
+                at += got
     except (OSError, ValueError):
         return None
-    return np.concatenate(([0], ends + 1)).astype(np.int64), size
+    return np.concatenate([np.zeros(1, dtype=np.int64), *(e + 1 for e in ends)]), size
+
+
+def _absolute(path: str) -> str:
+    """*path* as the caches key it: origins are relative to the working directory, and two
+    runs in one process (from two directories) must not share `bundle/x.log`'s text."""
+    return os.path.abspath(path)
+
+
+def document(path: str) -> Any:
+    """The JSON (or YAML) document *path* holds, or None when it holds none or is unreadable."""
+    return _document(_absolute(path))
+
+
+def line_map(path: str) -> LineMap | None:
+    """JSON pointer → 1-based line of the document *path* holds (None when it cannot be mapped)."""
+    return _line_map(_absolute(path))
 
 
 @lru_cache(maxsize=8)
-def document(path: str) -> Any:
-    """The JSON (or YAML) document *path* holds, or None when it holds none or is unreadable."""
+def _document(path: str) -> Any:
     text = _file_text(path)
     if text is None:
         return None
@@ -147,8 +169,7 @@ def document(path: str) -> Any:
 
 
 @lru_cache(maxsize=8)
-def line_map(path: str) -> LineMap | None:
-    """JSON pointer → 1-based line of the document *path* holds (None when it cannot be mapped)."""
+def _line_map(path: str) -> LineMap | None:
     from toolcall_cli.tools.linemap import LineMap, json_lines, yaml_load
 
     text = _file_text(path)
@@ -168,7 +189,7 @@ def clear_cache() -> None:
     """Forget cached file contents (tests that rewrite files between runs)."""
     _file_text.cache_clear()
     _file_lines.cache_clear()
-    document.cache_clear()
-    line_map.cache_clear()
+    _document.cache_clear()
+    _line_map.cache_clear()
     _line_starts.cache_clear()
     _close_handles()

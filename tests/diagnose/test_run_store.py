@@ -1,0 +1,146 @@
+"""A store diagnosed bucket by bucket (diagnose/run_store.py) reports exactly what the whole
+store diagnosed in one piece reports: the same JSON, findings and summary alike.
+
+Compared on every incident bundle of fixtures/incidents/ (each its own store, and all of them
+in one store), and on a generated store whose traces spread over many buckets and whose nginx
+clock runs 3 s ahead of the middleware's (so the skew estimate must be the store's, and IN002
+must cite the row one run cites).
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from tests.bench.scale import bundle
+from tests.conftest import ROOT, run_cli
+from toolcall_cli.core.config import DEFAULT
+from toolcall_cli.diagnose.base import DiagnoseReport
+
+INCIDENTS = ROOT / "fixtures" / "incidents"
+SCENARIOS = sorted(p.name for p in INCIDENTS.iterdir() if (p / "expected.json").is_file())
+
+
+def _ingest(home: Path, *inputs: str) -> Path:
+    res = run_cli(["-q", "ingest", *inputs, "--store", "store"], cwd=home)
+    assert res.exit_code == 0, res.stderr
+    return home / "store"
+
+
+def _json(report: DiagnoseReport) -> dict[str, Any]:
+    from toolcall_cli.render import RenderOptions, render
+
+    out = io.StringIO()
+    render("json", report, out, RenderOptions())
+    doc: dict[str, Any] = orjson.loads(out.getvalue())
+    return doc
+
+
+def _both(home: Path, store: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(whole store in one piece, bucket by bucket), both run from *home*."""
+    import os
+
+    from toolcall_cli.core.store_manifest import read_manifest
+    from toolcall_cli.core.store_read import load_events
+    from toolcall_cli.diagnose.run import DiagnoseRequest, diagnose
+    from toolcall_cli.diagnose.run_store import diagnose_store
+
+    before = Path.cwd()
+    os.chdir(home)
+    try:
+        req = DiagnoseRequest()
+        recorded = tuple(str(e["path"]) for e in read_manifest(store)["files"].values())
+        whole = diagnose(load_events(store), req, inputs=(str(store),), quotable=recorded)
+        pooled = diagnose_store(store, req, cfg=DEFAULT)
+        assert pooled is not None
+        return _json(whole), _json(pooled[0])
+    finally:
+        os.chdir(before)
+
+
+@pytest.mark.tshark
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_each_incident_bundle_per_bucket_as_whole(tmp_path: Path, scenario: str) -> None:
+    store = _ingest(tmp_path, str(INCIDENTS / scenario))
+    whole, pooled = _both(tmp_path, store)
+    assert pooled == whole
+    expected = orjson.loads((INCIDENTS / scenario / "expected.json").read_bytes())
+    assert set(expected["expected_codes"]) <= {f["code"] for f in pooled["findings"]}
+
+
+@pytest.mark.tshark
+def test_all_incident_bundles_in_one_store(tmp_path: Path) -> None:
+    store = _ingest(tmp_path, str(INCIDENTS))
+    whole, pooled = _both(tmp_path, store)
+    assert pooled == whole
+
+
+_STAMP = re.compile(r"\[(\d\d/\w{3}/\d{4}:\d\d:\d\d:\d\d) \+0000\]")
+
+
+def _shift_nginx(path: Path, seconds: int) -> None:
+    """Every access line's time moved *seconds* ahead (a skewed clock)."""
+
+    def later(m: re.Match[str]) -> str:
+        t = datetime.strptime(m.group(1), "%d/%b/%Y:%H:%M:%S") + timedelta(seconds=seconds)
+        return f"[{t.strftime('%d/%b/%Y:%H:%M:%S')} +0000]"
+
+    path.write_text(_STAMP.sub(later, path.read_text()))
+
+
+@pytest.fixture(scope="module")
+def skewed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A generated bundle of ~3,000 calls (floods, loops) whose nginx clock is 3 s ahead."""
+    home = tmp_path_factory.mktemp("skewed")
+    root = home / "bundle"
+    root.mkdir()
+    calls = 3_000
+    bundle.middleware(root, calls)
+    bundle.nginx(root / "access-0.log", 0, calls // 2)
+    bundle.nginx(root / "access-1.log", calls // 2, calls)
+    for log in ("access-0.log", "access-1.log"):
+        _shift_nginx(root / log, 3)
+    bundle.messages(root / "conversations.jsonl", calls)
+    return home, _ingest(home, "bundle")
+
+
+def test_generated_store_with_clock_skew_per_bucket_as_whole(skewed: tuple[Path, Path]) -> None:
+    home, store = skewed
+    manifest = orjson.loads((store / "manifest.json").read_bytes())
+    assert len({p["bucket"] for p in manifest["parts"].values()}) >= 32  # many buckets
+    whole, pooled = _both(home, store)
+    assert pooled == whole
+    skew = [f for f in pooled["findings"] if f["code"] == "IN002"]
+    assert [f["message"].split()[0] for f in skew] == ["nginx"]  # "nginx clock is offset…"
+
+
+def test_cli_records_every_bucket_s_calls(skewed: tuple[Path, Path]) -> None:
+    home, _ = skewed
+    res = run_cli(["-q", "diagnose", "--store", "store", "-f", "json", "--fail-on", "never"],
+                  cwd=home)  # fmt: skip
+    assert res.exit_code == 0, res.stderr
+    summary = orjson.loads(res.stdout)["summary"]
+    q = run_cli(["-q", "query", "SELECT count(*) AS n FROM calls", "--store", "store",
+                 "-f", "json"], cwd=home)  # fmt: skip
+    assert q.exit_code == 0, q.stderr
+    assert "n" in q.stdout
+    rows = orjson.loads(q.stdout)
+    n = rows["rows"][0]["n"] if isinstance(rows, dict) else rows[0]["n"]
+    assert n == summary["calls"]
+
+
+def test_oversized_buckets_in_parts_of_whole_components(
+    skewed: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from toolcall_cli.diagnose import run_store
+
+    home, store = skewed
+    monkeypatch.setattr(run_store, "SPLIT_ROWS", 120)  # every bucket in several parts
+    whole, pooled = _both(home, store)
+    assert pooled == whole
