@@ -51,6 +51,7 @@ import orjson
 import pandas as pd
 
 from toolcall_cli.sources._shared.files import read_bytes
+from toolcall_cli.sources.messages.rows import as_str
 from toolcall_cli.sources.otel import langfuse_sniff, rows
 from toolcall_cli.sources.otel.exchange import as_json, as_obj, ident
 from toolcall_cli.sources.otel.mapping import to_frame
@@ -222,7 +223,7 @@ def _span(
     return ObservationSpan(
         trace_id=trace, span_id=span_id,
         parent_id=ident(_get(rec, "parentObservationId", "parent_observation_id")),
-        name=str(rec.get("name") or ""), kind="internal",
+        name=as_str(rec.get("name")) or "", kind="internal",  # a list or object: no name
         start_ns=_ns(_get(rec, "startTime", "start_time"), batch),
         end_ns=_ns(_get(rec, "endTime", "end_time"), batch),
         status="error" if attrs[f"{_P}level"] == "ERROR" else "unset",
