@@ -69,6 +69,44 @@ def test_back_to_back_repeats_that_succeed_at_last_are_a_loop(tmp_path: Path) ->
 # ---- FL007: parallel duplicates ------------------------------------------------------------
 
 
+def test_a_loop_the_middleware_also_logged_is_still_a_loop(tmp_path: Path) -> None:
+    """The middleware's record of each repeat (no arguments, the same call id) is the same
+    action as the conversation's, not a second action in that turn: every turn looked like a
+    remedy beside the retry, and FL001 went silent whenever the middleware saw the calls."""
+    messages: list[dict[str, object]] = [{"role": "user", "content": "weather?"}]
+    log = []
+    for n in range(4):
+        cid = f"call_{n}"
+        fn = {"name": "get_weather", "arguments": '{"q": "same"}'}
+        messages.append(
+            {"role": "assistant", "content": None,
+             "tool_calls": [{"id": cid, "type": "function", "function": fn}]}
+        )  # fmt: skip
+        messages.append({"role": "tool", "tool_call_id": cid, "content": "sunny"})
+        for k, event in enumerate(("received", "request", "response", "injected")):
+            log.append(
+                json.dumps(
+                    {
+                        "ts": f"2025-03-01T00:0{n}:00.{k}00Z",
+                        "event": f"tool_call.{event}",
+                        "trace_id": f"trace_{n}",
+                        "session_id": "sess_1",
+                        "tool_call_id": cid,
+                        "tool": "get_weather",
+                        "msg": event,
+                    }
+                )
+            )
+    conv = tmp_path / "conv.jsonl"
+    conv.write_text(json.dumps({"session_id": "sess_1", "messages": messages}) + "\n")
+    mw = tmp_path / "mw.log"
+    mw.write_text("\n".join(log) + "\n")
+    loops = [f for f in _findings(conv, mw) if f.code == "FL001"]
+    assert [(f.session_id, f.tool_call_ids) for f in loops] == [
+        ("sess_1", ("call_0", "call_1", "call_2", "call_3"))
+    ]
+
+
 def test_identical_calls_in_one_turn_are_fl007_not_fl001() -> None:
     (dup,) = _findings(PRECISION / "parallel_duplicates.json")
     assert dup.code == "FL007" and dup.severity.value == "warning"

@@ -39,6 +39,10 @@ def _mixed_occasions(ctx: DiagnoseContext) -> set[tuple[object, object]]:
 
     def build() -> set[tuple[object, object]]:
         calls = observed_calls(ctx)
+        # one row per call: the middleware's record of a call (no arguments) is the same
+        # action as the conversation's, not a second one beside it
+        calls = calls.sort_values("_canon", na_position="last", kind="stable")
+        calls = calls.drop_duplicates(["_scope", "_ident"])
         actions = calls.assign(
             _action=calls["tool"].astype(str) + "\0" + calls["_canon"].fillna("")
         )
