@@ -65,7 +65,13 @@ def _with_occasions(calls: pd.DataFrame) -> pd.DataFrame:
     occ = occ.groupby(calls["_ident"], sort=False).transform("first")
     calls = calls.assign(_occasion=occ.where(occ.notna(), "@" + calls["_ident"].astype(str)))
     firsts = calls.drop_duplicates(["_scope", "_occasion"])[["_scope", "_occasion"]]
-    firsts = firsts.assign(_rank=firsts.groupby("_scope", sort=False).cumcount())
+    # Where the conversation recorded a scope, its turns say what came between two repeats: a
+    # call only the middleware saw (an occasion of its own, "@id") is no turn of the model's
+    # record and gets no rank, else every repeat a busy session's log interleaves in time
+    # would look like a remedy made in between.
+    told = ~firsts["_occasion"].astype(str).str.startswith("@")
+    ranked = firsts[told | ~told.groupby(firsts["_scope"], sort=False).transform("any")]
+    firsts = firsts.assign(_rank=ranked.groupby("_scope", sort=False).cumcount())
     return calls.merge(firsts, on=["_scope", "_occasion"], how="left").set_axis(calls.index)
 
 

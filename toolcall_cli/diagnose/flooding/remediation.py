@@ -19,6 +19,7 @@ def retried_after_remediation(ctx: DiagnoseContext, group: pd.DataFrame) -> bool
     `_occasion` and `_rank` from `observed_calls`), another action came between every two
     occasions and the last occasion's calls came back without a failure."""
     occasions = group.drop_duplicates("_occasion").sort_values("_rank", kind="stable")
+    occasions = occasions[occasions["_rank"].notna()]  # turns of the conversation's record
     ranks = [int(r) for r in occasions["_rank"].tolist()]
     scope = group["_scope"].iloc[0]
     mixed = _mixed_occasions(ctx)
