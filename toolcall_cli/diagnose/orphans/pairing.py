@@ -144,15 +144,16 @@ def _build_conversation_rows(ctx: DiagnoseContext) -> pd.DataFrame:
     the session (trace) they name, a messages JSONL line without one is a conversation by
     itself."""
     ev = of_kind(ctx, *CONVERSATION_KINDS)
-    where = ev["origin"].astype(str).str.split("#", n=1).str[0]
+    record = ev["origin"].astype(str).str.split("#", n=1).str[0]  # `path` or `path:N`
+    file = record.str.replace(r":\d+$", "", regex=True)
     session = ev["session_id"].fillna("").astype(str)
     trace = ev["trace_id"].fillna("").astype(str)
-    file = where.str.replace(r":\d+$", "", regex=True)
-    # no session but a trace id (an export's rows): the file's records of that trace
-    where = where.where(session == "", file).where(
-        (session != "") | (trace == ""), file + "\x1ftrace:" + trace
+    # named session: the file (the session is the other grouping key); else a named trace:
+    # the file's records of that trace; else the record itself
+    conversation = record.mask(session != "", file).mask(
+        (session == "") & (trace != ""), file + "\x1ftrace:" + trace
     )
-    ev = ev.assign(_msg=_msg_index(ev), _file=where)
+    ev = ev.assign(_msg=_msg_index(ev), _file=conversation)
     return ev.sort_values("seq", kind="stable")
 
 
