@@ -30,9 +30,6 @@ from toolcall_cli.sources.otel.model import Batch
 
 #: Bytes of whole lines parsed at a time (bounds memory: ~10× this at the peak).
 BLOCK: Final = 16 << 20
-#: One thread per block: the goal is CPU seconds, and Arrow's reader spends ~15% more of them
-#: splitting a 16 MB block over threads than parsing it on one
-_READ: Final = pj.ReadOptions(use_threads=False)
 _HEAD: Final = b'{"resourceSpans"'
 _ARROW_ERRORS = (
     pa.ArrowInvalid,
@@ -88,7 +85,11 @@ def _blocks(f: object, label: str) -> FastRead | None:
         if lines is None or not buf.startswith(_HEAD) or buf.find(b"\r", 0, cut) >= 0:
             return None
         try:
-            table = pj.read_json(pa.BufferReader(block), read_options=_READ)
+            # one thread and one Arrow block per block: the goal is CPU seconds, and Arrow's
+            # reader spends ~15% more of them splitting 16 MB over threads, then the chunks it
+            # made cost a copy of the whole parsed block to join
+            one = pj.ReadOptions(use_threads=False, block_size=max(cut, 1 << 20))
+            table = pj.read_json(pa.BufferReader(block), read_options=one)
             if table.column_names != ["resourceSpans"]:
                 return None
             cols = span_columns(table, label, line0)
@@ -134,7 +135,7 @@ def _slow_spans(cols: SpanColumns, label: str, batch: Batch) -> None:
     if not at.size:
         return
     records: list[Any] = _strip(cols.spans.take(pa.array(at)).to_pylist())  # type: ignore[assignment]
-    origins = cols.origin.take(pa.array(at)).to_pylist()
+    origins = cols.origins(at).to_pylist()
     for i, rec, where in zip(at.tolist(), records, origins, strict=True):
         service, scope = cols.service_scope(i)
         batch.spans.append(otlp_json._span(rec, where, service, scope, batch))
