@@ -82,6 +82,8 @@ def _gather(
         chunks = [ch for a in arrays for ch in a._pa_array.chunks]
         arrays.clear()
         kind = chunks[0].type if chunks else pa.large_string()
+        if all(ch.null_count == len(ch) for ch in chunks):  # e.g. `instance`: nothing to move
+            return pd.Series(pd.arrays.ArrowStringArray(pa.nulls(len(order), kind)), dtype=dtype)
         chunks = [ch if ch.type == kind else ch.cast(kind) for ch in chunks]
         sizes = tuple(len(c) for c in chunks)
         plan = plans.get(sizes)
