@@ -147,12 +147,16 @@ def _slow_spans(cols: SpanColumns, label: str, batch: Batch) -> None:
 
 
 def _strip(obj: object) -> object:
-    """A record as pyarrow gives it, without the null fields the union schema added."""
-    if isinstance(obj, dict):
-        return {k: _strip(v) for k, v in obj.items() if v is not None}
-    if isinstance(obj, list):
-        return [_strip(v) for v in obj]
+    """A record as pyarrow gives it, without the null fields the union schema added (leaves
+    are not passed to a call of their own: most of a record's values are leaves)."""
+    if type(obj) is dict:
+        return {k: _strip(v) if type(v) in _NESTED else v for k, v in obj.items() if v is not None}
+    if type(obj) is list:
+        return [_strip(v) if type(v) in _NESTED else v for v in obj]
     return obj
+
+
+_NESTED: Final = (dict, list)
 
 
 def _finish(
