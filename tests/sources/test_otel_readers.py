@@ -206,3 +206,13 @@ def test_redeliveries_count_identical_rows_of_one_span() -> None:
     twice = frame.iloc[[0, 0]].reset_index(drop=True)
     assert len(seen.drop(twice)) == 1  # the first copy was delivered, the second is new
     assert len(seen.drop(twice)) == 0
+
+
+def test_redeliveries_of_one_file_remember_nothing() -> None:
+    from toolcall_cli.sources import Redeliveries
+
+    frame = parse_file(OTEL / "genai_loop/traces.otlp.jsonl")
+    once = Redeliveries(remember=False)  # one input file: no later file to compare with
+    assert len(once.drop(frame)) == len(frame)
+    assert len(once.drop(frame)) == len(frame)
+    assert not once.seen.size

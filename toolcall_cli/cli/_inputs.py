@@ -114,7 +114,9 @@ class IngestStream:
         from toolcall_cli.sources import FileResult, Redeliveries, StreamedFile, iter_ingest
 
         with progress_bar("ingesting", enabled=not _settings.current().quiet) as prog:
-            repeats = Redeliveries()  # a span two files delivered is stored once
+            # a span two files delivered is stored once (one plain file: no later file)
+            one_file = len(self.paths) == 1 and not self.paths[0].is_dir()
+            repeats = Redeliveries(remember=not one_file)
             if self.engine is None:
                 items = iter_ingest(
                     self.paths, source=self.source, opts=replace(self.opts, progress=prog),

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
 
 from toolcall_cli.core.events import UNPARSED
 from toolcall_cli.core.jsonio import try_loads
@@ -35,9 +36,11 @@ class Digest:
     events: int = 0
     start: pd.Timestamp | None = None
     end: pd.Timestamp | None = None
-    traces: set[str] = field(default_factory=set)
-    sessions: set[str] = field(default_factory=set)
-    tool_calls: set[str] = field(default_factory=set)
+    # distinct ids as Arrow text, not Python sets: a million-row file's call ids as Python
+    # strings cost ~100 MB at the ingest's peak
+    traces: pa.Array = field(default_factory=lambda: pa.array([], pa.large_string()))
+    sessions: pa.Array = field(default_factory=lambda: pa.array([], pa.large_string()))
+    tool_calls: pa.Array = field(default_factory=lambda: pa.array([], pa.large_string()))
 
     @classmethod
     def of(cls, *frames: pd.DataFrame) -> Digest:
@@ -73,10 +76,9 @@ class Digest:
             lo, hi = ts.min(), ts.max()
             self.start = lo if self.start is None else min(self.start, lo)
             self.end = hi if self.end is None else max(self.end, hi)
-        self.traces.update(_trace_keys(good))
-        # distinct values first, then text: a million-row column is not converted whole
-        self.sessions.update(good["session_id"].dropna().unique().astype(str).tolist())
-        self.tool_calls.update(good["tool_call_id"].dropna().unique().astype(str).tolist())
+        self.traces = _union(self.traces, _trace_keys(good))
+        self.sessions = _union(self.sessions, good["session_id"])
+        self.tool_calls = _union(self.tool_calls, good["tool_call_id"])
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +119,18 @@ class IngestReport:
         }
 
 
-def _trace_keys(ev: pd.DataFrame) -> list[str]:
+def _trace_keys(ev: pd.DataFrame) -> pd.Series:
     """Traces = distinct trace_id / tool_call_id keys (cheap stand-in before alignment)."""
-    keys = ev["trace_id"].fillna(ev["tool_call_id"]).dropna()
-    return keys.unique().astype(str).tolist()
+    return ev["trace_id"].fillna(ev["tool_call_id"])
+
+
+def _union(known: pa.Array, values: pd.Series) -> pa.Array:
+    """*known* (distinct texts) with the distinct non-null *values* added, in Arrow: distinct
+    values first, then text, so a million-row column is not converted whole."""
+    distinct = values.dropna().unique()
+    arr = getattr(distinct, "_pa_array", None)  # an Arrow-backed column's values, no copy
+    if arr is None:
+        arr = pa.array([str(v) for v in distinct], pa.large_string())
+    else:
+        arr = pa.chunked_array(arr).combine_chunks().cast(pa.large_string())
+    return pa.concat_arrays([known, arr]).unique() if len(known) else arr

@@ -53,8 +53,9 @@ def sorted_union(parts: list[pd.DataFrame], orders: Sequence[np.ndarray | None])
     columns: dict[str, list[pd.Series]] = {c: [p[c] for p in parts] for c in names}
     parts.clear()
     out: dict[str, object] = {}
+    plans: dict[tuple[int, ...], _Plan] = {}
     for c in names:
-        out[c] = _gather(columns.pop(c), order)
+        out[c] = _gather(columns.pop(c), order, plans)
         # the pieces' many small buffers are free now; without this the allocator keeps them
         # and every column's new contiguous buffer adds to the resident set
         pa.default_memory_pool().release_unused()
@@ -63,9 +64,17 @@ def sorted_union(parts: list[pd.DataFrame], orders: Sequence[np.ndarray | None])
     return frame
 
 
-def _gather(pieces: list[pd.Series], order: np.ndarray) -> pd.Series:
+#: How a text column of given chunk sizes is gathered: per output slice, the chunks it joins,
+#: the rows it takes from the joined chunks, and the chunks no later slice reads.
+_Plan = list[tuple[list[int], pa.Array, list[int]]]
+
+
+def _gather(
+    pieces: list[pd.Series], order: np.ndarray, plans: dict[tuple[int, ...], _Plan]
+) -> pd.Series:
     """The rows *order* names of the column whose parts are *pieces* (emptied: the pieces are
-    let go as they are copied)."""
+    let go as they are copied). *plans* caches the text gather plans by chunk sizes: most
+    columns of a file's parts are chunked alike, and a plan costs a few passes over *order*."""
     dtype = pieces[0].dtype
     arrays = [s.array for s in pieces]
     pieces.clear()
@@ -73,38 +82,55 @@ def _gather(pieces: list[pd.Series], order: np.ndarray) -> pd.Series:
         chunks = [ch for a in arrays for ch in a._pa_array.chunks]
         arrays.clear()
         kind = chunks[0].type if chunks else pa.large_string()
+        if all(ch.null_count == len(ch) for ch in chunks):  # e.g. `instance`: nothing to move
+            return pd.Series(pd.arrays.ArrowStringArray(pa.nulls(len(order), kind)), dtype=dtype)
         chunks = [ch if ch.type == kind else ch.cast(kind) for ch in chunks]
-        return pd.Series(pd.arrays.ArrowStringArray(_gather_text(chunks, order, kind)), dtype=dtype)
+        sizes = tuple(len(c) for c in chunks)
+        plan = plans.get(sizes)
+        if plan is None:
+            plan = plans[sizes] = _plan(np.array(sizes, dtype=np.int64), order)
+        return pd.Series(pd.arrays.ArrowStringArray(_gather_text(chunks, plan, kind)), dtype=dtype)
     whole = pd.concat([pd.Series(a, copy=False) for a in arrays], ignore_index=True)
     arrays.clear()
     return whole.take(order).reset_index(drop=True)
 
 
-def _gather_text(chunks: list[pa.Array], order: np.ndarray, kind: pa.DataType) -> pa.ChunkedArray:
-    """A text column's rows in *order*, from its *chunks* (emptied), one slice of the output
-    at a time: each slice joins only the chunks it reads (Arrow's take over many chunks is
-    ~3× slower than over one) and a chunk is let go after the last slice that reads it, so
-    the peak is about one copy of the column, not the pieces plus a joined copy plus the
-    result."""
-    n, sizes = len(order), np.array([len(c) for c in chunks], dtype=np.int64)
+def _plan(sizes: np.ndarray, order: np.ndarray) -> _Plan:
+    """The gather plan of chunks of *sizes* in *order*: the output in `_SLICES` slices, each
+    joining only the chunks it reads (Arrow's take over many chunks is ~3× slower than over
+    one), and a chunk let go after the last slice that reads it."""
+    n = len(order)
     starts = np.r_[0, np.cumsum(sizes)]
-    owner = np.repeat(np.arange(len(chunks)), sizes)[order]  # the chunk each output row reads
-    last = np.full(len(chunks), -1, dtype=np.int64)
+    owner = np.repeat(np.arange(len(sizes)), sizes)[order]  # the chunk each output row reads
+    last = np.full(len(sizes), -1, dtype=np.int64)
     np.maximum.at(last, owner, np.arange(n))
-    live: list[pa.Array | None] = list(chunks)
-    chunks.clear()
-    out: list[pa.Array] = []
+    plan: _Plan = []
     step = max(1, -(-n // _SLICES))
     for a in range(0, n, step):
         b = min(n, a + step)
         own = owner[a:b]
-        need = np.flatnonzero(np.bincount(own, minlength=len(live)))
-        base = np.zeros(len(live), dtype=np.int64)
+        need = np.flatnonzero(np.bincount(own, minlength=len(sizes)))
+        base = np.zeros(len(sizes), dtype=np.int64)
         base[need] = np.r_[0, np.cumsum(sizes[need])[:-1]]
-        joined = pa.concat_arrays([live[i] for i in need.tolist()])
-        out.append(joined.take(pa.array(order[a:b] - starts[own] + base[own])))
+        rows = pa.array(order[a:b] - starts[own] + base[own])
+        plan.append(
+            (need.tolist(), rows, np.flatnonzero((last < b) & ((last >= a) | (a == 0))).tolist())
+        )
+    return plan
+
+
+def _gather_text(chunks: list[pa.Array], plan: _Plan, kind: pa.DataType) -> pa.ChunkedArray:
+    """A text column's rows by *plan* (see `_plan`), from its *chunks* (emptied), one slice of
+    the output at a time, so the peak is about one copy of the column, not the pieces plus a
+    joined copy plus the result."""
+    live: list[pa.Array | None] = list(chunks)
+    chunks.clear()
+    out: list[pa.Array] = []
+    for need, rows, done in plan:
+        joined = pa.concat_arrays([live[i] for i in need])
+        out.append(joined.take(rows))
         del joined
-        for i in np.flatnonzero(last < b).tolist():
+        for i in done:
             live[i] = None
         pa.default_memory_pool().release_unused()
     return pa.chunked_array(out, type=kind)

@@ -104,9 +104,14 @@ class Redeliveries:
     trace id still joins them.)"""
 
     seen: np.ndarray = field(default_factory=lambda: np.empty(0, np.uint64))
+    #: False when no later file can come (one input file): nothing is remembered, and a
+    #: million rows are not hashed for a comparison that never happens
+    remember: bool = True
 
     def drop(self, frame: pd.DataFrame) -> pd.DataFrame:
         """*frame* (one file's events) without the otel rows an earlier file delivered."""
+        if not self.remember and not self.seen.size:
+            return frame
         mine = (frame["source"] == SOURCE).fillna(False).to_numpy()
         if not mine.any():
             return frame

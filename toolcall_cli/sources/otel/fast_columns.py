@@ -10,7 +10,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from toolcall_cli.sources.otel.hexkeys import span_keys
+from toolcall_cli.sources.otel.hexkeys import all_hex, span_keys
 from toolcall_cli.sources.otel.map_genai import CHAT_OPS
 from toolcall_cli.sources.otel.model import WANTED_PREFIXES
 from toolcall_cli.sources.otel.values import MAX_NS, MIN_NS
@@ -72,7 +72,8 @@ class SpanColumns:
 
     n: int
     spans: pa.StructArray  # the raw records (for the slow path)
-    origin: pa.Array
+    label: str
+    place: np.ndarray  # n × 4: file line, resource, scope and span position of each span
     trace: pa.Array
     span: pa.Array
     name: pa.Array
@@ -88,6 +89,18 @@ class SpanColumns:
     scopes: list[str | None]
     span_res: np.ndarray
     span_scope: np.ndarray
+
+    def origins(self, at: np.ndarray) -> pa.Array:
+        """The origins of spans *at* (made for the spans that become rows, not for all)."""
+        place = self.place[at]
+
+        def text(col: int) -> pa.Array:
+            return pa.array(place[:, col], pa.int64()).cast(pa.string())
+
+        return pc.binary_join_element_wise(
+            self.label + ":", text(0), "#/resourceSpans/", text(1), "/scopeSpans/", text(2),
+            "/spans/", text(3), "",
+        )  # fmt: skip
 
     def service_scope(self, i: int) -> tuple[str | None, str | None]:
         """service.name and scope name of span *i*."""
@@ -108,11 +121,7 @@ def span_columns(table: pa.Table, label: str, line0: int) -> SpanColumns | None:
     trace, span, kind = field(spans, "traceId"), field(spans, "spanId"), field(spans, "kind")
     if trace is None or span is None or kind is None or not pa.types.is_integer(kind.type):
         return None
-    if n and not (
-        pc.all(pc.match_substring_regex(trace, r"^[0-9a-f]{32}$")).as_py()
-        and pc.all(pc.match_substring_regex(span, r"^[0-9a-f]{16}$")).as_py()
-        and kind.null_count == 0
-    ):
+    if n and not (all_hex(trace, 32) and all_hex(span, 16) and kind.null_count == 0):
         return None
     times = [field(spans, k) for k in ("startTimeUnixNano", "endTimeUnixNano")]
     if any(t is None or t.null_count for t in times):
@@ -135,8 +144,9 @@ def span_columns(table: pa.Table, label: str, line0: int) -> SpanColumns | None:
     return SpanColumns(
         n=n,
         spans=spans,
-        origin=_origins(label, res_line[span_res] + 1 + line0, res_pos[span_res],
-                        scope_pos[span_scope], span_pos),
+        label=label,
+        place=np.column_stack([res_line[span_res] + 1 + line0, res_pos[span_res],
+                               scope_pos[span_scope], span_pos]),
         trace=trace,
         span=span,
         name=name if name is not None else pa.nulls(n, pa.string()),
@@ -167,16 +177,6 @@ def _slow_spans(spans: pa.StructArray, attrs: dict[str, pa.Array]) -> np.ndarray
     slow |= _mask(pc.equal(pc.utf8_upper(attrs["openinference.span.kind"]), "LLM"))
     slow |= attrs["error.type"].is_valid().to_numpy(zero_copy_only=False)
     return slow
-
-
-def _origins(label: str, line: np.ndarray, r: np.ndarray, s: np.ndarray, k: np.ndarray) -> pa.Array:
-    def text(a: np.ndarray) -> pa.Array:
-        return pa.array(a, pa.int64()).cast(pa.string())
-
-    return pc.binary_join_element_wise(
-        label + ":", text(line), "#/resourceSpans/", text(r), "/scopeSpans/", text(s),
-        "/spans/", text(k), "",
-    )  # fmt: skip
 
 
 def _services(res: pa.StructArray) -> list[str | None]:

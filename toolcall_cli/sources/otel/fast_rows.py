@@ -4,6 +4,7 @@ and `rows.tool_rows`; the tests hold both paths to the same rows)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Final
 
 import numpy as np
@@ -26,6 +27,22 @@ def _mask(arr: pa.Array) -> np.ndarray:
 
 def _group(arr: pa.Array, pattern: str) -> pa.Array:
     return pc.struct_field(pc.extract_regex(arr, pattern), [0])
+
+
+def _before_query(arr: pa.Array) -> pa.Array:
+    return pc.list_element(pc.split_pattern(arr, "?", max_splits=1), 0)
+
+
+def _first(none: pa.Array, *sources: tuple[pa.Array, Callable[[pa.Array], pa.Array]]) -> pa.Array:
+    """`coalesce` of each source's derived value, deriving only the rows still unset (a regex
+    over a URL every row already has a path for is not run)."""
+    out = none
+    for values, derive in sources:
+        todo = values if out is none else pc.if_else(pc.is_null(out), values, none)
+        if todo.null_count == len(todo):
+            continue
+        out = derive(todo) if out is none else pc.coalesce(out, derive(todo))
+    return out
 
 
 def _quoted(arr: pa.Array) -> pa.Array:
@@ -79,20 +96,20 @@ def tool_rows(c: SpanColumns) -> tuple[pd.DataFrame, np.ndarray]:
     tool_name = col(a["gen_ai.tool.name"])
     # the name patterns run only when some row needs them (regexes cost most of this step)
     genai_tool = tool_name
-    if tool_name.null_count:
-        genai_tool = pc.coalesce(tool_name, _group(name, r"^execute_tool\s+(?P<t>.*?)\s*$"))
+    unnamed = pa.array(is_tool) if tool_name.null_count else None  # HTTP rows need no name
+    if unnamed is not None and pc.any(pc.and_(unnamed, pc.is_null(tool_name))).as_py():
+        spelled = pc.if_else(unnamed, name, none)
+        genai_tool = pc.coalesce(tool_name, _group(spelled, r"^execute_tool\s+(?P<t>.*?)\s*$"))
     genai_tool = pc.if_else(pc.equal(genai_tool, ""), none, genai_tool)
     mcp_tool = none
     if is_mcp.any():
         mcp_tool = pc.coalesce(
             genai_tool, col(a["mcp.tool.name"]), _group(name, r"^\S*\s+(?P<t>.+?)\s*$")
         )
-    path = pc.coalesce(
-        *(
-            pc.list_element(pc.split_pattern(col(a[k]), "?", max_splits=1), 0)
-            for k in ("url.path", "http.target", "http.route")
-        ),
-        *(_group(col(a[k]), _URL_PATH) for k in ("url.full", "http.url")),
+    path = _first(
+        none,
+        *((col(a[k]), _before_query) for k in ("url.path", "http.target", "http.route")),
+        *((col(a[k]), lambda v: _group(v, _URL_PATH)) for k in ("url.full", "http.url")),
     )
     oi_tool = pc.coalesce(col(a["tool.name"]), pc.if_else(pc.equal(name, ""), none, name))
     tool = pc.if_else(
@@ -169,7 +186,7 @@ def tool_rows(c: SpanColumns) -> tuple[pd.DataFrame, np.ndarray]:
     pointer = pc.binary_join_element_wise(
         "/attributes/", pa.array(at, pa.int64()).cast(pa.string()), "/value/stringValue", ""
     )
-    origin = col(c.origin)
+    origin = c.origins(take)
     req_origin = pc.if_else(
         pa.array(is_tool & (at >= 0)), pc.binary_join_element_wise(origin, pointer, ""), origin
     )
