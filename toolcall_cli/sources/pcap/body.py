@@ -11,12 +11,20 @@ LLM call or result becomes a dict of event columns (kind ``tool_call`` / ``tool_
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 from toolcall_cli.core.jsonio import dumps, try_loads
 from toolcall_cli.sources.provider_bodies import error_parts, is_error_body
 
 Event = dict[str, Any]
+#: Types that are never a Mapping, told apart without the (slow) ABC check.
+_NOT_MAPPINGS: Final = (str, bytes, int, float, list, tuple, type(None))
+
+
+def _is_map(obj: Any) -> bool:
+    """``isinstance(obj, Mapping)``, answered without the ABC machinery for JSON's types
+    (this runs several times per message)."""
+    return type(obj) is dict or (not isinstance(obj, _NOT_MAPPINGS) and isinstance(obj, Mapping))
 
 
 def raw_args(value: Any) -> tuple[str | None, str | None]:
@@ -33,10 +41,10 @@ def raw_args(value: Any) -> tuple[str | None, str | None]:
 
 def tool_request(obj: Any) -> dict[str, Any]:
     """tool / args / args_type from a ``{"function", "arguments"}`` request body."""
-    if not isinstance(obj, Mapping):
+    if not _is_map(obj):
         return {}
     name = obj.get("function", obj.get("tool", obj.get("name")))
-    if isinstance(name, Mapping):  # {"function": {"name":..., "arguments":...}}
+    if _is_map(name):  # {"function": {"name":..., "arguments":...}}
         obj, name = name, name.get("name")
     out: dict[str, Any] = {"tool": name if isinstance(name, str) else None}
     if "arguments" in obj:
@@ -46,7 +54,7 @@ def tool_request(obj: Any) -> dict[str, Any]:
 
 def tool_response(obj: Any) -> dict[str, Any]:
     """status / call_id / timestamp / message / data_empty from a tool-service response body."""
-    if not isinstance(obj, Mapping) or not ({"status", "call_id", "data"} & obj.keys()):
+    if not _is_map(obj) or not ({"status", "call_id", "data"} & obj.keys()):
         return {}
     status = obj.get("status")
     data = obj.get("data")
@@ -65,8 +73,8 @@ def is_llm(uri: str | None, obj: Any) -> bool:
     """True for chat-completion style bodies (by path, or by shape)."""
     path = (uri or "").split("?", 1)[0]
     if path.endswith(("/chat/completions", "/v1/messages", "/completions")):
-        return isinstance(obj, Mapping)
-    return isinstance(obj, Mapping) and (
+        return _is_map(obj)
+    return _is_map(obj) and (
         isinstance(obj.get("messages"), list) or isinstance(obj.get("choices"), list)
     )
 

@@ -53,10 +53,8 @@ def _ts(ns: list[int] | np.ndarray) -> pd.Series:
 
 
 def _pylist(col: pd.Series) -> list[Any]:
-    return [
-        None if v is None or v is pd.NA or (isinstance(v, float) and v != v) else v
-        for v in col.tolist()
-    ]
+    """The column's values as Python objects, every missing one (None, NaN, NA) as None."""
+    return col.astype(object).where(col.notna(), None).tolist()
 
 
 def events(msgs: pd.DataFrame, path: str, *, cap: int) -> pd.DataFrame:

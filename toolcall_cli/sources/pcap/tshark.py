@@ -8,8 +8,8 @@ tshark's version when it is not remembered (:mod:`.version_cache`). The environm
 variable ``TOOLCALL_TSHARK`` overrides the search: when set, it must name the tshark binary,
 and a path that does not exist means "tshark is missing" (tests use
 ``TOOLCALL_TSHARK=/nonexistent``). The capture is read by one streaming
-``tshark -T fields -e FIELD...`` pass (tab-separated, occurrences joined by U+001F) that
-pandas parses as it arrives.
+``tshark -T fields -e FIELD...`` pass (tab-separated, occurrences joined by U+001F) whose
+output Arrow's CSV reader parses (:mod:`.fields_table`).
 
 Bodies come out lossless because the JSON and line-based-text dissectors are disabled:
 tshark then hands the (de-chunked, decompressed) body to the ``media`` or ``data``
@@ -20,7 +20,6 @@ dissector, whose ``media.type`` / ``data.data`` fields are hex bytes. ``http.fil
 from __future__ import annotations
 
 import configparser
-import csv
 import functools
 import importlib.util
 import os
@@ -61,14 +60,9 @@ FIELDS: Final = (
     "http.request.uri",
     "http.request.version",
     "http.response.version",
-    "http.host",
     "http.response.code",
     "http.response.phrase",
     "http.request_in",
-    "http.content_length_header",
-    "http.content_type",
-    "http.content_encoding",
-    "http.transfer_encoding",
     "http.request.line",
     "http.response.line",
     "http.file_data",
@@ -268,7 +262,7 @@ def run_env() -> dict[str, str]:
 
 
 def read_fields(cmd: list[str], *, capture: Path | None = None) -> tuple[pd.DataFrame, RunResult]:
-    """Run the fields pass; pandas' C parser reads tshark's stdout as it streams (all str).
+    """Run the fields pass and read its rows (:mod:`.fields_table`, all str).
 
     When :mod:`.early` already started *cmd* on *capture*, that process is read instead."""
     from toolcall_cli.sources.pcap import early
@@ -291,33 +285,18 @@ def _spawn(cmd: list[str], err: IO[bytes]) -> subprocess.Popen[bytes]:
 
 
 def _read_table(proc: subprocess.Popen[bytes], err: IO[bytes]) -> tuple[pd.DataFrame, RunResult]:
-    import pandas as pd
+    from toolcall_cli.sources.pcap import fields_table
 
     result = RunResult()
     assert proc.stdout is not None
     try:
-        table = pd.read_csv(
-            proc.stdout,
-            sep="\t",
-            header=None,
-            names=list(FIELDS),
-            dtype=str,
-            quoting=csv.QUOTE_NONE,
-            na_filter=False,
-            engine="c",
-            encoding="utf-8",
-            encoding_errors="replace",
-            on_bad_lines="skip",
-            skip_blank_lines=True,
-        )
-    except pd.errors.EmptyDataError:
-        table = pd.DataFrame({f: pd.Series([], dtype=object) for f in FIELDS})
+        data = proc.stdout.read()
     finally:
         proc.stdout.close()
         result.returncode = proc.wait()
         err.seek(0)
         _finish(result, err.read())
-    return table, result
+    return fields_table.parse(data, FIELDS), result
 
 
 def _finish(result: RunResult, stderr: bytes) -> None:
