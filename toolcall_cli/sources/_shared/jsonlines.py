@@ -61,6 +61,36 @@ def pinned_schema(first_line: bytes, text_keys: Iterable[str]) -> pa.Schema | No
     return pa.schema(schema)
 
 
+#: Bytes of whole lines whose inferred types are pinned for the rest of the file (sampled_schema).
+_SAMPLE_BYTES = 1 << 18
+_PINNABLE = (pa.string(), pa.int64(), pa.float64(), pa.bool_())
+
+
+def sampled_schema(data: bytes, pinned: pa.Schema) -> pa.Schema:
+    """*pinned* plus the scalar types pyarrow infers for the other keys of the first lines.
+
+    pyarrow converts a key of a known type about twice as fast as one it must infer, and it
+    refuses a line whose value does not fit the given type (a number where the sample had
+    text, a float where it had an int), so a caller that retries a refused block with
+    *pinned* alone gets the columns inference gives. Nested and timestamp-like values stay
+    inferred; a key the sample lacks is inferred as before.
+    """
+    head = data[:_SAMPLE_BYTES]
+    cut = head.rfind(b"\n") + 1 if len(data) > len(head) else len(head)
+    try:
+        table = pj.read_json(
+            pa.BufferReader(head[:cut]),
+            read_options=pj.ReadOptions(use_threads=False),
+            parse_options=pj.ParseOptions(
+                explicit_schema=pinned, unexpected_field_behavior="infer"
+            ),
+        )
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+        return pinned
+    extra = [f for f in table.schema if f.name not in pinned.names and f.type in _PINNABLE]
+    return pa.schema([*pinned, *extra])
+
+
 def read_json_buffer(
     data: bytes | pa.Buffer,
     n: int,

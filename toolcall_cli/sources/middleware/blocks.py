@@ -27,7 +27,12 @@ import pandas as pd
 import pyarrow as pa
 
 from toolcall_cli.sources._shared.attrs_text import AttrFields, attrs_text
-from toolcall_cli.sources._shared.jsonlines import JsonColumns, pinned_schema, read_json_buffer
+from toolcall_cli.sources._shared.jsonlines import (
+    JsonColumns,
+    pinned_schema,
+    read_json_buffer,
+    sampled_schema,
+)
 from toolcall_cli.sources._shared.logtime import parse_times
 from toolcall_cli.sources._shared.textlog import frame, to_str_series
 from toolcall_cli.sources.middleware.fields import ALIASES, resolve
@@ -100,20 +105,24 @@ class _Block:
         self.longest = max(*edges, int(gaps.max()) if gaps.size else 0)
         return not (view[0] == 10 or bool((gaps == 1).any()))
 
-    def parse(self, buf: pa.Buffer, schema: pa.Schema, threads: bool) -> bool:
-        """pyarrow's columns for the block; False when it refuses them."""
+    def parse(self, buf: pa.Buffer, schemas: tuple[pa.Schema, ...], threads: bool) -> bool:
+        """pyarrow's columns for the block, read with the first of *schemas* it accepts
+        (the sampled types, then the pinned ones alone); False when it refuses them all."""
         size = self.end - self.start
         # On a thread of our own, the block is one pyarrow block (no chunks to join); only
         # when every line is well within pyarrow's default block, where nothing is untried.
         whole = not threads and self.longest < _ONE_BLOCK_LINES and size < 1 << 30
-        self.parsed = read_json_buffer(
-            buf.slice(self.start, size),
-            self.lines,
-            schema=schema,
-            use_threads=threads,
-            block_size=size + 1 if whole else None,
-        )
-        return self.parsed is not None
+        for schema in schemas:
+            self.parsed = read_json_buffer(
+                buf.slice(self.start, size),
+                self.lines,
+                schema=schema,
+                use_threads=threads,
+                block_size=size + 1 if whole else None,
+            )
+            if self.parsed is not None:
+                return True
+        return False
 
     def rows(self, path: Path, tz: str) -> None:
         """Event columns (attrs laid out for this block alone) from the parsed columns."""
@@ -142,7 +151,9 @@ def _widen(blocks: list[_Block]) -> list[_Block] | None:
     for b in blocks:
         assert b.parsed is not None
         for key, arr in b.parsed.columns.items():
-            if not pa.types.is_null(arr.type):
+            # a key without a value in a block has no type there (pyarrow infers null; a
+            # sampled type gives an all-null column of that type)
+            if not pa.types.is_null(arr.type) and arr.null_count < len(arr):
                 types.setdefault(key, set()).add(arr.type)
     mixed = {k for k, seen in types.items() if len(seen) > 1}
     if any(types[k] != {pa.int64(), pa.float64()} for k in mixed):
@@ -186,9 +197,11 @@ def read_blocks(
 ) -> pd.DataFrame | None:
     """The event table of *data* (JSON-object lines) read block by block in parallel; None
     when it has blank lines or the blocks cannot be read like one (see the module docstring)."""
-    schema = pinned_schema(data[: 1 << 16].split(b"\n", 1)[0], ALIASES["ts"])
-    if schema is None or not data:
+    pinned = pinned_schema(data[: 1 << 16].split(b"\n", 1)[0], ALIASES["ts"])
+    if pinned is None or not data:
         return None
+    sampled = sampled_schema(data, pinned)
+    schemas = (sampled, pinned) if len(sampled) > len(pinned) else (pinned,)
     size = block_bytes or block_bytes_for(len(data), workers())
     blocks = [_Block(s, e) for s, e in split_blocks(data, size)]
     buf = pa.py_buffer(data)
@@ -203,7 +216,7 @@ def read_blocks(
         refused: list[_Block] = []
 
         def work(b: _Block) -> bool:
-            if not b.parse(buf, schema, threads=pool is None):
+            if not b.parse(buf, schemas, threads=pool is None):
                 refused.append(b)  # the others need not build rows that will be thrown away
             if refused:
                 return False
