@@ -1,5 +1,5 @@
-"""The middleware fast path (pyarrow blocks, types sampled from the first lines) gives the
-table the row-wise reader gives, on real JSON-lines files and on hostile ones."""
+"""The middleware fast path (the file read by pyarrow in parallel blocks) gives the table the
+row-wise reader gives, on real JSON-lines files and on hostile ones."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ def test_real_json_lines_files_read_alike() -> None:
 
 
 def _lines(first: list[dict[str, Any]], later: list[dict[str, Any]], n: int = 2000) -> str:
-    """*first* as the sampled head, then *later* records cycled far past the sample."""
+    """*first* as the file's head, then *later* records cycled in later blocks."""
     recs = first * (n // len(first)) + [later[i % len(later)] for i in range(n)]
     return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in recs)
 
@@ -55,7 +55,7 @@ def _lines(first: list[dict[str, Any]], later: list[dict[str, Any]], n: int = 20
 BASE = {"ts": "2025-03-01T00:00:01Z", "event": "tool_call.received", "tool_call_id": "c1"}
 
 Records = list[dict[str, Any]]
-#: (sampled head, later records): a key's type (or presence) changes after the sampled lines.
+#: (head, later records): a key's type (or presence) changes after the first lines.
 HOSTILE: dict[str, tuple[Records, Records]] = {
     "text-then-number": ([{**BASE, "status": "ok"}], [{**BASE, "status": 200}]),
     "int-then-float": ([{**BASE, "size": 12}], [{**BASE, "size": 12.5}]),

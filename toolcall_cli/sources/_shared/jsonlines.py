@@ -61,51 +61,6 @@ def pinned_schema(first_line: bytes, text_keys: Iterable[str]) -> pa.Schema | No
     return pa.schema(schema)
 
 
-#: Bytes of whole lines whose inferred types are pinned for the rest of the file (sampled_schema).
-_SAMPLE_BYTES = 1 << 18
-_PINNABLE = (pa.string(), pa.int64(), pa.float64(), pa.bool_())
-
-
-def sampled_schema(data: bytes, pinned: pa.Schema) -> pa.Schema:
-    """*pinned* plus the types pyarrow infers for the other keys of the first lines.
-
-    pyarrow converts a key of a known type about twice as fast as one it must infer, and it
-    refuses a line whose value does not fit the given type (a number where the sample had
-    text, a float where it had an int), so a caller that retries a refused block with
-    *pinned* alone gets the columns inference gives. An object's members are those the
-    sample saw, in its order, as one pyarrow call over the whole file lays them out (a
-    member first seen later is inferred into that block alone, whose type then differs from
-    the others': the caller reconciles blocks as before). Timestamp-like text stays
-    inferred, and so does a key the sample lacks.
-    """
-    head = data[:_SAMPLE_BYTES]
-    cut = head.rfind(b"\n") + 1 if len(data) > len(head) else len(head)
-    try:
-        table = pj.read_json(
-            pa.BufferReader(head[:cut]),
-            read_options=pj.ReadOptions(use_threads=False),
-            parse_options=pj.ParseOptions(
-                explicit_schema=pinned, unexpected_field_behavior="infer"
-            ),
-        )
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
-        return pinned
-    extra = [f for f in table.schema if f.name not in pinned.names and _pinnable(f.type)]
-    return pa.schema([*pinned, *extra])
-
-
-def _pinnable(t: pa.DataType) -> bool:
-    """Text, int, float, bool, and objects and lists made only of those (no null types: a
-    key the sample saw only as null may hold anything later)."""
-    if t in _PINNABLE:
-        return True
-    if pa.types.is_struct(t):
-        return t.num_fields > 0 and all(_pinnable(f.type) for f in t)
-    if pa.types.is_list(t):
-        return _pinnable(t.value_type)
-    return False
-
-
 def read_json_buffer(
     data: bytes | pa.Buffer,
     n: int,

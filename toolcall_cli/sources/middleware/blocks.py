@@ -27,12 +27,7 @@ import pandas as pd
 import pyarrow as pa
 
 from toolcall_cli.sources._shared.attrs_text import AttrFields, attrs_text
-from toolcall_cli.sources._shared.jsonlines import (
-    JsonColumns,
-    pinned_schema,
-    read_json_buffer,
-    sampled_schema,
-)
+from toolcall_cli.sources._shared.jsonlines import JsonColumns, pinned_schema, read_json_buffer
 from toolcall_cli.sources._shared.logtime import parse_times
 from toolcall_cli.sources._shared.textlog import frame, to_str_series
 from toolcall_cli.sources.middleware.fields import ALIASES, resolve
@@ -96,22 +91,15 @@ class _Block:
         self.lines = data.count(b"\n", start, end) + (data[end - 1] != 10)
         return data[start] != 10 and data.find(b"\n\n", start, end) < 0
 
-    def parse(self, buf: pa.Buffer, schemas: tuple[pa.Schema, ...], threads: bool) -> bool:
-        """pyarrow's columns for the block, read with the first of *schemas* it accepts
-        (the sampled types, then the pinned ones alone); False when it refuses them all."""
+    def parse(self, buf: pa.Buffer, schema: pa.Schema, threads: bool) -> bool:
+        """pyarrow's columns for the block; False when it refuses them."""
         size = self.end - self.start
         # in pyarrow's own 1 MiB blocks: one block of the whole costs more CPU, not less (its
         # builders grow through the whole block), although no chunks are joined afterwards
-        for schema in schemas:
-            self.parsed = read_json_buffer(
-                buf.slice(self.start, size),
-                self.lines,
-                schema=schema,
-                use_threads=threads,
-            )
-            if self.parsed is not None:
-                return True
-        return False
+        self.parsed = read_json_buffer(
+            buf.slice(self.start, size), self.lines, schema=schema, use_threads=threads
+        )
+        return self.parsed is not None
 
     def rows(self, path: Path, tz: str) -> None:
         """Event columns (attrs laid out for this block alone) from the parsed columns."""
@@ -140,9 +128,7 @@ def _widen(blocks: list[_Block]) -> list[_Block] | None:
     for b in blocks:
         assert b.parsed is not None
         for key, arr in b.parsed.columns.items():
-            # a key without a value in a block has no type there (pyarrow infers null; a
-            # sampled type gives an all-null column of that type)
-            if not pa.types.is_null(arr.type) and arr.null_count < len(arr):
+            if not pa.types.is_null(arr.type):
                 types.setdefault(key, set()).add(arr.type)
     mixed = {k for k, seen in types.items() if len(seen) > 1}
     if any(types[k] != {pa.int64(), pa.float64()} for k in mixed):
@@ -186,11 +172,9 @@ def read_blocks(
 ) -> pd.DataFrame | None:
     """The event table of *data* (JSON-object lines) read block by block in parallel; None
     when it has blank lines or the blocks cannot be read like one (see the module docstring)."""
-    pinned = pinned_schema(data[: 1 << 16].split(b"\n", 1)[0], ALIASES["ts"])
-    if pinned is None or not data:
+    schema = pinned_schema(data[: 1 << 16].split(b"\n", 1)[0], ALIASES["ts"])
+    if schema is None or not data:
         return None
-    sampled = sampled_schema(data, pinned)
-    schemas = (sampled, pinned) if len(sampled) > len(pinned) else (pinned,)
     size = block_bytes or block_bytes_for(len(data), workers())
     blocks = [_Block(s, e) for s, e in split_blocks(data, size)]
     buf = pa.py_buffer(data)
@@ -205,7 +189,7 @@ def read_blocks(
         refused: list[_Block] = []
 
         def work(b: _Block) -> bool:
-            if not b.parse(buf, schemas, threads=pool is None):
+            if not b.parse(buf, schema, threads=pool is None):
                 refused.append(b)  # the others need not build rows that will be thrown away
             if refused:
                 return False
