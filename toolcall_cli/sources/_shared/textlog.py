@@ -21,6 +21,7 @@ from toolcall_cli.core.arrow import few_distinct
 from toolcall_cli.core.events import COLUMNS, STR, UNPARSED, build_frame
 from toolcall_cli.core.words import plural
 from toolcall_cli.sources._shared.files import read_bytes
+from toolcall_cli.sources._shared.json_text import struct_json
 from toolcall_cli.sources.base import ParseOptions
 
 #: Raw text kept in `detail` of an unparsed row.
@@ -145,6 +146,9 @@ def as_string(arr: pa.Array | pa.ChunkedArray) -> pa.Array:
         return pc.if_else(whole, as_int.cast(pa.large_string()), arr.cast(pa.large_string()))
     if pa.types.is_timestamp(t):
         return pc.strftime(arr, format="%Y-%m-%dT%H:%M:%S.%f").cast(pa.large_string())
+    objects = struct_json(arr, _json_quote) if pa.types.is_struct(t) else None
+    if objects is not None:  # column-wise, as _dump writes them
+        return objects
     return pa.array([None if v is None else _dump(v) for v in arr.to_pylist()], pa.large_string())
 
 

@@ -134,79 +134,83 @@ class MiddlewareAdapter:
         tz = check_tz(opts.tz)
         data = read_data(path, opts)
         total = len(data)
-        fast = None if opts.formats else _all_json(data, path, tz)
-        if fast is not None:
-            if opts.progress:
-                opts.progress(total, total)
-            return fast
-        lines, line_no = nonblank(split_lines(data))
-        del data
-        n = len(lines)
-        frames: list[pd.DataFrame] = []
-        left = np.ones(n, bool)
-
-        def rows(
-            cols: dict[str, pa.Array], where: np.ndarray, json_valued: frozenset[str] = frozenset()
-        ) -> None:
-            if where.size:
-                fields = resolve(cols, int(where.size), json_valued=json_valued)
-                frames.append(
-                    build_rows(fields, line_no=line_no.take(pa.array(where)), path=path, tz=tz)
-                )
-
-        def bad(where: np.ndarray, reason: str) -> None:
-            if where.size:
-                idx = pa.array(where)
-                frames.append(
-                    unparsed_rows(SOURCE, path, line_no.take(idx), lines.take(idx), reason)
-                )
-
-        if opts.formats and n:
-            found = user_format_rows(lines.to_pylist(), opts.formats)
-            hit = np.array([r is not None for r in found], bool)
-            where = np.flatnonzero(hit)
-            rows(columns_from_dicts([found[i] for i in where], int(where.size)), where)
-            left &= ~hit
-
-        is_json = (
-            pc.starts_with(pc.utf8_ltrim_whitespace(lines), "{")
-            .fill_null(False)
-            .to_numpy(zero_copy_only=False)
-        )
-        json_at = np.flatnonzero(is_json & left)
-        if json_at.size:
-            parsed = read_json_lines(lines.take(pa.array(json_at)), text_keys=ALIASES["ts"])
-            ok = parsed.ok.to_numpy(zero_copy_only=False)
-            cols = (
-                parsed.columns
-                if ok.all()
-                else {k: a.filter(parsed.ok) for k, a in parsed.columns.items()}
-            )
-            rows(cols, json_at[ok], parsed.json_valued)
-            bad(json_at[~ok], "invalid JSON (or not an object)")
-            left[json_at] = False
-
-        rest = np.flatnonzero(left)
-        if rest.size:
-            sub = lines.take(pa.array(rest))
-            cols, ok_arr = text_columns(sub)
-            ok = ok_arr.to_numpy(zero_copy_only=False)
-            rows({k: a.filter(ok_arr) for k, a in cols.items()}, rest[ok])
-            others = rest[~ok]
-            texts = lines.take(pa.array(others)).to_pylist() if others.size else []
-            lf = np.array([is_logfmt(t or "") for t in texts], bool)
-            rows(
-                logfmt_columns([t for t, f in zip(texts, lf, strict=True) if f]),
-                others[lf] if lf.size else others[:0],
-            )
-            bad(others[~lf] if lf.size else others, "not JSON, logfmt or a timestamped text line")
-
+        out = None if opts.formats else _all_json(data, path, tz)
+        if out is None:
+            lines, line_no = nonblank(split_lines(data))
+            del data  # not alive while the rows are built
+            out = read_rows(lines, line_no, path, tz, opts)
         if opts.progress:
             opts.progress(total, total)
-        out = concat_frames(frames)
-        if len(frames) > 1:
-            out = out.sort_values("seq", kind="stable").reset_index(drop=True)
         return out
+
+
+def read_rows(
+    lines: pa.Array, line_no: pa.Array, path: Path, tz: str, opts: ParseOptions
+) -> pd.DataFrame:
+    """The general path, line by line in format order (the table _all_json gives when it
+    gives one): user formats, JSON objects, timestamped text, logfmt, else unparsed rows."""
+    n = len(lines)
+    frames: list[pd.DataFrame] = []
+    left = np.ones(n, bool)
+
+    def rows(
+        cols: dict[str, pa.Array], where: np.ndarray, json_valued: frozenset[str] = frozenset()
+    ) -> None:
+        if where.size:
+            fields = resolve(cols, int(where.size), json_valued=json_valued)
+            frames.append(
+                build_rows(fields, line_no=line_no.take(pa.array(where)), path=path, tz=tz)
+            )
+
+    def bad(where: np.ndarray, reason: str) -> None:
+        if where.size:
+            idx = pa.array(where)
+            frames.append(unparsed_rows(SOURCE, path, line_no.take(idx), lines.take(idx), reason))
+
+    if opts.formats and n:
+        found = user_format_rows(lines.to_pylist(), opts.formats)
+        hit = np.array([r is not None for r in found], bool)
+        where = np.flatnonzero(hit)
+        rows(columns_from_dicts([found[i] for i in where], int(where.size)), where)
+        left &= ~hit
+
+    is_json = (
+        pc.starts_with(pc.utf8_ltrim_whitespace(lines), "{")
+        .fill_null(False)
+        .to_numpy(zero_copy_only=False)
+    )
+    json_at = np.flatnonzero(is_json & left)
+    if json_at.size:
+        parsed = read_json_lines(lines.take(pa.array(json_at)), text_keys=ALIASES["ts"])
+        ok = parsed.ok.to_numpy(zero_copy_only=False)
+        cols = (
+            parsed.columns
+            if ok.all()
+            else {k: a.filter(parsed.ok) for k, a in parsed.columns.items()}
+        )
+        rows(cols, json_at[ok], parsed.json_valued)
+        bad(json_at[~ok], "invalid JSON (or not an object)")
+        left[json_at] = False
+
+    rest = np.flatnonzero(left)
+    if rest.size:
+        sub = lines.take(pa.array(rest))
+        cols, ok_arr = text_columns(sub)
+        ok = ok_arr.to_numpy(zero_copy_only=False)
+        rows({k: a.filter(ok_arr) for k, a in cols.items()}, rest[ok])
+        others = rest[~ok]
+        texts = lines.take(pa.array(others)).to_pylist() if others.size else []
+        lf = np.array([is_logfmt(t or "") for t in texts], bool)
+        rows(
+            logfmt_columns([t for t, f in zip(texts, lf, strict=True) if f]),
+            others[lf] if lf.size else others[:0],
+        )
+        bad(others[~lf] if lf.size else others, "not JSON, logfmt or a timestamped text line")
+
+    out = concat_frames(frames)
+    if len(frames) > 1:
+        out = out.sort_values("seq", kind="stable").reset_index(drop=True)
+    return out
 
 
 ADAPTER = MiddlewareAdapter()

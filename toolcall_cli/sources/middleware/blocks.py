@@ -36,9 +36,6 @@ from toolcall_cli.sources.middleware.rows import row_columns
 #: Smallest block worth its fixed cost (each block compiles every regex of the row pipeline).
 MIN_BLOCK = 8 << 20
 
-#: Longest line for which a block is read as one pyarrow block (its default is 1 MiB).
-_ONE_BLOCK_LINES = 1 << 19
-
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -87,31 +84,20 @@ class _Block:
     columns: dict[str, Any] = field(default_factory=dict)
     fields: AttrFields = field(default_factory=list)
     full: frozenset[str] = frozenset()  # attrs members with a value on every row
-    longest: int = 0  # bytes of the longest line
 
-    def scan(self, buf: pa.Buffer) -> bool:
+    def scan(self, data: bytes) -> bool:
         """Count the lines; False when one is blank (pyarrow would skip it, shifting lines)."""
-        size = self.end - self.start
-        view = np.frombuffer(buf, np.uint8, count=size, offset=self.start)
-        ends = np.flatnonzero(view == 10)
-        self.lines = int(ends.size) + (0 if view[-1] == 10 else 1)
-        gaps = np.diff(ends)
-        edges = (int(ends[0]) + 1, size - int(ends[-1]) - 1) if ends.size else (size,)
-        self.longest = max(*edges, int(gaps.max()) if gaps.size else 0)
-        return not (view[0] == 10 or bool((gaps == 1).any()))
+        start, end = self.start, self.end
+        self.lines = data.count(b"\n", start, end) + (data[end - 1] != 10)
+        return data[start] != 10 and data.find(b"\n\n", start, end) < 0
 
     def parse(self, buf: pa.Buffer, schema: pa.Schema, threads: bool) -> bool:
         """pyarrow's columns for the block; False when it refuses them."""
         size = self.end - self.start
-        # On a thread of our own, the block is one pyarrow block (no chunks to join); only
-        # when every line is well within pyarrow's default block, where nothing is untried.
-        whole = not threads and self.longest < _ONE_BLOCK_LINES and size < 1 << 30
+        # in pyarrow's own 1 MiB blocks: one block of the whole costs more CPU, not less (its
+        # builders grow through the whole block), although no chunks are joined afterwards
         self.parsed = read_json_buffer(
-            buf.slice(self.start, size),
-            self.lines,
-            schema=schema,
-            use_threads=threads,
-            block_size=size + 1 if whole else None,
+            buf.slice(self.start, size), self.lines, schema=schema, use_threads=threads
         )
         return self.parsed is not None
 
@@ -195,7 +181,7 @@ def read_blocks(
     n_workers = min(workers(), len(blocks))
     pool = ThreadPoolExecutor(n_workers) if n_workers > 1 else None
     try:
-        if not all(_map(pool, lambda b: b.scan(buf), blocks)):
+        if not all(b.scan(data) for b in blocks):  # (C loops: no threads needed)
             return None
         for prev, b in itertools.pairwise(blocks):
             b.first = prev.first + prev.lines
