@@ -11,6 +11,8 @@ import pandas as pd
 import pytest
 
 import toolcall_cli.sources.nginx as nginx
+from fixtures.gen import bench_inputs
+from tests.bench.cli_bench import wide_nginx
 from tests.sources.test_nginx_fastpath import CORPUS_FILES, NGINX, fallback_frame, varied_lines
 from toolcall_cli.sources._shared.textlog import nonblank, read_lines
 from toolcall_cli.sources.base import ParseOptions
@@ -159,4 +161,19 @@ def test_csv_reader_equals_the_fallback_on_corpus(
     if nginx._looks_json(lines):
         pytest.skip("a JSON access log (not the combined branch)")
     _forced(monkeypatch)
+    pd.testing.assert_frame_equal(nginx.ADAPTER.parse(path, ParseOptions()), fallback_frame(path))
+
+
+@pytest.mark.parametrize("shape", ["compact", "wide"])
+def test_csv_reader_takes_every_bench_line_and_equals_the_fallback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shape: str
+) -> None:
+    """The bench's two line shapes: every line through the reader (no line for the split path
+    or the regex), the same table as the slow paths give."""
+    _forced(monkeypatch)
+    path = bench_inputs.nginx(tmp_path / "compact.log", 3000)
+    if shape == "wide":
+        wide_nginx(path, tmp_path / "wide.log")
+        path = tmp_path / "wide.log"
+    assert _taken(path) == 3000
     pd.testing.assert_frame_equal(nginx.ADAPTER.parse(path, ParseOptions()), fallback_frame(path))

@@ -98,9 +98,11 @@ def _or_nulls(arr: pa.Array | None, n: int) -> pa.Array:
     return pa.nulls(n, pa.large_string()) if arr is None else arr.cast(pa.large_string())
 
 
-def _with_trailing(variables: dict[str, pa.Array]) -> tuple[dict[str, pa.Array], Combined]:
-    """(variables, the parts combined_variables() gives) of rows whose trailing text is cut."""
-    known, others, extras = split_trailing(variables.pop("trailing"))
+def _with_trailing(
+    variables: dict[str, pa.Array], tokens: list[pa.Array]
+) -> tuple[dict[str, pa.Array], Combined]:
+    """(variables, the parts combined_variables() gives) of rows the CSV reader cut."""
+    known, others, extras = split_trailing(variables.pop("trailing"), tokens)
     for var, arr in known.items():
         variables.setdefault(var, arr)
     ok = pa.array(np.ones(len(variables["request"]), bool))
@@ -125,7 +127,7 @@ def csv_combined(data: bytes) -> CsvParts | None:
     got = cut(data, starts, ends)
     if got is None:
         return None
-    fast_vars, fast = _with_trailing(got.variables)
+    fast_vars, fast = _with_trailing(got.variables, got.tokens)
     rest = np.ones(len(starts), bool)
     rest[got.taken] = False
     if not rest.any():

@@ -37,7 +37,8 @@ class CsvCut:
     """Variables of the rows the reader took (in line order) and which lines they are."""
 
     taken: np.ndarray  # 0-based physical line indices, ascending
-    variables: dict[str, pa.Array]  # aligned with `taken`; "trailing" is the trimmed tail text
+    variables: dict[str, pa.Array]  # aligned with `taken`; "trailing" is the tail text
+    tokens: list[pa.Array]  # the trailing columns the tail text joins
 
 
 def line_bounds(data: bytes) -> tuple[np.ndarray, np.ndarray]:
@@ -125,7 +126,7 @@ def cut(data: bytes, starts: np.ndarray, ends: np.ndarray) -> CsvCut | None:
     if len(keep) < len(rows):
         sel = pa.array(keep)
         cols = [c.take(sel) for c in cols]
-    return CsvCut(rows[keep], _variables(cols))
+    return CsvCut(rows[keep], _variables(cols), cols[_FIXED:])
 
 
 def _canonical(
