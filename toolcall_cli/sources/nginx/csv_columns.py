@@ -118,9 +118,16 @@ def cut(data: bytes, starts: np.ndarray, ends: np.ndarray) -> CsvCut | None:
     bad = np.asarray(invalid, np.int64)
     if (bad < 0).any() or table.num_rows + len(bad) != lines:
         return None  # rows that do not line up with the lines: not this reader's input
-    rows = np.setdiff1d(np.arange(lines), bad, assume_unique=True)
+    rows = np.arange(lines) if not len(bad) else np.setdiff1d(np.arange(lines), bad)
     cols = [table.column(i).combine_chunks() for i in range(m)]
+    del table
     good = _canonical(data, cols, starts[rows], ends[rows])
+    # the quotes the reader consumed are the six canonical ones only when no value before the
+    # trailing holds one: certain at once when the input has no quote beyond six a row taken
+    if not _six_quotes_each(data, starts, ends, rows[good]):
+        for i in range(_FIXED):
+            if _may_hold(cols[i], 34):
+                good &= ~pc.match_substring(cols[i], '"').to_numpy(zero_copy_only=False)
     good &= _fields_ok(data, cols)
     keep = np.flatnonzero(good)
     if len(keep) < len(rows):
@@ -147,11 +154,23 @@ def _canonical(
     for q in (q0, q1, q2, q3, q4, q5):
         at = np.where(good, starts + q, 0)
         good &= buf[at] == 34
-    # the consumed quotes are the six above only when no value before the trailing holds one
-    for i in range(_FIXED):
-        if _may_hold(cols[i], 34):
-            good &= ~pc.match_substring(cols[i], '"').to_numpy(zero_copy_only=False)
     return good
+
+
+#: Lines outside the taken rows whose quotes _six_quotes_each() counts one by one.
+_COUNTED = 10_000
+
+
+def _six_quotes_each(data: bytes, starts: np.ndarray, ends: np.ndarray, taken: np.ndarray) -> bool:
+    """True when the *taken* lines hold six quotes each and no more (one count over the
+    input, less the quotes of the other lines)."""
+    other = np.ones(len(starts), bool)
+    other[taken] = False
+    idx = np.flatnonzero(other)
+    if len(idx) > _COUNTED:
+        return False
+    elsewhere = sum(data.count(b'"', int(starts[i]), int(ends[i])) for i in idx)
+    return data.count(b'"') == 6 * len(taken) + elsewhere
 
 
 def _may_hold(text: pa.Array, byte: int) -> bool:
