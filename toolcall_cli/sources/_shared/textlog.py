@@ -135,6 +135,8 @@ def as_string(arr: pa.Array | pa.ChunkedArray) -> pa.Array:
     t = arr.type
     if pa.types.is_large_string(t):
         return arr
+    if pa.types.is_dictionary(t):  # each distinct value converted once
+        return as_string(arr.dictionary).take(arr.indices)
     if pa.types.is_string(t) or pa.types.is_null(t):
         return arr.cast(pa.large_string())
     if pa.types.is_boolean(t) or pa.types.is_integer(t):

@@ -14,15 +14,17 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import numpy as np
 import orjson
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from toolcall_cli.sources._shared.logtime import check_tz
-from toolcall_cli.sources._shared.textlog import head_lines, nonblank, read_lines
+from toolcall_cli.sources._shared.textlog import head_lines, nonblank, read_data, split_lines
 from toolcall_cli.sources.base import HEAD_BYTES, ParseOptions
 from toolcall_cli.sources.nginx.combined import COMBINED_RX, HEAD_RX, split_trailing
+from toolcall_cli.sources.nginx.csv_columns import cut, interleave, line_bounds
 from toolcall_cli.sources.nginx.escape_json import ACCESS_KEYS, json_variables
 from toolcall_cli.sources.nginx.fastpath import extract_combined
 from toolcall_cli.sources.nginx.log_format import compile_format
@@ -32,6 +34,8 @@ from toolcall_cli.sources.nginx.variables import build_events
 _CHUNK = 50_000
 #: Lines per slice of the combined parser (several slices share the threads).
 _PART = 131_072
+#: Lines from which combined logs are cut by the CSV reader (:mod:`.csv_columns`) first.
+CSV_MIN_LINES = 20_000
 
 
 def extract(lines: pa.Array, regex: str) -> tuple[dict[str, pa.Array], pa.Array]:
@@ -94,10 +98,114 @@ def _or_nulls(arr: pa.Array | None, n: int) -> pa.Array:
     return pa.nulls(n, pa.large_string()) if arr is None else arr.cast(pa.large_string())
 
 
+def _with_trailing(
+    variables: dict[str, pa.Array], tokens: list[pa.Array]
+) -> tuple[dict[str, pa.Array], Combined]:
+    """(variables, the parts combined_variables() gives) of rows the CSV reader cut."""
+    known, others, extras = split_trailing(variables.pop("trailing"), tokens)
+    for var, arr in known.items():
+        variables.setdefault(var, arr)
+    ok = pa.array(np.ones(len(variables["request"]), bool))
+    return variables, (variables, ok, others, extras)
+
+
+CsvParts = tuple[Combined, pa.Array, pa.Array]
+
+
+def csv_combined(data: bytes) -> CsvParts | None:
+    """combined_variables() of the non-blank lines of *data*, their lines (null where the CSV
+    reader took the row: only unparsed rows quote their line) and line numbers; None when the
+    reader does not apply (little, non-UTF-8 or JSON input, or no common combined shape)."""
+    if len(data) >= 1 << 31 or not _valid_utf8(data):
+        return None
+    starts, ends = line_bounds(data)
+    if len(starts) < CSV_MIN_LINES:
+        return None
+    head = [data[s:e].decode() for s, e in zip(starts[:50], ends[:50], strict=True)]
+    if _looks_json(nonblank(pa.array(head, pa.large_string()))[0]):
+        return None
+    got = cut(data, starts, ends)
+    if got is None:
+        return None
+    fast_vars, fast = _with_trailing(got.variables, got.tokens)
+    rest = np.ones(len(starts), bool)
+    rest[got.taken] = False
+    if not rest.any():
+        return fast, pa.nulls(len(starts), pa.large_string()), pa.array(got.taken + 1)
+    idx = np.flatnonzero(rest)
+    texts = pa.array([data[starts[i] : ends[i]].decode() for i in idx], pa.large_string())
+    if b"\r" in data:  # split_lines() trims every `\r` at a line's end
+        texts = pc.utf8_rtrim(texts, characters="\r")
+    texts, kept = nonblank(texts)
+    idx = idx[kept.to_numpy(zero_copy_only=False) - 1]
+    slow = combined_variables(texts)
+    at = np.zeros(len(got.taken) + len(idx), bool)
+    at[np.searchsorted(np.sort(np.concatenate([got.taken, idx])), idx)] = True
+    n_fast, n_slow = len(got.taken), len(idx)
+    names = list(dict.fromkeys([*fast_vars, *slow[0]]))
+    variables = {
+        k: interleave(_or_nulls(fast_vars.get(k), n_fast), _or_nulls(slow[0].get(k), n_slow), at)
+        for k in names
+    }
+    okm = np.ones(len(at), bool)
+    okm[at] = slow[1].fill_null(False).to_numpy(zero_copy_only=False)
+    ok = pa.array(okm)
+    others, extras = (
+        None
+        if fast[k] is None and slow[k] is None
+        else interleave(_or_nulls(fast[k], n_fast), _or_nulls(slow[k], n_slow), at)
+        for k in (2, 3)
+    )
+    lines = interleave(pa.nulls(n_fast, pa.large_string()), texts, at)
+    line_no = pa.array(np.sort(np.concatenate([got.taken, idx])) + 1)
+    return (variables, ok, others, extras), lines, line_no
+
+
+def _valid_utf8(data: bytes) -> bool:
+    if data.isascii():
+        return True
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 def _looks_json(lines: pa.Array) -> bool:
     sample = pc.utf8_ltrim_whitespace(lines.slice(0, 50))
     starts = pc.starts_with(sample, "{").fill_null(False)
     return bool(len(sample)) and pc.sum(starts).as_py() * 2 > len(sample)
+
+
+Parsed = tuple[dict[str, pa.Array], pa.Array, list[tuple[str, pa.Array, str]], str]
+
+
+def _from_combined(combined: Combined) -> Parsed:
+    """(variables, ok, extra attrs, unparsed reason) of the combined branch."""
+    variables, ok, others, extras = combined
+    extra: list[tuple[str, pa.Array, str]] = []
+    if others is not None:
+        extra.append(("", others, "merge"))
+    if extras is not None:
+        extra.append(("extra", extras, "json"))
+    return variables, ok, extra, "not a combined/common access log line"
+
+
+def _parse_lines(lines: pa.Array, opts: ParseOptions) -> Parsed:
+    """(variables, ok, extra attrs, unparsed reason) of non-blank lines: the --nginx-format
+    regex or JSON keys, escape=json lines, or the combined parser."""
+    if opts.nginx_format:
+        fmt = compile_format(opts.nginx_format)
+        if fmt.regex is None:
+            variables, ok = json_variables(lines, fmt.json_keys)
+            return variables, ok, [], "not a JSON access record"
+        groups, ok = extract(lines, fmt.regex)
+        variables = {fmt.groups[g]: a for g, a in groups.items()}
+        return variables, ok, [], "does not match the --nginx-format log_format"
+    if _looks_json(lines):
+        variables, ok = json_variables(lines)
+        return variables, ok, [], "not a JSON access record"
+    return _from_combined(combined_variables(lines))
 
 
 class NginxAdapter:
@@ -136,28 +244,17 @@ class NginxAdapter:
     def parse(self, path: Path, opts: ParseOptions) -> pd.DataFrame:
         """Parse an access log; lines that match no format become `unparsed` rows."""
         tz = check_tz(opts.tz)
-        all_lines, total = read_lines(path, opts)
-        lines, line_no = nonblank(all_lines)
-        extra: list[tuple[str, pa.Array, str]] = []
-        if opts.nginx_format:
-            fmt = compile_format(opts.nginx_format)
-            if fmt.regex is None:
-                variables, ok = json_variables(lines, fmt.json_keys)
-                reason = "not a JSON access record"
-            else:
-                groups, ok = extract(lines, fmt.regex)
-                variables = {fmt.groups[g]: a for g, a in groups.items()}
-                reason = "does not match the --nginx-format log_format"
-        elif _looks_json(lines):
-            variables, ok = json_variables(lines)
-            reason = "not a JSON access record"
+        data = read_data(path, opts)
+        total = len(data)
+        cut_lines = None if opts.nginx_format else csv_combined(data)
+        if cut_lines is None:
+            lines, line_no = nonblank(split_lines(data))
+            del data  # (not alive while the columns are built)
+            variables, ok, extra, reason = _parse_lines(lines, opts)
         else:
-            variables, ok, others, extras = combined_variables(lines)
-            if others is not None:
-                extra.append(("", others, "merge"))
-            if extras is not None:
-                extra.append(("extra", extras, "json"))
-            reason = "not a combined/common access log line"
+            del data
+            combined, lines, line_no = cut_lines
+            variables, ok, extra, reason = _from_combined(combined)
         frame = build_events(
             variables,
             ok=ok,

@@ -89,24 +89,27 @@ def _tokens(text: pa.Array) -> tuple[dict[str, pa.Array], np.ndarray]:
 
 
 def split_trailing(
-    trailing: pa.Array,
+    trailing: pa.Array, tokens: list[pa.Array] | None = None
 ) -> tuple[dict[str, pa.Array], pa.Array | None, pa.Array | None]:
     """(variables from known keys, attrs object text of other keys, attrs.extra JSON list) per row.
 
     Rows in one of the common layouts (the same keys in the same order, plain values) are read
-    column-wise by by_layout(); the others go through split_trailing_tokens().
+    column-wise by by_layout() (from *tokens* when the CSV reader cut them: *trailing* is their
+    join); the others go through split_trailing_tokens().
     """
     n = len(trailing)
     text = pc.utf8_trim_whitespace(trailing)
     has = pc.fill_null(pc.greater(pc.utf8_length(text), 0), False).to_numpy(zero_copy_only=False)
     if not has.any():
         return {}, None, None
-    variables, done, layout_others = by_layout(text, has)
+    variables, done, layout_others = by_layout(text, has, tokens)
     rest = has & ~done
     if not rest.any():
         return variables, layout_others, None
     if not done.any():
         return split_trailing_tokens(text)
+    if layout_others is not None:  # (a dictionary when its objects repeat; merged below)
+        layout_others = layout_others.cast(pa.large_string())
     idx = pa.array(np.flatnonzero(rest), pa.int64())
     sub_vars, others, extras = split_trailing_tokens(text.take(idx))
     for var, col in sub_vars.items():

@@ -55,8 +55,9 @@ def _fast(lines: pa.Array) -> tuple[np.ndarray, dict[str, pa.Array]]:
     good = pc.match_substring_regex(head, _HEAD).to_numpy(zero_copy_only=False)
     good &= pc.match_substring_regex(mid, _MID).to_numpy(zero_copy_only=False)
     good &= pc.equal(gap, " ").to_numpy(zero_copy_only=False)
-    if _may_hold(request, 92):  # a backslash anywhere at all?
-        good &= ~pc.match_substring(request, "\\").to_numpy(zero_copy_only=False)
+    for quoted in (request, referer, agent):  # `\"` is an escape to the regex: its lines
+        if _may_hold(quoted, 92):  # a backslash anywhere at all?
+            good &= ~pc.match_substring(quoted, "\\").to_numpy(zero_copy_only=False)
     if not good.all():
         keep = np.flatnonzero(good)
         rows = rows[keep]

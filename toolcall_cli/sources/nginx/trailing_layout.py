@@ -31,6 +31,8 @@ _EMPTY = pa.scalar("", pa.large_string())
 
 #: (hit mask, value) of a key at one position, one per key.
 _Hits = list[tuple[np.ndarray, pa.Array]]
+#: (hit mask, key, value) of an other key at one position, one per key.
+_Members = list[tuple[np.ndarray, str, pa.Array]]
 
 
 def _layout_of(row: str) -> tuple[str, ...] | None:
@@ -56,7 +58,7 @@ def _plain_rows(text: pa.Array) -> np.ndarray:
     """Rows of printable ASCII without a quote (one kernel, and one scan of the data buffer for
     the quotes)."""
     n = len(text)
-    plain = np.array(pc.ascii_is_printable(text).fill_null(True), dtype=bool)
+    plain = pc.ascii_is_printable(text).fill_null(True).to_numpy(zero_copy_only=False).copy()
     _, offsets, data = text.buffers()
     if data is None:
         return plain
@@ -75,12 +77,13 @@ def _layouts(text: pa.Array, has: np.ndarray) -> list[tuple[str, ...]]:
 
 
 def by_layout(
-    text: pa.Array, has: np.ndarray
+    text: pa.Array, has: np.ndarray, tokens: list[pa.Array] | None = None
 ) -> tuple[dict[str, pa.Array], np.ndarray, pa.Array | None]:
     """Rows whose tokens, position by position, are `key=value` with a key seen there in a
     sample (single spaces, plain values): (variables of known keys, rows read, attrs object text
     of the other keys or None). Other rows are left for the token path. A value is the token
-    after `key=`; the first key of a variable wins."""
+    after `key=`; the first key of a variable wins. *tokens*, when given, are the rows' tokens
+    already cut, one column per position (*text* is their join on single spaces, trimmed)."""
     n = len(text)
     done = np.zeros(n, bool)
     layouts = _layouts(text, has)
@@ -91,20 +94,31 @@ def by_layout(
     idx = np.flatnonzero(has & _plain_rows(text))
     if not idx.size:
         return {}, done, None
-    sub = text if idx.size == n else text.take(pa.array(idx))
-    parts = pc.split_pattern(sub, " ")
-    ntok = pc.list_value_length(parts).to_numpy(zero_copy_only=False)
-    starts = parts.offsets.to_numpy()[:-1].astype("int64")
+    sel = None if idx.size == n else pa.array(idx)
+    if tokens:
+        cols = tokens if sel is None else [t.take(sel) for t in tokens]
+        ntok = np.full(idx.size, len(cols))
+
+        def token_at(j: int, present: np.ndarray) -> pa.Array:
+            return cols[min(j, len(cols) - 1)]  # (rows past their last token are not present)
+    else:
+        parts = pc.split_pattern(text if sel is None else text.take(sel), " ")
+        ntok = pc.list_value_length(parts).to_numpy(zero_copy_only=False)
+        starts = parts.offsets.to_numpy()[:-1].astype("int64")
+
+        def token_at(j: int, present: np.ndarray) -> pa.Array:
+            return parts.values.take(pa.array(np.where(present, starts + j, 0)))
+
     ok = ntok <= width
     hits: dict[str, _Hits] = {}  # variable -> hits, by position
-    other_at: list[_Hits] = []  # per position: the other keys' `,"key":"value"` members
+    other_at: list[_Members] = []  # per position: the other keys and their values
     times: dict[str, np.ndarray] = {}  # other key -> how often a row names it
     for j, keys in enumerate(keys_at):
         present = ntok > j
-        tok = parts.values.take(pa.array(np.where(present, starts + j, 0)))
+        tok = token_at(j, present)
         raw = tok.cast(pa.large_binary())  # plain rows are ASCII: byte slices are char slices
-        matched = np.zeros(len(sub), bool)
-        members: _Hits = []
+        matched = np.zeros(idx.size, bool)
+        members: _Members = []
         for key in keys:
             hit = present & pc.starts_with(tok, key + "=").to_numpy(zero_copy_only=False)
             matched |= hit
@@ -114,7 +128,7 @@ def by_layout(
                 hits.setdefault(var, []).append((hit, value))
                 continue
             times[key] = times.get(key, 0) + hit
-            members.append((hit, _member(key, value)))
+            members.append((hit, key, value))
         other_at.append(members)
         ok &= matched | ~present
     for count in times.values():  # the row-wise reader keeps an other key's first value
@@ -127,13 +141,16 @@ def by_layout(
             out[var] = col if idx.size == n else scatter(pa.array(idx), col, n)
     others = _objects(other_at, ok)
     if others is not None and idx.size != n:
-        others = scatter(pa.array(idx), others, n)
+        others = scatter(pa.array(idx), others.cast(pa.large_string()), n)
     return out, done, others
 
 
 def _first(found: _Hits, ok: np.ndarray) -> pa.Array:
     """Per row, the first value that hit (null when none did, or the row is not read)."""
     nothing = pa.scalar(None, pa.large_string())
+    first_hit, first_value = found[0]
+    if (first_hit & ok).all():  # the common case: every row read has this key here
+        return first_value
     cols = [pc.if_else(pa.array(hit & ok), v, nothing) for hit, v in found]
     return pc.coalesce(*cols) if len(cols) > 1 else cols[0]
 
@@ -147,23 +164,67 @@ def _member(key: str, value: pa.Array) -> pa.Array:
     return pc.binary_join_element_wise(prefix, value, pa.scalar('"', pa.large_string()), _EMPTY)
 
 
-def _objects(other_at: list[_Hits], ok: np.ndarray) -> pa.Array | None:
+def _objects(other_at: list[_Members], ok: np.ndarray) -> pa.Array | None:
     """The other keys' JSON object per row read (null when it names none), or None when no
     row does: members position by position, which is row order."""
     empty = _EMPTY
-    pieces = [pc.fill_null(_first(members, ok), empty) for members in other_at if members]
-    if not pieces:
-        return None
     named = np.zeros(len(ok), bool)
     for members in other_at:
-        for hit, _ in members:
+        for hit, _, _ in members:
             named |= hit
     named &= ok
     if not named.any():
         return None
+    few = _few_objects(other_at, named)
+    if few is not None:
+        return few
+    pieces = [
+        pc.fill_null(_first([(hit, _member(key, v)) for hit, key, v in members], ok), empty)
+        for members in other_at
+        if members
+    ]
     joined = pc.binary_join_element_wise(*pieces, empty).cast(pa.large_binary())
     inner = pc.binary_slice(joined, 1, 1 << 40).cast(pa.large_string())  # drop the first comma
     obj = pc.binary_join_element_wise(
         pa.scalar("{", pa.large_string()), inner, pa.scalar("}", pa.large_string()), empty
     )
     return pc.if_else(pa.array(named), obj, pa.scalar(None, pa.large_string()))
+
+
+def _few_objects(other_at: list[_Members], named: np.ndarray) -> pa.Array | None:
+    """_objects() as a dictionary array, each distinct object written once, when every row
+    read names the same other keys (one per position) and their values repeat (production's
+    `upstream_addr=… cache=… region=…`); None otherwise."""
+    columns = [members[0] for members in other_at if members]
+    if any(len(m) > 1 for m in other_at) or any((named & ~hit).any() for hit, _, _ in columns):
+        return None
+    rows = np.flatnonzero(named)
+    n = len(rows)
+    codes = np.zeros(n, np.int64)
+    span, dictionaries = 1, []
+    sel = pa.array(rows)
+    for _, _, value in columns:
+        enc = pc.dictionary_encode(value.take(sel))
+        radix = len(enc.dictionary) + 1
+        span *= radix
+        if span * 16 > max(n, 1) or span >= 1 << 62:
+            return None
+        codes = codes * radix + enc.indices.fill_null(radix - 1).to_numpy(zero_copy_only=False)
+        dictionaries.append(enc)
+    _, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
+    texts = []
+    for row in first:
+        parts = [
+            orjson.dumps(key).decode() + ':"' + _escape(enc.dictionary[enc.indices[row].as_py()])
+            for (_, key, _), enc in zip(columns, dictionaries, strict=True)
+        ]
+        texts.append("{" + ",".join(parts) + "}")
+    full = np.zeros(len(named), np.int32)
+    full[rows] = inverse
+    indices = pa.array(full, mask=~named)
+    return pa.DictionaryArray.from_arrays(indices, pa.array(texts, pa.large_string()))
+
+
+def _escape(value: pa.Scalar) -> str:
+    """A plain value's JSON string body (plain values hold no quote or control character)."""
+    return str(value.as_py()).replace("\\", "\\\\") + '"'

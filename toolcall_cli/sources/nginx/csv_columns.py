@@ -1,0 +1,255 @@
+"""Combined lines cut into columns by Arrow's CSV reader (C++, one pass over the bytes).
+
+A combined line is a space-delimited record with `"` quoting: `addr ident user [time zone]
+"request" status size "referer" "agent" key=value...` (the `[time zone]` pair splits into two
+columns; nginx writes a `"` inside a value as `\\x22`, so a quoted field holds no raw quote).
+The reader takes the column count of the common line shape (from a sample); lines with another
+count come back through its invalid-row handler, by line number.
+
+The reader is lenient (`"ua"x` reads as `uax`), so a row is taken only when its line is exactly
+the canonical join of its columns: the line's length is the columns' lengths plus the spaces
+and six quotes, the six quotes sit where that join puts them, and no column before the
+trailing ones holds a quote. Those rows, and the field checks of the split path
+(:mod:`.fastpath`), give the same variables as it does. Every other line is returned by number
+for the split path and the regex.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from itertools import pairwise
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+#: Columns before the trailing ones: addr ident user [time zone] request status size referer agent.
+_FIXED = 10
+#: Lines sampled for the common column count.
+_SAMPLE = 2000
+#: The quoted columns (request, referer, agent).
+_QUOTED = (5, 8, 9)
+
+
+@dataclass(frozen=True, slots=True)
+class CsvCut:
+    """Variables of the rows the reader took (in line order) and which lines they are."""
+
+    taken: np.ndarray  # 0-based physical line indices, ascending
+    variables: dict[str, pa.Array]  # aligned with `taken`; "trailing" is the tail text
+    tokens: list[pa.Array]  # the trailing columns the tail text joins
+
+
+def line_bounds(data: bytes) -> tuple[np.ndarray, np.ndarray]:
+    """(start, end) byte offsets of each physical line (a final newline adds no line; one
+    `\\r` before the newline is left out)."""
+    buf = np.frombuffer(data, np.uint8)
+    block = 1 << 22  # scanned in blocks: a whole-buffer mask would be as large as the input
+    nl = np.concatenate(
+        [np.flatnonzero(buf[i : i + block] == 10) + i for i in range(0, len(buf), block)]
+        or [np.zeros(0, np.int64)]
+    )
+    if not data.endswith(b"\n"):
+        nl = np.append(nl, len(buf))
+    starts = np.concatenate([[0], nl[:-1] + 1]).astype(np.int64)
+    ends = nl.astype(np.int64)
+    cr = ends > starts
+    cr[cr] = buf[ends[cr] - 1] == 13
+    return starts, ends - cr
+
+
+def _column_count(sample: list[str]) -> int | None:
+    """The most common column count among sampled lines with exactly six quotes."""
+    counts: Counter[int] = Counter()
+    for line in sample:
+        pieces = line.split('"')
+        if len(pieces) != 7:
+            continue
+        head = pieces[0].split(" ")
+        tail = pieces[6].strip(" ")
+        mid = pieces[2].strip(" ").split(" ")
+        counts[len(head) - 1 + 1 + len(mid) + 2 + (len(tail.split(" ")) if tail else 0)] += 1
+    if not counts:
+        return None
+    m, _ = counts.most_common(1)[0]
+    return m if m >= _FIXED else None
+
+
+def cut(data: bytes, starts: np.ndarray, ends: np.ndarray) -> CsvCut | None:
+    """The rows of *data* (valid UTF-8) the reader takes, or None when it cannot be used (no
+    common combined shape, or its rows do not line up with the lines)."""
+    import pyarrow.csv as csv
+
+    sample = [data[s:e].decode() for s, e in zip(starts[:_SAMPLE], ends[:_SAMPLE], strict=True)]
+    m = _column_count(sample)
+    if m is None:
+        return None
+    invalid: list[int] = []
+
+    def skip(row: csv.InvalidRow) -> str:
+        invalid.append(-1 if row.number is None else row.number - 1)
+        return "skip"
+
+    names = [f"c{i}" for i in range(m)]
+    try:
+        table = csv.read_csv(
+            pa.BufferReader(data),
+            # one thread: the invalid rows' line numbers are known only then
+            read_options=csv.ReadOptions(column_names=names, use_threads=False, block_size=1 << 24),
+            parse_options=csv.ParseOptions(
+                delimiter=" ",
+                quote_char='"',
+                double_quote=False,
+                escape_char=False,
+                newlines_in_values=False,
+                ignore_empty_lines=False,  # blank lines are rows: line numbers stay physical
+                invalid_row_handler=skip,
+            ),
+            convert_options=csv.ConvertOptions(
+                column_types=dict.fromkeys(names, pa.large_string()),
+                strings_can_be_null=False,
+                quoted_strings_can_be_null=False,
+            ),
+        )
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
+    lines = len(starts)
+    bad = np.asarray(invalid, np.int64)
+    if (bad < 0).any() or table.num_rows + len(bad) != lines:
+        return None  # rows that do not line up with the lines: not this reader's input
+    rows = np.arange(lines) if not len(bad) else np.setdiff1d(np.arange(lines), bad)
+    cols = [table.column(i).combine_chunks() for i in range(m)]
+    del table
+    good = _canonical(data, cols, starts[rows], ends[rows])
+    # the quotes the reader consumed are the six canonical ones only when no value before the
+    # trailing holds one: certain at once when the input has no quote beyond six a row taken
+    if not _six_quotes_each(data, starts, ends, rows[good]):
+        for i in range(_FIXED):
+            if _may_hold(cols[i], 34):
+                good &= ~pc.match_substring(cols[i], '"').to_numpy(zero_copy_only=False)
+    good &= _fields_ok(data, cols)
+    keep = np.flatnonzero(good)
+    if len(keep) < len(rows):
+        sel = pa.array(keep)
+        cols = [c.take(sel) for c in cols]
+    return CsvCut(rows[keep], _variables(cols), cols[_FIXED:])
+
+
+def _canonical(
+    data: bytes, cols: list[pa.Array], starts: np.ndarray, ends: np.ndarray
+) -> np.ndarray:
+    """Rows whose line is exactly the canonical join of their columns."""
+    lens = [pc.binary_length(c).to_numpy(zero_copy_only=False).astype(np.int64) for c in cols]
+    m = len(cols)
+    q0 = sum(lens[:5]) + 5
+    q1 = q0 + 1 + lens[5]
+    q2 = q1 + 4 + lens[6] + lens[7]
+    q3 = q2 + 1 + lens[8]
+    q4 = q3 + 2
+    q5 = q4 + 1 + lens[9]
+    total = q5 + 1 + (sum(lens[_FIXED:]) + (m - _FIXED) if m > _FIXED else 0)
+    good = ends - starts == total
+    buf = np.frombuffer(data, np.uint8)
+    for q in (q0, q1, q2, q3, q4, q5):
+        at = np.where(good, starts + q, 0)
+        good &= buf[at] == 34
+    return good
+
+
+#: Lines outside the taken rows whose quotes _six_quotes_each() counts one by one.
+_COUNTED = 10_000
+
+
+def _six_quotes_each(data: bytes, starts: np.ndarray, ends: np.ndarray, taken: np.ndarray) -> bool:
+    """True when the *taken* lines hold six quotes each and no more (one count over the
+    input, less the quotes of the other lines)."""
+    other = np.ones(len(starts), bool)
+    other[taken] = False
+    idx = np.flatnonzero(other)
+    if len(idx) > _COUNTED:
+        return False
+    elsewhere = sum(data.count(b'"', int(starts[i]), int(ends[i])) for i in idx)
+    return data.count(b'"') == 6 * len(taken) + elsewhere
+
+
+def _may_hold(text: pa.Array, byte: int) -> bool:
+    """False when no value of *text* holds *byte* (one scan of its data)."""
+    _, offsets, values = text.buffers()
+    if values is None or not len(text):
+        return False
+    offs = np.frombuffer(offsets, np.int64)[text.offset : text.offset + len(text) + 1]
+    return bool((np.frombuffer(values, np.uint8)[offs[0] : offs[-1]] == byte).any())
+
+
+def _fields_ok(data: bytes, cols: list[pa.Array]) -> np.ndarray:
+    """The split path's checks: `\\S+ \\S+ \\S+ \\[[^\\]]+\\] ` head, `\\d{3}|-` status,
+    `\\d+|-` size, no backslash in a quoted value."""
+    n = len(cols[0])
+    good = np.ones(n, bool)
+    for c in cols[:3]:  # \S+: not empty; RE2's \s is [\t\n\f\r ] (no \n or \r inside a line)
+        good &= pc.greater(pc.binary_length(c), 0).to_numpy(zero_copy_only=False)
+    if b"\t" in data or b"\f" in data:
+        for c in cols[:3]:
+            good &= ~pc.match_substring_regex(c, r"[\t\f]").to_numpy(zero_copy_only=False)
+    good &= pc.starts_with(cols[3], "[").to_numpy(zero_copy_only=False)
+    good &= pc.ends_with(cols[4], "]").to_numpy(zero_copy_only=False)
+    # [^\]]+ between the brackets: no other `]` (the zone column ends with the closing one)
+    if _may_hold(cols[3], 93):
+        good &= ~pc.match_substring(cols[3], "]").to_numpy(zero_copy_only=False)
+    good &= pc.equal(pc.count_substring(cols[4], "]"), 1).to_numpy(zero_copy_only=False)
+    good &= pc.match_substring_regex(cols[6], r"^(?:\d{3}|-)$").to_numpy(zero_copy_only=False)
+    good &= pc.match_substring_regex(cols[7], r"^(?:\d+|-)$").to_numpy(zero_copy_only=False)
+    for i in _QUOTED:  # `\"` is an escape to the regex: those lines are its to read
+        if _may_hold(cols[i], 92):
+            good &= ~pc.match_substring(cols[i], "\\").to_numpy(zero_copy_only=False)
+    return good
+
+
+def _variables(cols: list[pa.Array]) -> dict[str, pa.Array]:
+    """The split path's variables from the columns of canonical rows."""
+    sp = pa.scalar(" ", pa.large_string())
+    when = pc.binary_join_element_wise(
+        pc.utf8_slice_codeunits(cols[3], 1, 2**31), pc.utf8_slice_codeunits(cols[4], 0, -1), sp
+    )
+    tail = cols[_FIXED:]
+    if not tail:
+        trailing = pc.utf8_slice_codeunits(cols[0], 0, 0)  # "" on every row
+    elif len(tail) == 1:
+        trailing = tail[0]
+    else:
+        trailing = pc.binary_join_element_wise(*tail, sp)
+    return {
+        "remote_addr": cols[0],
+        "ident": cols[1],
+        "remote_user": cols[2],
+        "time_local": when,
+        "request": cols[5],
+        "status": cols[6],
+        "body_bytes_sent": cols[7],
+        "http_referer": cols[8],
+        "http_user_agent": cols[9],
+        "trailing": trailing,
+    }
+
+
+#: Runs of rows from which interleave() takes instead of concatenating slices.
+_RUNS = 4096
+
+
+def interleave(first: pa.Array, second: pa.Array, at: np.ndarray) -> pa.Array:
+    """*first* and *second* merged in row order, where *at* (ascending, one per row of the
+    result) is True for rows of *second*: slices when the rows come in few runs, else a take."""
+    first, second = first.cast(pa.large_string()), second.cast(pa.large_string())
+    edges = np.flatnonzero(np.diff(at.astype(np.int8))) + 1
+    if len(edges) > _RUNS:
+        order = np.argsort(np.concatenate([np.flatnonzero(~at), np.flatnonzero(at)]), kind="stable")
+        return pa.concat_arrays([first, second]).take(pa.array(order))
+    pieces, pos = [], [0, 0]
+    bounds = np.concatenate([[0], edges, [len(at)]])
+    for lo, hi in pairwise(bounds):
+        side = int(at[lo])
+        src = second if side else first
+        pieces.append(src.slice(pos[side], hi - lo))
+        pos[side] += hi - lo
+    return pa.concat_arrays(pieces) if pieces else first.slice(0, 0)
