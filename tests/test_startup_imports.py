@@ -138,3 +138,19 @@ def test_tshark_starts_before_pandas_loads(command: str, tshark: str) -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
     )
     assert [ln for ln in done.stderr.splitlines() if ln.startswith("tshark")] == ["tshark False"]
+
+
+def test_sniffing_loads_no_reader_of_a_format_it_did_not_claim() -> None:
+    # detecting the format of each input asks every adapter for a score: the OpenTelemetry
+    # readers and mappers (and the Langfuse export reader) load only when an otel file parses
+    code = (
+        "import pandas; from pathlib import Path; from toolcall_cli.sources import detect; "
+        "assert detect(Path('fixtures/incidents/flooding-model-loop/middleware.log')) "
+        "== 'middleware'"
+    )
+    otel_readers = (
+        "toolcall_cli.sources.otel.read",
+        "toolcall_cli.sources.otel.mapping",
+        "toolcall_cli.sources.otel.langfuse_export",
+    )
+    assert _loaded_after(code, otel_readers) == []
