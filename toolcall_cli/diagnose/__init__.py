@@ -75,6 +75,7 @@ def classify(
 def summarize(ctx: DiagnoseContext, findings: list[Finding]) -> dict[str, Any]:
     """`{"traces","sessions","calls","events","findings":{severity:n},"by_code":{code:n},
     "incidents":n,"symptoms":n,"headlines":{trace:sentence}}` of linked *findings*."""
+    from toolcall_cli.diagnose.frames import first_rows
     from toolcall_cli.diagnose.headlines import incident_counts, trace_headlines
 
     ev = ctx.events()
@@ -88,7 +89,7 @@ def summarize(ctx: DiagnoseContext, findings: list[Finding]) -> dict[str, Any]:
     calls = good.loc[good["kind"] == "tool_call"]
     # one id carried by several tool_call events of one conversation is several calls (FL003)
     keys = [c for c in ("trace", "call") if c in calls.columns]
-    repeats = len(calls) - len(calls.drop_duplicates(keys)) if len(calls) and keys else 0
+    repeats = len(calls) - len(first_rows(calls, keys)) if len(calls) and keys else 0
     n_calls = (len(ctx.timeline.calls) + repeats) or len(calls)
     return {
         "traces": int(traces),
