@@ -29,7 +29,7 @@ def _mixed() -> pd.DataFrame:
             "str": pd.Series(["x", None, "x", None], dtype="str"),
             "n": pd.array([1, None, 1, None], dtype="Int64"),
             "f": [1.5, np.nan, 1.5, np.nan],
-            "ts": pd.to_datetime(["2024-01-01", None, "2024-01-01", None], utc=True),
+            "ts": pd.to_datetime(pd.Series(["2024-01-01", None, "2024-01-01", None]), utc=True),
             "obj": pd.Series(["k", None, "k", np.nan], dtype=object),
             "i": [1, 2, 1, 2],
         }
