@@ -141,12 +141,15 @@ def first_rows(rows: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
     small table."""
     if len(rows) > SMALL_TABLE or len(columns) < 2:
         return rows.drop_duplicates(list(columns))
+    import numpy as np
+
     seen: set[tuple[Any, ...]] = set()
-    keep = []
-    for key in zip(*(objects(rows, c) for c in columns), strict=True):
-        keep.append(key not in seen)
+    keep = np.ones(len(rows), dtype=bool)  # a mask, not a list: pandas reads it as is
+    for k, key in enumerate(zip(*(objects(rows, c) for c in columns), strict=True)):
+        if key in seen:
+            keep[k] = False
         seen.add(key)
-    return rows[keep] if keep else rows.iloc[:0]
+    return rows[keep]
 
 
 def attr_list(rows: pd.DataFrame, key: str) -> list[Any]:
