@@ -79,7 +79,8 @@ def summarize(ctx: DiagnoseContext, findings: list[Finding]) -> dict[str, Any]:
     from toolcall_cli.diagnose.headlines import incident_counts, trace_headlines
 
     ev = ctx.events()
-    good = ev[ev["kind"] != UNPARSED]
+    read = [c for c in ("kind", "source", "session_id", "trace", "call") if c in ev.columns]
+    good = ev[read][ev["kind"] != UNPARSED]  # the columns counted, not a copy of every row
     by_sev = {s.value: 0 for s in Severity}
     by_code: dict[str, int] = {}
     for f in findings:
