@@ -138,3 +138,23 @@ def test_tshark_starts_before_pandas_loads(command: str, tshark: str) -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
     )
     assert [ln for ln in done.stderr.splitlines() if ln.startswith("tshark")] == ["tshark False"]
+
+
+def test_sniffing_loads_no_reader_of_a_format_it_did_not_claim() -> None:
+    # detecting the format of each input asks every adapter for a score: the OpenTelemetry
+    # readers and mappers (and the Langfuse export reader), the HAR entry readers and the
+    # mitmproxy flow mapping load only when a file of theirs parses
+    code = (
+        "import pandas; from pathlib import Path; from toolcall_cli.sources import detect; "
+        "assert detect(Path('fixtures/incidents/flooding-model-loop/middleware.log')) "
+        "== 'middleware'"
+    )
+    readers = (
+        "toolcall_cli.sources.otel.read",
+        "toolcall_cli.sources.otel.mapping",
+        "toolcall_cli.sources.otel.langfuse_export",
+        "toolcall_cli.sources.har.entries",  # HAR and mitmproxy flows share the HAR builder
+        "toolcall_cli.sources.har.stream",
+        "toolcall_cli.sources.mitm.flows",
+    )
+    assert _loaded_after(code, readers) == []

@@ -75,10 +75,12 @@ def classify(
 def summarize(ctx: DiagnoseContext, findings: list[Finding]) -> dict[str, Any]:
     """`{"traces","sessions","calls","events","findings":{severity:n},"by_code":{code:n},
     "incidents":n,"symptoms":n,"headlines":{trace:sentence}}` of linked *findings*."""
+    from toolcall_cli.diagnose.frames import first_rows
     from toolcall_cli.diagnose.headlines import incident_counts, trace_headlines
 
     ev = ctx.events()
-    good = ev[ev["kind"] != UNPARSED]
+    read = [c for c in ("kind", "source", "session_id", "trace", "call") if c in ev.columns]
+    good = ev[read][ev["kind"] != UNPARSED]  # the columns counted, not a copy of every row
     by_sev = {s.value: 0 for s in Severity}
     by_code: dict[str, int] = {}
     for f in findings:
@@ -88,7 +90,7 @@ def summarize(ctx: DiagnoseContext, findings: list[Finding]) -> dict[str, Any]:
     calls = good.loc[good["kind"] == "tool_call"]
     # one id carried by several tool_call events of one conversation is several calls (FL003)
     keys = [c for c in ("trace", "call") if c in calls.columns]
-    repeats = len(calls) - len(calls.drop_duplicates(keys)) if len(calls) and keys else 0
+    repeats = len(calls) - len(first_rows(calls, keys)) if len(calls) and keys else 0
     n_calls = (len(ctx.timeline.calls) + repeats) or len(calls)
     return {
         "traces": int(traces),

@@ -24,6 +24,7 @@ from toolcall_cli.align.select import restrict
 from toolcall_cli.core.findings import Finding
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.evidence import Cited
+from toolcall_cli.diagnose.frames import first_rows
 
 if TYPE_CHECKING:
     import numpy as np
@@ -50,7 +51,7 @@ def split_context(ctx: DiagnoseContext) -> list[DiagnoseContext]:
     ids, _ = pd.factorize(ev["tool_call_id"], use_na_sentinel=True)
     ids = np.asarray(ids)
     has = (ids >= 0) & (unit >= 0)
-    pairs = pd.DataFrame({"id": ids[has], "unit": unit[has]}).drop_duplicates()
+    pairs = first_rows(pd.DataFrame({"id": ids[has], "unit": unit[has]}), ["id", "unit"])
     spread = pairs.groupby("id")["unit"].transform("size") >= 2
     shared = pairs[spread.to_numpy()]
     if not len(shared):

@@ -23,6 +23,7 @@ def tool_to_call(tool: object, cid: str | None) -> str:
 
 def tools_by_call(ev: pd.DataFrame) -> dict[str, str]:
     """tool_call_id → tool name from the calls (tool results often carry only the id)."""
-    calls = ev[ev["kind"].isin(CALL_KINDS) & ev["tool_call_id"].notna() & ev["tool"].notna()]
+    mask = ev["kind"].isin(CALL_KINDS) & ev["tool_call_id"].notna() & ev["tool"].notna()
+    calls = ev[["tool_call_id", "tool"]][mask]  # the two columns read, not a copy of every row
     ids, tools = calls["tool_call_id"].astype(str).tolist(), calls["tool"].astype(str).tolist()
     return dict(zip(ids, tools, strict=True))

@@ -11,6 +11,7 @@ import typer
 
 from toolcall_cli.cli import _settings
 from toolcall_cli.cli._console import say
+from toolcall_cli.cli._early import start_reading
 from toolcall_cli.cli._options import (
     EngineName,
     EngineOpt,
@@ -116,10 +117,7 @@ def run(
     if statistics:
         check_format(fmt, ("table", "json", "markdown"), "diagnose --statistics")
     runner = engine_of(engine, scheduler, workers, html=fmt == Format.html)
-    if paths:  # a store read parses nothing: the adapters never load
-        from toolcall_cli.sources import start_early  # tshark runs while pandas loads
-
-        start_early(paths, source=source.value if source else None, follow_symlinks=follow_symlinks)
+    start_reading(paths, source=source, follow_symlinks=follow_symlinks)  # tshark starts
     # the core and the views load here, not at import: see cli/app.py (start-up)
     from toolcall_cli.cli._inputs import evidence_for, parse_options
     from toolcall_cli.core.findings import select_codes

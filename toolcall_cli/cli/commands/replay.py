@@ -13,6 +13,7 @@ import typer
 
 from toolcall_cli.cli import _settings
 from toolcall_cli.cli._console import say
+from toolcall_cli.cli._early import start_reading
 from toolcall_cli.cli._options import (
     FollowSymlinksOpt,
     Format,
@@ -120,10 +121,7 @@ def run(
             "config",
             hint="for production's settings pass --baseline FILE; for a change, --what-if FILE",
         )
-    if paths:  # a store read parses nothing: the adapters never load
-        from toolcall_cli.sources import start_early  # tshark runs while pandas loads
-
-        start_early(paths, source=None, follow_symlinks=follow_symlinks)
+    start_reading(paths, source=None, follow_symlinks=follow_symlinks)  # tshark starts
     # the core and the views load here, not at import: see cli/app.py (start-up)
     from toolcall_cli.cli._inputs import evidence_for, parse_options
     from toolcall_cli.pipeline.scope import one_trace_or_session

@@ -10,6 +10,7 @@ import typer
 
 from toolcall_cli.cli import _settings
 from toolcall_cli.cli._console import say
+from toolcall_cli.cli._early import start_reading
 from toolcall_cli.cli._options import (
     FollowSymlinksOpt,
     Format,
@@ -61,10 +62,7 @@ def run(
 ) -> None:
     """Show the aligned timeline of traces, with per-phase latencies against the SLA."""
     check_format(fmt, ("table", "json", "markdown", "html", "otlp"), "timeline")
-    if paths:  # a store read parses nothing: the adapters never load
-        from toolcall_cli.sources import start_early  # tshark runs while pandas loads
-
-        start_early(paths, source=source.value if source else None, follow_symlinks=follow_symlinks)
+    start_reading(paths, source=source, follow_symlinks=follow_symlinks)  # tshark starts
     # the core and the views load here, not at import: see cli/app.py (start-up)
     from toolcall_cli.align import align
     from toolcall_cli.align.select import select

@@ -35,7 +35,7 @@ from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
 from toolcall_cli.diagnose.flooding.cancellations import cite_floods
 from toolcall_cli.diagnose.flooding.observed_calls import observed_calls
-from toolcall_cli.diagnose.frames import attr, of_kind
+from toolcall_cli.diagnose.frames import attr, first_rows, of_kind
 from toolcall_cli.diagnose.incidents import FLOOD_OR001
 
 if TYPE_CHECKING:
@@ -67,7 +67,7 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     if not len(calls):
         return
     calls = calls.assign(_what=calls["tool"].astype(str) + "|" + calls["_canon"].fillna("{}"))
-    distinct = calls.drop_duplicates(["_scope", "tool_call_id", "_what"])
+    distinct = first_rows(calls, ["_scope", "tool_call_id", "_what"])
     counts = distinct.groupby(["_scope", "tool_call_id"], sort=False).size()
     suspects = {k for k, n in counts.items() if n > 1 or cast(tuple[str, str], k)[1] == ""}
     if not suspects:

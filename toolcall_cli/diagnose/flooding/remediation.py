@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from toolcall_cli.core.cells import text
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.flooding.observed_calls import observed_calls
+from toolcall_cli.diagnose.frames import first_rows
 from toolcall_cli.diagnose.tool_failures import call_outcomes
 
 if TYPE_CHECKING:
@@ -43,7 +44,7 @@ def _mixed_occasions(ctx: DiagnoseContext) -> set[tuple[object, object]]:
         # one row per call: the middleware's record of a call (no arguments) is the same
         # action as the conversation's, not a second one beside it
         calls = calls.sort_values("_canon", na_position="last", kind="stable")
-        calls = calls.drop_duplicates(["_scope", "_ident"])
+        calls = first_rows(calls, ["_scope", "_ident"])
         actions = calls.assign(
             _action=calls["tool"].astype(str) + "\0" + calls["_canon"].fillna("")
         )

@@ -31,7 +31,7 @@ from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
 from toolcall_cli.diagnose.flooding.cancellations import cite_floods, flood_rows
-from toolcall_cli.diagnose.frames import column, of_kind
+from toolcall_cli.diagnose.frames import column, first_rows, of_kind
 from toolcall_cli.diagnose.incidents import FLOOD_OR001
 
 RULE = rule(
@@ -54,7 +54,7 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
         return
     mw = mw.assign(session_id=mw["session_id"].astype(str), instance=mw["instance"].astype(str))
     # first row per (session, instance), in event order: a session needs two of them
-    per = mw.drop_duplicates(["session_id", "instance"])
+    per = first_rows(mw, ["session_id", "instance"])
     many = per["session_id"].duplicated(keep=False)
     per = per[many.to_numpy()]
     if not len(per):
@@ -63,7 +63,7 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     # first row per instance, first row per call: each session's rows in event order
     per_s = RowsByKey(per["session_id"])
     calls = mw[mw["session_id"].isin(sessions) & mw["tool_call_id"].notna()]
-    calls_s = RowsByKey(calls.drop_duplicates(["session_id", "tool_call_id"])["session_id"])
+    calls_s = RowsByKey(first_rows(calls, ["session_id", "tool_call_id"])["session_id"])
     instance, call_id = column(ctx, "instance"), column(ctx, "tool_call_id")
     flooded_sessions = {str(s) for s in flood_rows(ctx)["session_id"].dropna().tolist()}
     for sid in sessions:

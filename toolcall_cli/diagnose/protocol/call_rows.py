@@ -15,9 +15,13 @@ if TYPE_CHECKING:
 
 
 def call_rows(ctx: DiagnoseContext) -> pd.DataFrame:
-    """Every observed call (conversation, capture, middleware), with `_attrs`."""
-    ev = with_attrs(ctx)
-    return ev[ev["kind"].isin(OBSERVED_CALL_KINDS)]
+    """Every observed call (conversation, capture, middleware), with `_attrs` (read only)."""
+
+    def build() -> pd.DataFrame:
+        ev = with_attrs(ctx)
+        return ev[ev["kind"].isin(OBSERVED_CALL_KINDS)]
+
+    return ctx.memo("observed_call_rows", build)  # three rules read it; none writes to it
 
 
 def row_mask(rows: pd.DataFrame, flags: list[bool]) -> pd.Series:

@@ -62,16 +62,22 @@ class KnownError:
     """One provider error message and what it means."""
 
     provider: str
-    pattern: re.Pattern[str]
+    regex: str  # matched ignoring case
     cause: str
     related_code: str | None
     anywhere: bool = True  # specific enough to trust in any text (else: provider error bodies only)
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        """The regex compiled on first use (`re` keeps it): registering the rule, as
+        `toolcall rules` does, compiles none of the catalogue's patterns."""
+        return re.compile(self.regex, re.IGNORECASE)
 
 
 def _k(
     provider: str, pattern: str, cause: str, code: str | None, *, anywhere: bool = True
 ) -> KnownError:
-    return KnownError(provider, re.compile(pattern, re.IGNORECASE), cause, code, anywhere)
+    return KnownError(provider, pattern, cause, code, anywhere)
 
 
 KNOWN_ERRORS: tuple[KnownError, ...] = (
@@ -202,9 +208,9 @@ KNOWN_ERRORS: tuple[KnownError, ...] = (
 )
 
 #: Vectorised pre-filter: every pattern trusted anywhere, as one alternation.
-_HINT = "|".join(f"(?:{k.pattern.pattern})" for k in KNOWN_ERRORS if k.anywhere)
+_HINT = "|".join(f"(?:{k.regex})" for k in KNOWN_ERRORS if k.anywhere)
 
-_RATE_LIMIT = next(k for k in KNOWN_ERRORS if "rate" in k.pattern.pattern)
+_RATE_LIMIT = next(k for k in KNOWN_ERRORS if "rate" in k.regex)
 
 
 def _search(col: pd.Series, pattern: str) -> np.ndarray:
@@ -313,7 +319,7 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
             continue
         provider = str(a.get("provider") or (known.provider if known else "unknown"))
         where = text(scope) or text(sid) or ""
-        key = (known.pattern.pattern if known else f"unknown:{msg[:80]}", where)
+        key = (known.regex if known else f"unknown:{msg[:80]}", where)
         group = groups.setdefault(key, _Group(known, provider, text(status), msg))
         group.labels.append(label)
     for g in groups.values():

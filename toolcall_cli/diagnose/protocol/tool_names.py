@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolcall_cli.core.events import OBSERVED_CALL_KINDS
 from toolcall_cli.diagnose.base import DiagnoseContext
-from toolcall_cli.diagnose.frames import with_attrs
+from toolcall_cli.diagnose.frames import first_rows, with_attrs
 from toolcall_cli.diagnose.protocol.name_suggestion import suggest
 
 if TYPE_CHECKING:
@@ -86,7 +86,8 @@ def name_checks(ctx: DiagnoseContext) -> list[tuple[str, str, str, str | None, p
             return []
         sids = calls["session_id"].fillna("").astype(str)
         # decide per distinct (session, name) pair, then slice rows only for the bad pairs
-        pairs = pd.DataFrame({"sid": sids, "tool": calls["tool"].astype(str)}).drop_duplicates()
+        named = pd.DataFrame({"sid": sids, "tool": calls["tool"].astype(str)})
+        pairs = first_rows(named, ["sid", "tool"])
         bad = {
             (s, n)
             for s, n in zip(pairs["sid"], pairs["tool"], strict=True)

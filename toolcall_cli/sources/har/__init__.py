@@ -34,10 +34,9 @@ from toolcall_cli.errors import InputError
 from toolcall_cli.sources._shared.files import is_gzip, require_regular
 from toolcall_cli.sources._shared.logtime import check_tz, parse_times
 from toolcall_cli.sources.base import ParseOptions
-from toolcall_cli.sources.har.entries import Batch, add_entry
-from toolcall_cli.sources.har.events import batch_events, unparsed
-from toolcall_cli.sources.har.stream import HarCut, iter_entries
-from toolcall_cli.sources.pcap.http import BODY_CAP
+
+# The entry readers load when a HAR parses: every input's format is detected by asking each
+# adapter for a score, and the score needs only the patterns below.
 
 #: Entries per batch, and body bytes after which a batch is closed early.
 BATCH_ENTRIES: Final = 2048
@@ -70,6 +69,10 @@ class HarAdapter:
 
     def parse(self, path: Path, opts: ParseOptions) -> pd.DataFrame:
         """Stream the entries into events, a batch at a time."""
+        from toolcall_cli.sources.har.events import unparsed
+        from toolcall_cli.sources.har.stream import HarCut, iter_entries
+        from toolcall_cli.sources.pcap.http import BODY_CAP
+
         tz = check_tz(opts.tz)
         origin = str(path)
         cap = min(opts.max_decompressed, BODY_CAP)
@@ -116,6 +119,9 @@ ADAPTER = HarAdapter()
 def _flush(
     entries: list[Any], first: int, origin: str, tz: str, cap: int, seen: set[str]
 ) -> pd.DataFrame:
+    from toolcall_cli.sources.har.entries import Batch, add_entry
+    from toolcall_cli.sources.har.events import batch_events
+
     starts = [e.get("startedDateTime") if isinstance(e, dict) else None for e in entries]
     text = pa.array([s if isinstance(s, str) else None for s in starts], type=pa.string())
     ts = parse_times(text, tz)

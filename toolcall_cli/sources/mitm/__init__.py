@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 import sys
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 import pandas as pd
@@ -29,10 +29,9 @@ from toolcall_cli.core.events import concat_frames, validate_frame
 from toolcall_cli.errors import InputError, MissingDependencyError
 from toolcall_cli.sources._shared.files import require_regular
 from toolcall_cli.sources.base import ParseOptions
-from toolcall_cli.sources.har.entries import Batch, add_entry
-from toolcall_cli.sources.har.events import batch_events, unparsed
-from toolcall_cli.sources.mitm.flows import http_entry, started_ns
-from toolcall_cli.sources.pcap.http import BODY_CAP
+
+if TYPE_CHECKING:  # the HAR builder loads when flows parse, not when inputs are sniffed
+    from toolcall_cli.sources.har.entries import Batch
 
 SOURCE: Final = "mitm"
 #: Origins: ``path#/flows/N/request`` (N = the flow's 0-based position in the file).
@@ -69,6 +68,10 @@ class MitmAdapter:
 
     def parse(self, path: Path, opts: ParseOptions) -> pd.DataFrame:
         """Read the flows with mitmproxy's reader and build wire events, a batch at a time."""
+        from toolcall_cli.sources.har.entries import Batch
+        from toolcall_cli.sources.har.events import unparsed
+        from toolcall_cli.sources.pcap.http import BODY_CAP
+
         require_regular(path)
         try:
             import mitmproxy.io as mitm_io
@@ -111,6 +114,8 @@ class MitmAdapter:
 
     @staticmethod
     def _flush(batch: Batch, origin: str, cap: int, seen: set[str]) -> pd.DataFrame:
+        from toolcall_cli.sources.har.events import batch_events
+
         return batch_events(batch, origin, cap=cap, seen=seen, source=SOURCE, entries=FLOWS)
 
 
@@ -119,6 +124,9 @@ ADAPTER = MitmAdapter()
 
 def _add(batch: Batch, index: int, flow: Any, odd: list[tuple[str, str, str]]) -> None:
     """Flow *index* into *batch* when it is HTTP; any other flow is noted in *odd*."""
+    from toolcall_cli.sources.har.entries import add_entry
+    from toolcall_cli.sources.mitm.flows import http_entry, started_ns
+
     kind = getattr(flow, "type", type(flow).__name__)
     if kind != "http":
         why = f"a {kind} flow, not an HTTP exchange"

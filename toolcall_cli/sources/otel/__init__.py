@@ -31,9 +31,7 @@ import pandas as pd
 
 from toolcall_cli.sources._shared.files import read_head
 from toolcall_cli.sources.base import HEAD_BYTES, ParseOptions
-from toolcall_cli.sources.otel import langfuse_export, langfuse_sniff
-from toolcall_cli.sources.otel.mapping import to_frame
-from toolcall_cli.sources.otel.read import read_file
+from toolcall_cli.sources.otel import langfuse_sniff
 from toolcall_cli.sources.otel.sniff import sniff as _sniff
 
 SAMPLES: tuple[str, ...] = (
@@ -54,7 +52,7 @@ SAMPLES: tuple[str, ...] = (
     "fixtures/otel/encodings/genai_loop.tempo.json",
     "fixtures/otel/encodings/genai_loop.jaeger.json",
     "fixtures/otel/encodings/legacy_healthy_logs.otlp.pb",
-    *langfuse_export.SAMPLES,
+    *langfuse_sniff.SAMPLES,
 )
 
 
@@ -70,6 +68,12 @@ class OtelAdapter:
 
     def parse(self, path: Path, opts: ParseOptions) -> pd.DataFrame:
         """Parse the whole file into events (bad records become `unparsed` rows)."""
+        # the readers and mappers load here: detecting the format of every input (a sniff)
+        # reads only the two sniffers, so a run without OpenTelemetry input never loads them
+        from toolcall_cli.sources.otel import langfuse_export
+        from toolcall_cli.sources.otel.mapping import to_frame
+        from toolcall_cli.sources.otel.read import read_file
+
         frame = langfuse_export.parse(
             path, limit=opts.max_decompressed, head=read_head(path, HEAD_BYTES)
         )

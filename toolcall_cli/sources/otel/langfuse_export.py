@@ -69,19 +69,6 @@ _MODEL = ("model", "providedModelName", "provided_model_name")
 #: attributes whose evidence pointer is a field of the record (same name in both spellings)
 _POINTED = {f"{_P}input": "input", f"{_P}output": "output"}
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-#: The committed exports (the adapter's samples: each must be claimed with the top score).
-SAMPLES: tuple[str, ...] = (
-    "fixtures/langfuse/loop/trace.json",
-    "fixtures/langfuse/unanswered/trace.json",
-    "fixtures/langfuse/failed/trace.json",
-    "fixtures/langfuse/healthy/trace.json",
-    "fixtures/langfuse/healthy/trace.legacy.json",
-    "fixtures/langfuse/healthy/session.json",
-    "fixtures/langfuse/blob/observations.json",
-    "fixtures/langfuse/blob/observations.jsonl",
-    "fixtures/langfuse/blob/observations_v2.jsonl",
-    "fixtures/langfuse/blob/traces.jsonl",
-)
 
 
 @dataclass(slots=True)

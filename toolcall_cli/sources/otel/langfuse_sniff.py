@@ -22,6 +22,20 @@ from __future__ import annotations
 import re
 from typing import Final, Literal
 
+#: The committed exports (the adapter's samples: each must be claimed with the top score).
+SAMPLES: tuple[str, ...] = (
+    "fixtures/langfuse/loop/trace.json",
+    "fixtures/langfuse/unanswered/trace.json",
+    "fixtures/langfuse/failed/trace.json",
+    "fixtures/langfuse/healthy/trace.json",
+    "fixtures/langfuse/healthy/trace.legacy.json",
+    "fixtures/langfuse/healthy/session.json",
+    "fixtures/langfuse/blob/observations.json",
+    "fixtures/langfuse/blob/observations.jsonl",
+    "fixtures/langfuse/blob/observations_v2.jsonl",
+    "fixtures/langfuse/blob/traces.jsonl",
+)
+
 Shape = Literal[
     "download",
     "legacy_download",
