@@ -144,6 +144,23 @@ def test_a_claude_code_interrupt_answered_by_its_result_is_healthy(tmp_path: Pat
     assert findings((_claude_code_with(tmp_path, keep_result=True),)) == []
 
 
+def test_openhands_finish_is_the_answer_not_an_orphan() -> None:
+    """OpenHands ends a run with its `finish` action, which no runtime executes and no
+    observation answers: the trajectory is healthy, not 'call toolu_03 has no tool result'."""
+    assert findings((FIX / "openhands_trajectory.json",)) == []
+
+
+def test_openhands_run_without_its_observation_is_still_found(tmp_path: Path) -> None:
+    """The negative: a command whose observation is missing is an orphan (the run went on)."""
+    import json
+
+    events = json.loads((FIX / "openhands_trajectory.json").read_text())
+    path = tmp_path / "trajectory.json"
+    path.write_text(json.dumps([e for e in events if e.get("cause") != 2]))
+    got = findings((path,))
+    assert [(code, sev, ids) for code, sev, ids, _ in got] == [("OR001", "error", ("toolu_01",))]
+
+
 def test_bfcl_result_with_its_questions(corpus: Path) -> None:
     """A hallucinated name (`algebra_quadratic_roots` for `algebra.quadratic_roots`) and cut
     arguments; no OR001 for calls the harness ran outside the file. The cut arguments are

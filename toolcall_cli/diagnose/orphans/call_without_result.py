@@ -16,7 +16,8 @@ What it does
   unanswered call is in the conversation's last message and no other source says anything
   about it, the finding is a warning with breakpoint `unknown` instead of an error. A last
   call to an agent framework's answer action (ToolBench's `Finish`, pydantic-ai's output
-  tool `final_result`) is the agent's final answer, which no tool runs: it is not reported.
+  tool `final_result`, OpenHands' `finish`) is the agent's final answer, which no tool runs:
+  it is not reported.
 
 Why it matters
   Providers reject the next request when a call has no result ("An assistant message with
@@ -76,7 +77,7 @@ RULE = rule(
 
 _FAILED_HTTP = (499, 502, 503, 504)
 #: Answer actions: the call that ends an agent's run with its answer, never sent to a tool.
-ANSWER_ACTIONS = frozenset({"Finish", "final_result"})
+ANSWER_ACTIONS = frozenset({"Finish", "final_result", "finish"})
 #: The fix of a call whose turn the user aborted: no hop to repair, a history to keep valid.
 ABORTED_FIX = (
     "Nothing on the round trip failed: the user stopped the turn. If the session goes on, the "
