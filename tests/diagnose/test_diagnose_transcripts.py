@@ -161,6 +161,16 @@ def test_openhands_run_without_its_observation_is_still_found(tmp_path: Path) ->
     assert [(code, sev, ids) for code, sev, ids, _ in got] == [("OR001", "error", ("toolu_01",))]
 
 
+def test_an_inspect_timeout_is_tm001_with_the_words_the_model_got() -> None:
+    """The failed `cat` carries `error: {type: timeout, message}` beside empty content; Inspect
+    sends the model `Error: <message>`. So the model was told it timed out (TM001: no partial
+    result), not given "no words at all" (PR011, which leaves timeouts to TM001)."""
+    report = _diagnose((FIX / "inspect_eval_log.json",))
+    got = [(f.code, f.severity.value, f.tool_call_ids) for f in report.findings]
+    assert got == [("TM001", "warning", ("call_a2",))]
+    assert "'Error: Command timed out before completing.'" in report.findings[0].message
+
+
 def test_bfcl_result_with_its_questions(corpus: Path) -> None:
     """A hallucinated name (`algebra_quadratic_roots` for `algebra.quadratic_roots`) and cut
     arguments; no OR001 for calls the harness ran outside the file. The cut arguments are
