@@ -121,15 +121,15 @@ def to_table(report: DiagnoseReport, out: TextIO, opts: RenderOptions) -> None:
         statistics_table(report, con)
         return
     if not report.findings:
-        calls = report.summary.get("calls", 0)
-        con.print(
-            cell(
-                f"no findings · {plural(calls, 'call')} in "
-                f"{plural(report.summary.get('traces', 0), 'trace')} "
-                f"{'looks' if calls == 1 else 'look'} healthy"
-                f"{_what_was_read(report)}"
-            )
+        calls, n = report.summary.get("calls", 0), report.summary.get("traces", 0)
+        traces = plural(n, "trace")
+        # no call is nothing to vouch for: say so, never "0 calls look healthy"
+        verdict = (
+            f"{plural(calls, 'call')} in {traces} {'looks' if calls == 1 else 'look'} healthy"
+            if calls
+            else f"no tool call in {traces if n else 'the evidence'}: nothing to call healthy"
         )
+        con.print(cell(f"no findings · {verdict}{_what_was_read(report)}"))
         return
     shown, rest = report.findings[:TABLE_FINDINGS], report.findings[TABLE_FINDINGS:]
     width = con.width - excerpt.TABLE_OVERHEAD - len("└ ")  # a symptom's code cell is wider
