@@ -79,3 +79,15 @@ def test_tau_bench_reviewed_findings(corpus: Path) -> None:
     assert reused and all(f.severity.value == "warning" for f in reused)
     # every call of the 200 conversations has its result, directly after it
     assert not [f for f in found if f.code.startswith("OR")]
+
+
+@pytest.mark.corpus
+@pytest.mark.slow
+def test_tau_bench_context_rolled_names_the_history_not_the_overflow(corpus: Path) -> None:
+    """A 62-message trajectory is a history that exceeds the 42-message window (20 messages
+    beyond it), not "62 messages exceed the window"."""
+    rolled = [f for f in _tau_findings() if f.code == "TR004"]
+    assert rolled
+    for f in rolled:
+        n = f.fact("messages")
+        assert f.message.startswith(f"the history of {n} messages exceeds the 42-message window")
