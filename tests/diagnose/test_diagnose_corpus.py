@@ -91,3 +91,21 @@ def test_tau_bench_context_rolled_names_the_history_not_the_overflow(corpus: Pat
     for f in rolled:
         n = f.fact("messages")
         assert f.message.startswith(f"the history of {n} messages exceeds the 42-message window")
+
+
+@pytest.mark.corpus
+def test_one_call_without_an_id_is_one_call(corpus: Path) -> None:
+    """pydantic-ai's OpenAI-compatible cassette sends one call with `"id": ""`: FL003 warns
+    about that call ("it"), and its result is still paired by position (no OR001/OR002)."""
+    path = (
+        corpus
+        / "conversations"
+        / "pydantic-ai_vcr_cassettes"
+        / ("models__test_openai__test_compatible_api_with_tool_calls_without_id.yaml")
+    )
+    found = diagnose_events(ingest_paths([path]).events).findings
+    assert [(f.code, f.severity.value) for f in found] == [("FL003", "warning")]
+    assert found[0].message == (
+        "a call of get_current_time has an empty tool_call_id; "
+        "results cannot be paired with it by id"
+    )
