@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, cast
 from toolcall_cli.core.events import WIRE_SOURCES
 from toolcall_cli.core.findings import Evidence, Finding, Severity, rule
 from toolcall_cli.core.quoting.aim import Aim
+from toolcall_cli.core.words import plural
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
@@ -144,9 +145,9 @@ def _resubmitted(part: np.ndarray, pair: np.ndarray) -> str:
     once`: the count of the requests, not a fixed word."""
     runs = _runs(part, pair)
     if len(runs) > 1:
-        return f"{len(runs)} turns were each submitted more than once"
+        return f"{plural(len(runs), 'turn')} were each submitted more than once"
     n = len(part)
-    return f"the turn was submitted {'twice' if n == 2 else f'{n} times'}"
+    return f"the turn was submitted {'twice' if n == 2 else plural(n, 'time')}"
 
 
 def _initiators(ctx: DiagnoseContext, labels: Sequence[int]) -> list[tuple[str, str]]:
