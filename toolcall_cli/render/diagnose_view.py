@@ -38,13 +38,10 @@ def summary_line(report: DiagnoseReport) -> str:
     c = report.counts()
     traces = report.summary.get("traces", 0)
 
-    def n(k: str, word: str) -> str:
-        return f"{c[k]} {word}{'' if c[k] == 1 else 's'}"
-
-    parts = [n("error", "error"), n("warning", "warning")]
+    parts = [plural(c["error"], "error"), plural(c["warning"], "warning")]
     if c["info"]:
-        parts.append(n("info", "info"))
-    counts = f"{', '.join(parts)} in {traces} trace{'' if traces == 1 else 's'}"
+        parts.append(plural(c["info"], "info"))  # "34 info", not "34 infos"
+    counts = f"{', '.join(parts)} in {plural(traces, 'trace')}"
     if not report.findings:
         return counts
     return f"{incidents_phrase(report.findings)}: {counts}"
