@@ -79,3 +79,33 @@ def test_tau_bench_reviewed_findings(corpus: Path) -> None:
     assert reused and all(f.severity.value == "warning" for f in reused)
     # every call of the 200 conversations has its result, directly after it
     assert not [f for f in found if f.code.startswith("OR")]
+
+
+@pytest.mark.corpus
+@pytest.mark.slow
+def test_tau_bench_context_rolled_names_the_history_not_the_overflow(corpus: Path) -> None:
+    """A 62-message trajectory is a history that exceeds the 42-message window (20 messages
+    beyond it), not "62 messages exceed the window"."""
+    rolled = [f for f in _tau_findings() if f.code == "TR004"]
+    assert rolled
+    for f in rolled:
+        n = f.fact("messages")
+        assert f.message.startswith(f"the history of {n} messages exceeds the 42-message window")
+
+
+@pytest.mark.corpus
+def test_one_call_without_an_id_is_one_call(corpus: Path) -> None:
+    """pydantic-ai's OpenAI-compatible cassette sends one call with `"id": ""`: FL003 warns
+    about that call ("it"), and its result is still paired by position (no OR001/OR002)."""
+    path = (
+        corpus
+        / "conversations"
+        / "pydantic-ai_vcr_cassettes"
+        / ("models__test_openai__test_compatible_api_with_tool_calls_without_id.yaml")
+    )
+    found = diagnose_events(ingest_paths([path]).events).findings
+    assert [(f.code, f.severity.value) for f in found] == [("FL003", "warning")]
+    assert found[0].message == (
+        "a call of get_current_time has an empty tool_call_id; "
+        "results cannot be paired with it by id"
+    )

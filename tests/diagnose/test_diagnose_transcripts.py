@@ -73,6 +73,104 @@ def test_codex_rollout() -> None:
     ]
 
 
+def _or001(path: Path) -> list[tuple[str, str, str, list[str]]]:
+    """(severity, breakpoint, message, evidence origins) of every OR001 of *path*."""
+    return [
+        (f.severity.value, str(f.fact("breakpoint")), f.message, [e.origin for e in f.evidence])
+        for f in _diagnose((path,)).findings
+        if f.code == "OR001"
+    ]
+
+
+def test_a_call_of_an_aborted_codex_turn_is_cancelled_not_the_end() -> None:
+    """`turn_aborted` after the last call: the user stopped the turn. The finding says so and
+    quotes the marker; it does not say the conversation ended with the call."""
+    path = FIX / "codex_rollout.jsonl"
+    ((sev, bp, message, origins),) = _or001(path)
+    assert (sev, bp) == ("warning", "cancelled")
+    assert "the user aborted the turn (interrupted)" in message
+    assert "conversation ends" not in message
+    assert origins[-1] == f"{path}:14#/payload"  # {"type": "turn_aborted", ...}
+
+
+def test_a_result_missing_before_the_model_moved_on_is_not_the_abort(tmp_path: Path) -> None:
+    """The abort explains only the calls of the turn it stopped: a result missing from an
+    earlier model turn of the same rollout stays an error."""
+    lines = (FIX / "codex_rollout.jsonl").read_text().splitlines()
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("\n".join(ln for ln in lines if "function_call_output" not in ln) + "\n")
+    got = sorted((sev, bp, m.split(" ")[1]) for sev, bp, m, _ in _or001(path))
+    assert got == [("error", "unknown", "call_Q1w2e3"), ("warning", "cancelled", "call_R3run")]
+
+
+def _claude_code_with(tmp_path: Path, *, keep_result: bool, end: bool = False) -> Path:
+    """The session fixture where the user pressed Esc while `pytest` ran: Claude Code's own
+    result for the call (kept or not) and its `[Request interrupted by user]` turn."""
+    import json
+
+    lines = (FIX / "claude_code_session.jsonl").read_text().splitlines()
+    at = next(i for i, ln in enumerate(lines) if '"tool_use_id"' in ln and "toolu_01Bash" in ln)
+    record = json.loads(lines[at])
+    marker = {
+        **record,
+        "uuid": "u-4i",
+        "message": {
+            "role": "user",
+            "content": [{"type": "text", "text": "[Request interrupted by user for tool use]"}],
+        },
+    }
+    marker.pop("toolUseResult")
+    record["message"]["content"][0]["content"] = "[Request interrupted by user for tool use]"
+    middle = [json.dumps(record)] if keep_result else []
+    rest = [] if end else lines[at + 1 :]
+    path = tmp_path / "session.jsonl"
+    path.write_text("\n".join([*lines[:at], *middle, json.dumps(marker), *rest]) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("end", [False, True], ids=["session-goes-on", "session-ends"])
+def test_a_claude_code_interrupted_call_is_cancelled(tmp_path: Path, end: bool) -> None:
+    """No result, then the user's interrupt: `cancelled` (a warning), not "no other source
+    records this call" (an error) — whether the session goes on after it or ends there."""
+    ((sev, bp, message, origins),) = _or001(_claude_code_with(tmp_path, keep_result=False, end=end))
+    assert (sev, bp) == ("warning", "cancelled")
+    assert "the user aborted the turn (interrupted)" in message
+    assert origins[-1].endswith(":5#/message")  # the interrupt, quoted
+
+
+def test_a_claude_code_interrupt_answered_by_its_result_is_healthy(tmp_path: Path) -> None:
+    """Claude Code answers an interrupted call itself (`is_error`, the interrupt text): a
+    result the model sees, not an orphan, and not a tool's failure (PR011)."""
+    assert findings((_claude_code_with(tmp_path, keep_result=True),)) == []
+
+
+def test_openhands_finish_is_the_answer_not_an_orphan() -> None:
+    """OpenHands ends a run with its `finish` action, which no runtime executes and no
+    observation answers: the trajectory is healthy, not 'call toolu_03 has no tool result'."""
+    assert findings((FIX / "openhands_trajectory.json",)) == []
+
+
+def test_openhands_run_without_its_observation_is_still_found(tmp_path: Path) -> None:
+    """The negative: a command whose observation is missing is an orphan (the run went on)."""
+    import json
+
+    events = json.loads((FIX / "openhands_trajectory.json").read_text())
+    path = tmp_path / "trajectory.json"
+    path.write_text(json.dumps([e for e in events if e.get("cause") != 2]))
+    got = findings((path,))
+    assert [(code, sev, ids) for code, sev, ids, _ in got] == [("OR001", "error", ("toolu_01",))]
+
+
+def test_an_inspect_timeout_is_tm001_with_the_words_the_model_got() -> None:
+    """The failed `cat` carries `error: {type: timeout, message}` beside empty content; Inspect
+    sends the model `Error: <message>`. So the model was told it timed out (TM001: no partial
+    result), not given "no words at all" (PR011, which leaves timeouts to TM001)."""
+    report = _diagnose((FIX / "inspect_eval_log.json",))
+    got = [(f.code, f.severity.value, f.tool_call_ids) for f in report.findings]
+    assert got == [("TM001", "warning", ("call_a2",))]
+    assert "'Error: Command timed out before completing.'" in report.findings[0].message
+
+
 def test_bfcl_result_with_its_questions(corpus: Path) -> None:
     """A hallucinated name (`algebra_quadratic_roots` for `algebra.quadratic_roots`) and cut
     arguments; no OR001 for calls the harness ran outside the file. The cut arguments are

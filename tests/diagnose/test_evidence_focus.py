@@ -141,3 +141,26 @@ def test_headline_and_markdown_carry_the_proving_quote() -> None:
     head, carets = evidence_lines(f.evidence[0]).splitlines()[1:]
     start = carets.index("^")
     assert head[start : len(carets)] == '"name":"get_wether"'
+
+
+def test_pr006_quotes_the_raw_result_inside_a_text_transcript(corpus: Path) -> None:
+    """tau-bench's few-shot lines hold a whole conversation as text (`messages_display`):
+    the quote centres on the raw JSON result, not on the conversation's first user turn."""
+    path = (
+        corpus
+        / "conversations"
+        / "tau-bench"
+        / "few_shot_data__MockAirlineDomainEnv-few_shot.jsonl"
+    )
+    (f,) = _findings(path, "PR006")
+    (e,) = f.evidence
+    assert _focus(e).startswith('[[{"flight_number": "HAT110"')
+    assert not e.text.startswith("user: Hi there!")
+
+
+def test_pr006_still_quotes_the_content_member_of_a_tool_message(corpus: Path) -> None:
+    """The negative: a JSON tool message is quoted at its `content`, as before."""
+    path = corpus / "conversations" / "tau-bench" / "historical_trajectories__gpt-4o-airline.json"
+    got = [f for f in _findings(path, "PR006") if f.tool == "search_onestop_flight"]
+    assert got
+    assert all(_focus(e).startswith('"content":') for f in got for e in f.evidence)

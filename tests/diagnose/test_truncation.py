@@ -256,7 +256,7 @@ def test_tr004_info_when_results_roll_out_without_reuse(
         )
     (f,) = _run(make_ctx(rows), "TR004")
     assert f.severity is Severity.info
-    assert "50 messages exceed the 42-message window" in f.message
+    assert "the history of 50 messages exceeds the 42-message window" in f.message
     short = rows[:40]
     assert _run(make_ctx(short), "TR004") == []
 

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import pytest
 
+from tests.conftest import run_cli
 from toolcall_cli.diagnose.base import DiagnoseReport
 from toolcall_cli.render import RenderOptions, render
 
@@ -15,7 +17,9 @@ from toolcall_cli.render import RenderOptions, render
     [
         (1, 1, "no findings · 1 call in 1 trace looks healthy"),
         (2, 1, "no findings · 2 calls in 1 trace look healthy"),
-        (0, 3, "no findings · 0 calls in 3 traces look healthy"),
+        # evidence without a tool call vouches for nothing (a capture of other traffic)
+        (0, 3, "no findings · no tool call in 3 traces: nothing to call healthy"),
+        (0, 0, "no findings · no tool call in the evidence: nothing to call healthy"),
     ],
 )
 def test_the_verb_agrees_with_the_calls_counted(calls: int, traces: int, want: str) -> None:
@@ -25,3 +29,14 @@ def test_the_verb_agrees_with_the_calls_counted(calls: int, traces: int, want: s
     buf = io.StringIO()
     render("table", report, buf, RenderOptions(width=120))
     assert buf.getvalue().splitlines()[0] == want
+
+
+def test_a_capture_without_tool_calls_is_not_called_healthy(tshark: str, corpus: Path) -> None:
+    """Zeek's `GET /` capture parses (2 pcap events) but holds no tool call: the verdict says
+    there was nothing to judge and names what was read, instead of "0 calls look healthy"."""
+    res = run_cli(["diagnose", str(corpus / "pcap" / "zeek" / "http__get.pcap")])
+    assert res.exit_code == 0
+    assert res.stdout.splitlines()[0] == (
+        "no findings · no tool call in the evidence: nothing to call healthy "
+        "(read 1 file: 2 pcap events)"
+    )

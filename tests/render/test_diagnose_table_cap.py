@@ -41,3 +41,15 @@ def test_no_summary_line_when_everything_fits() -> None:
     out = _table(_report(3, 2))
     assert "more findings" not in out
     assert "two instances 1" in out
+
+
+def test_the_stderr_summary_counts_info_as_a_mass_noun() -> None:
+    """`2 info`, as the HTML banner and the lint summary count it (it said `2 infos`)."""
+    from toolcall_cli.render.diagnose_view import summary_line
+
+    found = tuple(
+        Finding.of(RULES.get("PR006"), f"raw json {i}", trace_id=f"t{i}", session_id="s")
+        for i in range(2)
+    )
+    report = DiagnoseReport(command="diagnose", findings=found, summary={"traces": 2})
+    assert summary_line(report).endswith(": 0 errors, 0 warnings, 2 info in 2 traces")

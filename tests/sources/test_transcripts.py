@@ -132,6 +132,8 @@ def test_inspect_marks_the_unanswered_last_call_and_clocks_tool_events() -> None
     timed_out = df[(df["kind"] == "tool_result") & (df["tool_call_id"] == "call_a2")]
     assert timed_out["status"].tolist() == ["error"]
     assert str(timed_out["ts"].iloc[0]) == "2025-10-01 12:00:39+00:00"  # + working_time
+    # the words Inspect sent the model for the failed call, not the empty content
+    assert timed_out["detail"].tolist() == ["Error: Command timed out before completing."]
 
 
 def test_bfcl_results_join_their_questions_by_id(corpus: Path) -> None:

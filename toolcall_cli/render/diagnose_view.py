@@ -38,13 +38,10 @@ def summary_line(report: DiagnoseReport) -> str:
     c = report.counts()
     traces = report.summary.get("traces", 0)
 
-    def n(k: str, word: str) -> str:
-        return f"{c[k]} {word}{'' if c[k] == 1 else 's'}"
-
-    parts = [n("error", "error"), n("warning", "warning")]
+    parts = [plural(c["error"], "error"), plural(c["warning"], "warning")]
     if c["info"]:
-        parts.append(n("info", "info"))
-    counts = f"{', '.join(parts)} in {traces} trace{'' if traces == 1 else 's'}"
+        parts.append(plural(c["info"], "info"))  # "34 info", not "34 infos"
+    counts = f"{', '.join(parts)} in {plural(traces, 'trace')}"
     if not report.findings:
         return counts
     return f"{incidents_phrase(report.findings)}: {counts}"
@@ -121,15 +118,15 @@ def to_table(report: DiagnoseReport, out: TextIO, opts: RenderOptions) -> None:
         statistics_table(report, con)
         return
     if not report.findings:
-        calls = report.summary.get("calls", 0)
-        con.print(
-            cell(
-                f"no findings · {plural(calls, 'call')} in "
-                f"{plural(report.summary.get('traces', 0), 'trace')} "
-                f"{'looks' if calls == 1 else 'look'} healthy"
-                f"{_what_was_read(report)}"
-            )
+        calls, n = report.summary.get("calls", 0), report.summary.get("traces", 0)
+        traces = plural(n, "trace")
+        # no call is nothing to vouch for: say so, never "0 calls look healthy"
+        verdict = (
+            f"{plural(calls, 'call')} in {traces} {'looks' if calls == 1 else 'look'} healthy"
+            if calls
+            else f"no tool call in {traces if n else 'the evidence'}: nothing to call healthy"
         )
+        con.print(cell(f"no findings · {verdict}{_what_was_read(report)}"))
         return
     shown, rest = report.findings[:TABLE_FINDINGS], report.findings[TABLE_FINDINGS:]
     width = con.width - excerpt.TABLE_OVERHEAD - len("└ ")  # a symptom's code cell is wider

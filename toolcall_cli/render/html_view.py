@@ -21,16 +21,15 @@ from toolcall_cli.diagnose.base import DiagnoseReport
 from toolcall_cli.render import RenderOptions, renders
 from toolcall_cli.render.html_axis import WIDTH, fmt_ms
 from toolcall_cli.render.html_calls import calls_table, chat_request, own_round_trips
-from toolcall_cli.render.html_evidence import evidence_item
+from toolcall_cli.render.html_finding import banner, finding_card
 from toolcall_cli.render.html_index import calls_title, event_list, trace_index
-from toolcall_cli.render.html_meta import header, legend, rule_link, rules_section, used_marks
+from toolcall_cli.render.html_meta import header, legend, rules_section, used_marks
 from toolcall_cli.render.html_page import SOURCE_COLOUR, h, page
 from toolcall_cli.render.html_svg import MAX_CALL_LANES, swimlane
 from toolcall_cli.render.timeline_view import shifted_sources
 
 #: Traces drawn in full; the rest are listed by name.
 MAX_TRACES = 25
-MAX_EVIDENCE = 12
 #: The swimlane's drawing width when it has its row to itself (the timeline page).
 WIDE = 1240
 
@@ -49,40 +48,6 @@ def _skew_note(report: TimelineReport) -> str:
     return (
         f'<p class="skew">Clock offsets against <b>{h(report.reference)}</b>: {parts}; {state}. '
         "A lane label shows the correction applied to its source.</p>"
-    )
-
-
-def _finding(f: Finding, cid_of: dict[str, str], fid: str) -> str:
-    sev = f.severity.value
-    cids = [cid_of[c] for c in f.tool_call_ids if c in cid_of]
-    data = f' data-calls="{" ".join(dict.fromkeys(cids))}"' if cids else ""
-    links = ""
-    if f.tool_call_ids:
-        parts = [
-            f'<a href="#{cid_of[c]}">{h(c, limit=60)}</a>'
-            if c in cid_of
-            else f"<code>{h(c, limit=60)}</code>"
-            for c in f.tool_call_ids[:20]
-        ]
-        more = f" +{len(f.tool_call_ids) - 20} more" if len(f.tool_call_ids) > 20 else ""
-        links = f'<p class="calls">calls: {" ".join(parts)}{more}</p>'
-    fix = f'<p class="fix"><b>Fix:</b> {h(f.fix)}</p>' if f.fix else ""
-    expl = f"<p>{h(f.explanation)}</p>" if f.explanation else ""
-    ev = "".join(evidence_item(e) for e in f.evidence[:MAX_EVIDENCE])
-    if len(f.evidence) > MAX_EVIDENCE:
-        ev += f"<li>… {len(f.evidence) - MAX_EVIDENCE} more (--format json has all)</li>"
-    detail = ""
-    if expl or ev:
-        opened = " open" if sev == "error" else ""
-        evl = f'<ul class="evidence">{ev}</ul>' if ev else ""
-        detail = (
-            f"<details{opened}><summary>why &amp; evidence ({len(f.evidence)})</summary>"
-            f"{expl}{evl}</details>"
-        )
-    return (
-        f'<article class="finding sev-{sev}" id="{fid}" data-code="{h(f.code)}"{data}>'
-        f'<h4><span class="sev">{sev.upper()}</span>{rule_link(f.code)}{h(f.name)}</h4>'
-        f"<p>{h(f.message)}</p>{links}{fix}{detail}</article>"
     )
 
 
@@ -148,7 +113,7 @@ def _trace_section(
     )
     aside = ""
     if findings is not None:
-        cards = "".join(_finding(f, by_id, f"t{tix}-f{i + 1}") for i, f in enumerate(findings))
+        cards = "".join(finding_card(f, by_id, f"t{tix}-f{i + 1}") for i, f in enumerate(findings))
         cards = cards or '<p class="note">No findings in this trace.</p>'
         hint = '<p class="note">Select a finding to highlight its calls.</p>' if findings else ""
         aside = f'<aside class="findings"><h3>Findings ({len(findings)})</h3>{hint}{cards}</aside>'
@@ -214,39 +179,6 @@ def _assign(
     return per, loose
 
 
-def _banner(report: DiagnoseReport) -> str:
-    c = report.counts()
-    s = report.summary
-    counts = (
-        f'<p class="counts"><span><b>{plural(c["error"], "error")}</b></span>'
-        f"<span>{plural(c['warning'], 'warning')}</span><span>{plural(c['info'], 'info')}</span>"
-        f"<span>{plural(int(s.get('traces', 0)), 'trace')}</span>"
-        f"<span>{plural(int(s.get('calls', 0)), 'call')}</span>"
-        f"<span>{plural(int(s.get('events', 0)), 'event')}</span></p>"
-    )
-    if not report.findings:
-        return f'<div class="banner clean"><h2>No findings</h2>{counts}</div>'
-    # the banner names a root cause, never a symptom of another finding
-    top = next((f for f in report.findings if f.caused_by is None), report.findings[0])
-    calls = ", ".join(top.tool_call_ids[:6]) + (" …" if len(top.tool_call_ids) > 6 else "")
-    where = [f"trace <code>{h(top.trace_id)}</code>"] if top.trace_id else []
-    if calls:
-        where.append(f"calls {h(calls)}")
-    loc = f'<p class="note">{" · ".join(where)}</p>' if where else ""
-    fix = f'<p class="fix"><b>Fix:</b> {h(top.fix)}</p>' if top.fix else ""
-    return (
-        f'<div class="banner sev-{h(top.severity.value)}">'
-        f"<h2>Top finding: <code>{h(top.code)}</code> {h(top.name)} "
-        f"({h(top.severity.value)})</h2><p>{h(top.message)}</p>{loc}{_explains(top)}{fix}"
-        f"{counts}</div>"
-    )
-
-
-def _explains(top: Finding) -> str:
-    n = len(top.symptoms)
-    return f'<p class="note">explains {n} other finding{"s" if n != 1 else ""}</p>' if n else ""
-
-
 @renders("html", DiagnoseReport)
 def to_html(report: DiagnoseReport, out: TextIO, opts: RenderOptions) -> None:
     """The incident report: a header (when, inputs, host, version, config), a banner with the
@@ -268,7 +200,7 @@ def to_html(report: DiagnoseReport, out: TextIO, opts: RenderOptions) -> None:
     sections = [
         _trace_section(tix, b, per.get(b.trace, []), shifted) for tix, b in enumerate(shown, 1)
     ]
-    parts = [_banner(report)]
+    parts = [banner(report)]
     if tr is not None:
         parts.append(_skew_note(tr))
     if shown:
@@ -281,7 +213,7 @@ def to_html(report: DiagnoseReport, out: TextIO, opts: RenderOptions) -> None:
     for b in hidden:
         loose.extend(per.get(b.trace, []))
     if loose:
-        cards = "".join(_finding(f, {}, f"x-f{i + 1}") for i, f in enumerate(loose))
+        cards = "".join(finding_card(f, {}, f"x-f{i + 1}") for i, f in enumerate(loose))
         parts.append(
             '<section class="trace" id="other"><h2>Findings not tied to a drawn trace</h2>'
             f'<aside class="findings">{cards}</aside></section>'

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, cast
 from toolcall_cli.core.events import WIRE_SOURCES
 from toolcall_cli.core.findings import Evidence, Finding, Severity, rule
 from toolcall_cli.core.quoting.aim import Aim
+from toolcall_cli.core.words import plural
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
@@ -40,7 +41,7 @@ from toolcall_cli.diagnose.frames import with_attrs
 from toolcall_cli.diagnose.incidents import FLOOD_OR001
 
 if TYPE_CHECKING:
-    pass
+    import numpy as np
 
 #: Two chat POSTs of one session closer than this (nanoseconds: 1 s) are a double submit.
 BURST_NS = 1_000_000_000
@@ -101,14 +102,13 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     bounds = np.flatnonzero(np.diff(group)) + 1
     for part in np.split(rows, bounds):
         scope, source = str(scopes[sc[part[0]]]), str(sources[so[part[0]]])
-        gap = (st[part].max() - st[part].min()) / 1e6
         started = _initiators(ctx, labels[part].tolist())
         said = "; started by " + " / ".join(dict.fromkeys(t for t, _ in started)) if started else ""
         finding = make(
             RULE,
             ctx,
-            f"{len(part)} chat requests of session {scope} started within {gap:.0f} ms of each "
-            f"other ({source}), before any tool result: the turn was submitted twice{said}",
+            f"{len(part)} chat requests of session {scope} {_bursts(part, pair, st)} ({source}), "
+            f"before any tool result: {_resubmitted(part, pair)}{said}",
             cite_floods(ctx, labels[part], session_ids=[scope]),
             session_id=scope,
             extra={"requests": len(part), "source": source}
@@ -117,6 +117,37 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
         )
         cause = tuple(Evidence(origin=at, text=t) for t, at in started[:3])
         yield replace(finding, evidence=finding.evidence + cause) if cause else finding
+
+
+def _runs(part: np.ndarray, pair: np.ndarray) -> list[np.ndarray]:
+    """The bursts of one session's paired requests (positions in start order): a burst ends
+    where a request is not paired with the next one."""
+    import numpy as np
+
+    return np.split(part, np.flatnonzero(~pair[part[:-1]]) + 1)
+
+
+def _bursts(part: np.ndarray, pair: np.ndarray, start: np.ndarray) -> str:
+    """`started within 98 ms of each other`, or per burst when the session has several."""
+    runs = _runs(part, pair)
+    if len(runs) == 1:
+        return (
+            f"started within {(start[part].max() - start[part].min()) / 1e6:.0f} ms of each other"
+        )
+    each = ", ".join(
+        f"{len(r)} within {(start[r].max() - start[r].min()) / 1e6:.0f} ms" for r in runs
+    )
+    return f"came in {len(runs)} bursts ({each})"
+
+
+def _resubmitted(part: np.ndarray, pair: np.ndarray) -> str:
+    """`the turn was submitted twice` (3 times, …), or `2 turns were each submitted more than
+    once`: the count of the requests, not a fixed word."""
+    runs = _runs(part, pair)
+    if len(runs) > 1:
+        return f"{plural(len(runs), 'turn')} were each submitted more than once"
+    n = len(part)
+    return f"the turn was submitted {'twice' if n == 2 else plural(n, 'time')}"
 
 
 def _initiators(ctx: DiagnoseContext, labels: Sequence[int]) -> list[tuple[str, str]]:

@@ -107,7 +107,8 @@ def _empty_id(ctx: DiagnoseContext, scope: str, variants: pd.DataFrame) -> Findi
     return make(
         RULE,
         ctx,
-        f"{what} an empty tool_call_id; results cannot be paired with them by id",
+        f"{what} an empty tool_call_id; results cannot be paired with "
+        f"{'them' if n > 1 else 'it'} by id",
         cite_floods(ctx, variants, session_ids=[scope]),
         call_ids=[],
         session_id=scope,

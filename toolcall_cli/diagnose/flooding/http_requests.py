@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from toolcall_cli.core.events import HTTP_REQUEST_KINDS
+from toolcall_cli.core.events import HTTP_REQUEST_KINDS, WIRE_SOURCES
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.frames import attr, of_kind
 
@@ -92,7 +92,9 @@ def requests(ctx: DiagnoseContext) -> pd.DataFrame:
 
 
 def result_times(ctx: DiagnoseContext) -> pd.DataFrame:
-    """When tool results became available, per session: injections, responses, tool lines."""
+    """When tool results became available, per session: injections, responses, tool lines, and
+    the first chat request a capture saw carrying each result (its body holds it: that request
+    is the turn's continuation, not a resubmission)."""
     import pandas as pd
 
     reqs = requests(ctx)
@@ -106,12 +108,31 @@ def result_times(ctx: DiagnoseContext) -> pd.DataFrame:
     )
     mw = mw[(mw["kind"] != "http_response") | mw["tool"].notna()]
     col = "ts_corrected" if "ts_corrected" in mw.columns else "ts"
+    carried = of_kind(
+        ctx,
+        "tool_result",
+        columns=("source", "session_id", "trace_id", "tool_call_id", "ts", "ts_corrected"),
+    )
+    carried = carried[carried["source"].isin(WIRE_SOURCES)]
+    first = (
+        pd.DataFrame(
+            {
+                "scope": carried["session_id"].fillna(carried["trace_id"]),
+                "id": carried["tool_call_id"],
+                "t": carried[col],
+            }
+        )
+        .dropna()
+        .sort_values("t", kind="stable")
+        .drop_duplicates(["scope", "id"])
+    )
     both = pd.concat(
         [
             pd.DataFrame({"scope": mw["session_id"].fillna(mw["trace_id"]), "t": mw[col]}),
             pd.DataFrame(
                 {"scope": tool_lines["_scope"], "t": tool_lines[col if col in tool_lines else "ts"]}
             ),
+            first[["scope", "t"]],
         ]
     )
     return both.dropna()
@@ -128,7 +149,8 @@ def ns(times: pd.Series) -> np.ndarray:
 def result_between(
     ctx: DiagnoseContext, scopes: pd.Index, code: np.ndarray, lo: np.ndarray, hi: np.ndarray
 ) -> np.ndarray:
-    """Per pair: did a tool result of session ``scopes[code]`` arrive strictly between lo and hi?"""
+    """Per pair: did a tool result of session ``scopes[code]`` arrive after lo and by hi (a
+    result that came with the request at hi, in its body, counts)?"""
     import numpy as np
     import pandas as pd
 
@@ -145,5 +167,5 @@ def result_between(
     r_key = np.sort(r_code.astype(np.int64) * width + inv[:n_r])
     base = code.astype(np.int64) * width
     after_lo = np.searchsorted(r_key, base + inv[n_r : n_r + n_p], "right")
-    before_hi = np.searchsorted(r_key, base + inv[n_r + n_p :], "left")
+    before_hi = np.searchsorted(r_key, base + inv[n_r + n_p :], "right")
     return np.asarray(before_hi > after_lo)

@@ -133,7 +133,8 @@ def conversation_index(ctx: DiagnoseContext) -> ConversationIndex:
     return ctx.memo("conversation_index", build)
 
 
-def _conversation_rows(ctx: DiagnoseContext) -> pd.DataFrame:
+def conversation_rows(ctx: DiagnoseContext) -> pd.DataFrame:
+    """The conversation rows in seq order, with `_msg` and `_file` (built once per context)."""
     return ctx.memo("conversation_rows", lambda: _build_conversation_rows(ctx))
 
 
@@ -161,7 +162,7 @@ def _trailing(ctx: DiagnoseContext, calls: pd.DataFrame) -> set[int]:
     """Call rows in the last message of their conversation (per session and file)."""
     import numpy as np
 
-    conv = _conversation_rows(ctx)
+    conv = conversation_rows(ctx)
     # a system row is never the reply a call waits for (an agent log's closing notes, a
     # turn-aborted marker): the conversation ends with the last row that is not one
     conv = conv[conv["kind"] != "system"]
@@ -204,7 +205,7 @@ def positional_results(ctx: DiagnoseContext) -> Positional:
     """Empty-id calls answered by the tool results directly after their assistant message."""
 
     def build() -> Positional:
-        conv = _conversation_rows(ctx)
+        conv = conversation_rows(ctx)
         paired_calls: set[int] = set()
         paired_results: set[int] = set()
         empty_id = (conv["kind"] == "tool_call") & (conv["tool_call_id"].fillna("") == "")

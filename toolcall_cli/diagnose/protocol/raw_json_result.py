@@ -44,6 +44,8 @@ RULE = rule(
 RAW_JSON_CHARS = 2048
 
 RAW_JSON_DEPTH = 5
+#: Characters of a result's opening that locate it in a quote without a `content` member.
+_NEEDLE = 40
 
 
 @CLASSIFIERS.register(RULE.code)
@@ -52,6 +54,7 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     ev = with_attrs(ctx)
     res = ev[(ev["kind"] == "tool_result") & ev["detail"].notna()]
     hits: dict[tuple[str, str], list[tuple[Any, int, int]]] = {}
+    starts: dict[Any, str] = {}  # the opening of each raw result: found where no `content` is
     names = tools_by_call(ev)
     ids = objects(res, "tool_call_id")
     id_of = dict(zip(res.index.tolist(), ids, strict=True))
@@ -76,6 +79,7 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
         name = text(tool) or names.get(text(cid) or "", "")
         key = (text(sid) or "", name)
         hits.setdefault(key, []).append((idx, len(detail), d))
+        starts[idx] = detail.lstrip()[:_NEEDLE]
     for (sid, tool), items in sorted(hits.items()):
         largest = max(items, key=lambda t: t[1])
         rows = [largest[0], *[i for i, _, _ in items if i != largest[0]][:2]]
@@ -91,7 +95,9 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
             session_id=sid or None,
             tool=tool or None,
             extra={"results": len(items), "largest_chars": largest[1]},
-            aim=Aim(key="content"),
+            # the `content` member; in a transcript that holds the result as text (tau-bench's
+            # `messages_display`), where the result starts
+            aims={i: Aim(key="content", needle=starts[i]) for i in rows},
         )
 
 

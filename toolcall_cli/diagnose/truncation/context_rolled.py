@@ -160,7 +160,7 @@ def rolled_history(ev: pd.DataFrame, *, window: int) -> Iterator[Rolled]:
             call, tok, res = refs[0]
             more = f" (and {len(refs) - 1} more such calls)" if len(refs) > 1 else ""
             msg = (
-                f"{plural(n, 'message')} exceed the {window}-message window; call "
+                f"the history of {plural(n, 'message')} exceeds the {window}-message window; call "
                 f"{call.call_id or NO_ID} (message {call.index}) uses {tok!r}, which only "
                 f"the tool result at message {res.index} held, outside the window{more}"
             )
@@ -181,9 +181,9 @@ def rolled_history(ev: pd.DataFrame, *, window: int) -> Iterator[Rolled]:
             continue
         yield Rolled(
             str(sid),
-            f"{plural(n, 'message')} exceed the {window}-message window; by the last request "
-            f"{plural(len(rolled), 'tool result')} (from message {rolled[0].index} on) "
-            f"{'was' if len(rolled) == 1 else 'were'} outside it",
+            f"the history of {plural(n, 'message')} exceeds the {window}-message window; by the "
+            f"last request {plural(len(rolled), 'tool result')} (from message "
+            f"{rolled[0].index} on) {'was' if len(rolled) == 1 else 'were'} outside it",
             [m.label for m in rolled[:3]],
             Severity.info,
             tuple(m.call_id for m in rolled if m.call_id),

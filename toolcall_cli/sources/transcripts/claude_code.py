@@ -47,6 +47,9 @@ REJECTION_RE = re.compile(
     r"(?i)doesn't want to proceed|does not want to proceed|tool use was rejected|"
     r"user rejected|request interrupted by user"
 )
+#: The text Claude Code writes as the user's turn when the user stops the model (Esc): the turn
+#: was aborted, whatever call was pending gets no result from a tool.
+INTERRUPT_RE = re.compile(r"\A\s*\[Request interrupted by user(?: for tool use)?\]")
 #: Walk at most this many parents when a forward reference may close a loop.
 _MAX_WALK = 10_000
 
@@ -203,6 +206,7 @@ def _emit_record(
     start = len(sink.rows)
     openai.emit_message(sink, conv, {**msg, "role": "user"}, where, n, ts=ts)
     _mark_rejections(sink, start, obj.get("toolUseResult"))
+    _mark_interrupts(sink, start)
 
 
 def _emit_assistant(
@@ -243,6 +247,14 @@ def _mark_rejections(sink: Any, start: int, tool_use_result: Any) -> None:
             row["attrs"] = {**attrs, "rejected": True}
         if isinstance(tool_use_result, dict) and tool_use_result.get("interrupted") is True:
             row["attrs"] = {**row["attrs"], "interrupted": True}
+
+
+def _mark_interrupts(sink: Any, start: int) -> None:
+    """The user's `[Request interrupted by user]` turn: attrs `turn_aborted`, the marker Codex's
+    `turn_aborted` event also sets (OR001 reads it: the user stopped the turn, not a tool)."""
+    for row in sink.rows[start:]:
+        if row["kind"] == "user" and INTERRUPT_RE.match(row["detail"] or ""):
+            row["attrs"] = {**(row["attrs"] or {}), "turn_aborted": "interrupted"}
 
 
 FORMAT = TranscriptFormat(

@@ -3,10 +3,12 @@
 `{version, status, eval: {task, model, ...}, samples: [{id, epoch, messages, events}]}`.
 Messages are Inspect `ChatMessage`s: `tool_calls[{id, function, arguments}]` name the
 function by a string and give arguments as an object; `role: tool` messages carry
-`tool_call_id`, `function` and an `error`. `ToolEvent`s (`{event: "tool", id, timestamp,
-error}`) clock the calls and results they match by id. Rows carry attrs `eval: true`; calls
-of a sample's last assistant turn that never got a result carry `ends_on_call: true`. The
-binary `.eval` (zip) log is not read: convert it with `inspect log convert --to json`.
+`tool_call_id`, `function` and an `error`, whose message Inspect sends the model in place of
+the content (`Error: <message>`): that is the result's text. `ToolEvent`s (`{event: "tool",
+id, timestamp, error}`) clock the calls and results they match by id. Rows carry attrs
+`eval: true`; calls of a sample's last assistant turn that never got a result carry
+`ends_on_call: true`. The binary `.eval` (zip) log is not read: convert it with
+`inspect log convert --to json`.
 """
 
 from __future__ import annotations
@@ -78,9 +80,13 @@ def _emit_sample(sink: Sink, sample: dict[str, Any], origin: str) -> None:
         elif msg.get("role") == "tool":
             last_calls = []
             err = as_dict(msg.get("error"))
+            said = as_str(err.get("message")) if err else None
             for row in new if err else ():
                 row["status"] = "error"
                 row["attrs"] = {**(row["attrs"] or {}), "error_type": as_str(err.get("type"))}
+                if said and row["kind"] == "tool_result":
+                    # what Inspect sends the model for a failed call, in place of the content
+                    row["detail"] = f"Error: {said}"
         for row in new:
             ev = times.get(row["tool_call_id"] or "")
             if ev is not None:
