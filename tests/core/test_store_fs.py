@@ -150,3 +150,29 @@ def test_a_dask_cluster_diagnoses_a_file_url_store(stores: tuple[str, str]) -> N
     ) as cluster:  # fmt: skip
         got = _diagnose(url, "--engine", "dask", "--scheduler", cluster.scheduler_address)
     assert got == _diagnose(plain)
+
+
+def test_a_memory_store_cut_after_its_commit_is_rolled_forward(
+    memory_store: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The commit is the put of the manifest; the moves after it are redone by the next
+    reader when a crash cut them short (object stores have no atomic rename)."""
+    import fsspec
+
+    from toolcall_cli.core import store as store_mod
+    from toolcall_cli.core.store import write_files
+    from toolcall_cli.core.store_manifest import read_manifest
+    from toolcall_cli.core.store_read import load_events
+    from toolcall_cli.sources import parse_file
+
+    log = INCIDENTS / "silent-drop" / "middleware.log"
+    store = store_location(memory_store)
+    monkeypatch.setattr(store_mod, "roll_forward", lambda s, m: m)  # "crash" after the commit
+    write_files(store, [(log, "middleware", parse_file(log, source="middleware"))])
+    monkeypatch.undo()
+    mem, root = fsspec.filesystem("memory"), memory_store.removeprefix("memory://")
+    assert mem.glob(f"/{root}/events/bucket=*/*.parquet.new")  # staged, named as pending
+    events = load_events(store)  # the reader finishes the ingest
+    assert len(events) == len(parse_file(log, source="middleware"))
+    assert read_manifest(store).get("pending") is None
+    assert not mem.glob(f"/{root}/**/*.new")
