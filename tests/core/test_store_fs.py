@@ -79,12 +79,13 @@ def test_a_memory_store_gives_the_findings_and_timeline_of_a_directory(
     assert not mem.glob(f"/{root}/**/*.new") and not mem.exists(f"/{root}/.lock")
     assert _diagnose(memory_store) == _diagnose(plain)
     assert mem.glob(f"/{root}/findings/bucket=*/*.parquet")  # the run is recorded there
-    views = [
-        run_cli(["timeline", "--store", s, "--trace-id", "trace-loop", "-f", "json"])
-        for s in (plain, memory_store)
-    ]
-    assert [v.exit_code for v in views] == [0, 0]
-    assert views[0].stdout == views[1].stdout
+    for command in ("timeline", "replay"):  # one-trace reads: the id index, through fsspec
+        views = [
+            run_cli([command, "--store", s, "--trace-id", "trace-loop", "-f", "json"])
+            for s in (plain, memory_store)
+        ]
+        assert [v.exit_code for v in views] == [0, 0]
+        assert views[0].stdout == views[1].stdout and '"trace-loop"' in views[0].stdout
     again = run_cli(["-q", "ingest", inputs[0], "--store", memory_store])  # replaces its events
     assert again.exit_code == 0, again.stderr
     assert _diagnose(memory_store) == _diagnose(plain)
