@@ -225,12 +225,12 @@ def scaling_rows(events: int, *, budget: int, store_from: Path | None = None) ->
     out = work / "findings-1p.json"
     diag = [str(TOOLCALL), "-q", "diagnose", "--store", str(store), "-f", "json",
             "--fail-on", "never", "-o"]  # fmt: skip
-    rows = [(run_step("one process", [*diag, str(out)], budget=budget, log=work / "d.log"),
-             None, "—")]  # fmt: skip
+    alone = run_step("one process", [*diag, str(out)], budget=budget, log=work / "d.log")
+    rows: list[tuple[Step, ClusterUse | None, str]] = [(alone, None, "—")]
     for n in (1, 2):
-        step, workers = _on_cluster(n, [*diag, str(work / f"findings-dask{n}.json")], budget,
-                                    log=work / f"dask{n}.log")  # fmt: skip
-        rows.append((step, workers, _differences(out, work / f"findings-dask{n}.json")))
+        got = work / f"findings-dask{n}.json"
+        step, use = _on_cluster(n, [*diag, str(got)], budget, log=work / f"dask{n}.log")
+        rows.append((step, use, _differences(out, got)))
     return scaling_paragraph(rows, events=_count_events(store), source=store_from)
 
 
@@ -242,29 +242,47 @@ def _worker_usage() -> tuple[float, int]:
     return r.ru_utime + r.ru_stime, r.ru_maxrss * 1024
 
 
-def _on_cluster(
-    n: int, argv: list[str], budget: int, *, log: Path
-) -> tuple[Step, tuple[float, int]]:
+@dataclass(frozen=True, slots=True)
+class ClusterUse:
+    """What the workers did over a cluster step: CPU seconds, the largest peak RSS, and from
+    the scheduler's task stream each worker's busy seconds and the span the tasks took."""
+
+    cpu_seconds: float
+    peak_bytes: int
+    busy: tuple[float, ...]
+    span: float
+
+
+def _on_cluster(n: int, argv: list[str], budget: int, *, log: Path) -> tuple[Step, ClusterUse]:
     """*argv* run with `--engine dask` on a fresh LocalCluster of *n* one-thread worker
-    processes; the step and the workers' (CPU seconds, largest peak RSS) over it."""
-    from distributed import Client, LocalCluster
+    processes, and what its workers did meanwhile."""
+    from distributed import Client, LocalCluster, get_task_stream
 
     loopback = {"host": "127.0.0.1", "dashboard_address": "127.0.0.1:0"}
     with LocalCluster(n_workers=n, threads_per_worker=1, processes=True, **loopback) as cluster, \
             Client(cluster) as client:  # fmt: skip
         before = client.run(_worker_usage)
         name = f"dask, {n} worker{'s' if n > 1 else ''}"
-        step = run_step(name, [*argv, "--engine", "dask", "--scheduler",
-                               cluster.scheduler_address], budget=budget, log=log)  # fmt: skip
+        with get_task_stream(client) as stream:  # the scheduler records every client's tasks
+            step = run_step(name, [*argv, "--engine", "dask", "--scheduler",
+                                   cluster.scheduler_address], budget=budget, log=log)  # fmt: skip
         after = client.run(_worker_usage)
+    busy: dict[str, float] = {}
+    edges: list[float] = []
+    for task in stream.data:
+        for ss in task.get("startstops", ()):
+            if ss.get("action") == "compute":
+                busy[task["worker"]] = busy.get(task["worker"], 0.0) + ss["stop"] - ss["start"]
+                edges += [ss["start"], ss["stop"]]
     cpu = sum(after[w][0] - before[w][0] for w in after if w in before)
-    return step, (cpu, max((u[1] for u in after.values()), default=0))
+    peak = max((u[1] for u in after.values()), default=0)
+    span = max(edges) - min(edges) if edges else 0.0
+    return step, ClusterUse(cpu, peak, tuple(sorted(busy.values(), reverse=True)), span)
 
 
 def scaling_paragraph(
-    rows: list[tuple[Step, tuple[float, int] | None, str]], *, events: int,
-    source: Path | None,
-) -> list[str]:  # fmt: skip
+    rows: list[tuple[Step, ClusterUse | None, str]], *, events: int, source: Path | None
+) -> list[str]:
     """The scaling rows as the README shows them, between the scaling markers."""
     load = Path("/proc/loadavg").read_text().split()[:3] if Path("/proc/loadavg").exists() else []
     store = f"a copy of `{source}`" if source else "the scaling bundle's store"
@@ -273,13 +291,18 @@ def scaling_paragraph(
              f"load {' '.join(load)} at the end): diagnose of {events:,} events ({store}) in "
              "one process, then `--engine dask` on a LocalCluster of one and of two "
              "one-thread worker processes. Client CPU is the toolcall process; worker CPU is "
-             "read from each worker (user+sys over the run).", "",
-             "| run | wall | CPU client | CPU workers | load | peak client | peak worker "
-             "| findings as one process |", "|---|---|---|---|---|---|---|---|"]  # fmt: skip
-    for step, workers, diff in rows:
-        wcpu, wpeak = (f"{workers[0]:.1f} s", _gib(workers[1])) if workers else ("—", "—")
+             "read from each worker (user+sys over the run); busy is each worker's time in "
+             "tasks (the scheduler's task stream) and the span from the first task to the last.",
+             "", "| run | wall | CPU client | CPU workers | busy / span | load | peak client "
+             "| peak worker | findings as one process |",
+             "|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
+    for step, use, diff in rows:
+        wcpu, wpeak, busy = "—", "—", "—"
+        if use:
+            wcpu, wpeak = f"{use.cpu_seconds:.1f} s", _gib(use.peak_bytes)
+            busy = " + ".join(f"{b:.0f}" for b in use.busy) + f" s / {use.span:.0f} s"
         lines.append(f"| {step.name} | {step.seconds:.1f} s | {step.cpu_seconds:.1f} s | {wcpu} "
-                     f"| {step.load:.1f} | {_gib(step.peak_bytes)} | {wpeak} "
+                     f"| {busy} | {step.load:.1f} | {_gib(step.peak_bytes)} | {wpeak} "
                      f"| {diff or 'identical'} |")  # fmt: skip
     one, two = rows[1][0].seconds, rows[2][0].seconds
     if one and two:
