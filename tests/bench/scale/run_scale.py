@@ -307,6 +307,11 @@ def scaling_paragraph(
     one, two = rows[1][0].seconds, rows[2][0].seconds
     if one and two:
         lines += ["", f"1 → 2 workers: {one / two:.2f}× the speed (wall)."]
+    shares = [f"{u.cpu_seconds / sum(u.busy):.2f}" for _, u, _ in rows[1:] if u and sum(u.busy)]
+    if len(shares) == 2:
+        lines[-1] += (f" Worker CPU seconds per busy second: {shares[0]} with one worker, "
+                      f"{shares[1]} with two (1.00 would be a core each; the rest of its time in "
+                      "tasks a worker waited for a core).")  # fmt: skip
     return [*lines, SCALING_END]
 
 
