@@ -11,7 +11,7 @@ DEMO := fixtures/incidents/flooding-model-loop
 MITM_PY311 := mitmproxy==11.0.2 mitmproxy_rs==0.10.7 'pyOpenSSL>=24.3,<27' pyparsing==3.2.0 \
 	wsproto==1.2.0 'h11>=0.16,<1'
 
-.PHONY: setup tshark chromium mitm phoenix shells goaccess demo test lint-code check bench bench-scale fuzz man clean
+.PHONY: setup tshark chromium mitm phoenix shells goaccess demo test lint-code check bench bench-scale bench-scaling fuzz man clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -119,6 +119,12 @@ bench: setup goaccess
 # ~10 M seeded events through ingest, diagnose and query within a 4 GiB peak (not part of test)
 bench-scale: setup
 	$(BIN)/python tests/bench/scale/run_scale.py
+
+# the Dask scaling paragraph alone (1 and 2 LocalCluster workers): a 2 M-event scale bundle,
+# or a copy of an existing store with SCALING_STORE=DIR; rewrites only that README paragraph
+bench-scaling: setup
+	$(BIN)/python tests/bench/scale/run_scale.py --scaling-only \
+		$(if $(SCALING_STORE),--scaling-store $(SCALING_STORE),--scaling-events 2000000)
 
 fuzz: setup
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests/fuzz --fuzz-long

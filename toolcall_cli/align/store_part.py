@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from toolcall_cli.align.wanted import KEYS, Wanted
+from toolcall_cli.core import store_fs
 from toolcall_cli.core.store_index import IdIndex
 from toolcall_cli.core.store_layout import buckets_of
 from toolcall_cli.core.store_manifest import is_bucketed, part_paths, read_manifest
@@ -38,7 +38,7 @@ class StorePart:
         # Opened, read and closed: a store of thousands of files must not hold a descriptor
         # per file (or two, with its index) while the selection runs.
         try:
-            with pq.ParquetFile(pf) as file:
+            with store_fs.parquet_file(pf) as file:
                 check_schema(file.schema_arrow, pf)  # a rewritten file: exit 3, not a crash
                 self.index = IdIndex.open(pf, file)
                 self.groups = int(file.metadata.num_row_groups)
@@ -78,7 +78,7 @@ class StorePart:
         if not new:
             return
         try:
-            with pq.ParquetFile(self.pf) as file:
+            with store_fs.parquet_file(self.pf) as file:
                 self._tables.append(file.read_row_groups(new, use_threads=False))
         except (OSError, pa.ArrowException) as e:
             raise unreadable(self.pf, e) from None
@@ -128,7 +128,7 @@ class StorePart:
 def raw_rows(pf: Path, groups: list[int] | None = None) -> pa.Table:
     """Rows of store file *pf* as stored (hidden columns kept), optionally only *groups*."""
     try:
-        with pq.ParquetFile(pf) as file:  # closed at once: stores hold thousands of files
+        with store_fs.parquet_file(pf) as file:  # closed at once: stores hold thousands of files
             if groups is None:
                 return file.read(use_threads=False)
             return file.read_row_groups(groups, use_threads=False)

@@ -140,7 +140,7 @@ StoreOpt = Annotated[
     typer.Option(
         "--store",
         metavar="DIR|URL",
-        help="Store directory, or an fsspec URL of one (file://...).",
+        help="Store directory, or an fsspec URL (file://, memory://, s3://...).",
         parser=_store_location,
     ),
 ]

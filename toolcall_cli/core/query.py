@@ -84,6 +84,13 @@ def _connection(store: Path) -> Iterator[duckdb.DuckDBPyConnection]:
     """An in-memory DuckDB with the store's views, locked down before any user SQL runs."""
     import duckdb
 
+    from toolcall_cli.core.store_fs import is_local
+
+    if not is_local(store):  # allowed_paths, the lock-down below, names local files only
+        raise UsageError(
+            f"toolcall query reads a store on the local file system, and {store} is not one",
+            hint="copy the store to a directory (or mount it) and pass --store DIR",
+        )
     root = store.resolve()
     if not root.is_dir():
         raise InputError(

@@ -33,6 +33,7 @@ import pyarrow.parquet as pq
 
 from toolcall_cli.core import store_index
 from toolcall_cli.core.events import EVENTS_SCHEMA_VERSION
+from toolcall_cli.core.store_fs import is_local, object_lock
 from toolcall_cli.core.store_layout import FILE, KEYS_FILE, ROW, buckets_of
 from toolcall_cli.core.store_manifest import (
     ENTRY_KEYS,
@@ -110,6 +111,10 @@ def write_files(store: Path, parts: Iterable[InputPart]) -> list[StoredFile]:
 def writer_lock(store: Path) -> Iterator[None]:
     """One ingest writes a store at a time: parts are parsed while their predecessors sit
     staged, and a second writer would sweep them (and overwrite the manifest) meanwhile."""
+    if not is_local(store):  # an object store: no flock (core/store_fs.py says what holds)
+        with object_lock(store / LOCK):
+            yield
+        return
     try:
         store.mkdir(parents=True, exist_ok=True)
         no_symlinks(store)

@@ -31,6 +31,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from toolcall_cli.core import store_fs
 from toolcall_cli.core.events import WIRE_SOURCES
 from toolcall_cli.errors import InputError
 
@@ -156,7 +157,7 @@ class IdIndex:
             token = (data_file.schema_arrow.metadata or {}).get(META)
             if token is None or not path.exists():
                 return None
-            meta = orjson.loads((pq.read_schema(path).metadata or {})[META])
+            meta = orjson.loads((store_fs.read_schema(path).metadata or {})[META])
             md = data_file.metadata
             ok = (
                 isinstance(meta, dict)
@@ -175,7 +176,7 @@ class IdIndex:
     def _chunk(self, i: int) -> pa.Table:
         if i not in self._chunks:
             try:
-                with pq.ParquetFile(self.path) as index:  # not held open between lookups
+                with store_fs.parquet_file(self.path) as index:  # not held open between lookups
                     self._chunks[i] = index.read_row_group(i, use_threads=False)
             except (OSError, pa.ArrowException) as e:
                 raise InputError(

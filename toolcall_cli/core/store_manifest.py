@@ -14,7 +14,6 @@ half an ingest.
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,8 +22,8 @@ from typing import Any
 import orjson
 
 from toolcall_cli.core import store_index
-from toolcall_cli.core.atomic import atomic_write
 from toolcall_cli.core.events import EVENTS_SCHEMA_VERSION
+from toolcall_cli.core.store_fs import replace, write_whole
 from toolcall_cli.core.store_layout import KEYS_FILE, bucket_dir, buckets_of
 from toolcall_cli.errors import InputError
 
@@ -52,8 +51,9 @@ def file_key(path: Path) -> str:
 
 
 def write_atomic(target: Path, data: bytes) -> None:
+    """Replace *target* with *data*, all or nothing, wherever the store lives."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(target, data)
+    write_whole(target, data)
 
 
 def read_manifest(store: Path) -> dict[str, Any]:
@@ -139,7 +139,7 @@ def roll_forward(store: Path, manifest: dict[str, Any]) -> dict[str, Any]:
             for name in (f"{key}.parquet", f"{key}{store_index.SUFFIX}"):
                 staged = where / f"{name}{STAGED}"
                 if staged.exists():
-                    os.replace(staged, where / name)
+                    replace(staged, where / name)
                 elif name.endswith(".parquet") and not (where / name).exists():
                     # never commit a manifest that names events nobody can read
                     raise InputError(
@@ -148,7 +148,7 @@ def roll_forward(store: Path, manifest: dict[str, Any]) -> dict[str, Any]:
                     )
         keys = store / f"{KEYS_FILE}{STAGED}"
         if manifest.get("pending_keys") and keys.exists():
-            os.replace(keys, store / KEYS_FILE)
+            replace(keys, store / KEYS_FILE)
         done = {k: v for k, v in manifest.items() if k not in ("pending", "pending_keys")}
         write_atomic(store / MANIFEST, manifest_bytes(done))
     except OSError as e:

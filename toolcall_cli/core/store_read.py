@@ -18,8 +18,8 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
+from toolcall_cli.core import store_fs
 from toolcall_cli.core.events import COLUMNS, concat_frames, empty_frame
 from toolcall_cli.core.store_layout import FILE, HIDDEN, KEYS_FILE, ROW, bucket_of_label
 from toolcall_cli.core.store_manifest import is_bucketed, part_paths, read_manifest
@@ -43,7 +43,7 @@ def load_events(store: Path, *, filters: list[tuple[str, str, Any]] | None = Non
 
 def _read_whole(pf: Path, filters: Any = None) -> pa.Table:
     try:
-        return pq.read_table(pf, filters=filters)
+        return store_fs.read_table(pf, filters=filters)
     except (OSError, pa.ArrowException) as e:
         raise InputError(
             f"store file {pf} is unreadable: {e}", hint="re-ingest its input"
@@ -126,12 +126,12 @@ def read_file(
     """
     try:
         if row_groups is not None:
-            with pq.ParquetFile(pf) as file:  # closed at once: stores hold thousands of files
+            with store_fs.parquet_file(pf) as file:  # closed at once: stores hold thousands
                 table = file.read_row_groups(row_groups, columns=columns)
             if filters is not None:
                 table = table.filter(filters)
         else:
-            table = pq.read_table(pf, columns=columns, filters=filters)
+            table = store_fs.read_table(pf, columns=columns, filters=filters)
     except (OSError, pa.ArrowException) as e:
         raise InputError(
             f"store file {pf} is unreadable: {e}", hint="re-ingest its input"
@@ -158,7 +158,8 @@ def _drop_hidden(table: pa.Table) -> pa.Table:
 
 def row_groups_of(pf: Path, positions: np.ndarray) -> list[int]:
     """The row groups of store file *pf* that hold the rows at storage *positions*."""
-    md = pq.read_metadata(pf)
+    with store_fs.parquet_file(pf) as file:
+        md = file.metadata
     starts = np.cumsum([0] + [md.row_group(g).num_rows for g in range(md.num_row_groups)])
     return sorted({int(g) for g in np.searchsorted(starts, positions, side="right") - 1})
 
@@ -178,7 +179,7 @@ def buckets_of_ids(store: Path, ids: dict[str, set[str]], buckets: int) -> set[i
     if not keys or not path.exists():
         return set()
     try:
-        with pq.ParquetFile(path) as keymap:
+        with store_fs.parquet_file(path) as keymap:
             md = keymap.metadata
             col = keymap.schema_arrow.get_field_index("key")
             groups = []

@@ -28,7 +28,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from toolcall_cli.core.atomic import atomic_write
+from toolcall_cli.core import store_fs
 from toolcall_cli.core.store_layout import bucket_dir, bucket_of_label, buckets_of
 
 _LIST = pa.list_(pa.large_string())
@@ -104,7 +104,7 @@ def _buckets(
     if not flat:
         return out
     try:
-        table = pq.read_table(path, filters=pc.field("key").isin(flat))
+        table = store_fs.read_table(path, filters=pc.field("key").isin(flat))
     except (OSError, pa.ArrowException):  # a damaged key map: the next ingest says so
         return out
     label = dict(zip(table["key"].to_pylist(), table["label"].to_pylist(), strict=True))
@@ -121,7 +121,7 @@ def _write(store: Path, table_name: str, run: str, table: pa.Table, buckets: np.
         pq.write_table(table.filter(pa.array(buckets == b)), sink, compression="zstd")
         target = bucket_dir(store, table_name, b) / f"{run}.parquet"
         target.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(target, sink.getvalue().to_pybytes())
+        store_fs.write_whole(target, sink.getvalue().to_pybytes())
 
 
 def calls_table(calls: Iterable[Any]) -> pa.Table:

@@ -31,7 +31,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from toolcall_cli.core import store, store_index, store_manifest, store_read
+from toolcall_cli.core import store, store_fs, store_index, store_manifest, store_read
 from toolcall_cli.core.events import COLUMNS, UNPARSED, EventChunk
 from toolcall_cli.core.store_layout import FILE, KEYS_FILE, ROW, bucket_dir
 from toolcall_cli.errors import InputError
@@ -69,7 +69,7 @@ def read_keymap(store_dir: Path) -> Any:
     if not path.exists():
         return KeyMap.empty()
     try:
-        table = pq.read_table(path)
+        table = store_fs.read_table(path)
         keys = table["key"].combine_chunks().cast(pa.large_string())
         return KeyMap(keys, table["label"].combine_chunks().cast(pa.large_string()))
     except (OSError, KeyError, pa.ArrowException) as e:
@@ -193,7 +193,7 @@ class BucketWriter:
         if part in self.staged:
             pf = pf.with_name(pf.name + store_manifest.STAGED)
         try:
-            table = pq.read_table(pf)
+            table = store_fs.read_table(pf)
         except (OSError, pa.ArrowException) as e:
             raise InputError(f"store file {pf} is unreadable: {e}", hint="re-ingest") from None
         store_read.check_schema(table.schema, pf)
@@ -285,7 +285,7 @@ class BucketWriter:
 def legacy_tables(store_dir: Path, manifest: dict[str, Any]) -> Iterator[pa.Table]:
     """The rows of an older layout's parts, as bucketed tables (with `_file`, `_row`)."""
     for pf in store_manifest.part_paths(store_dir, manifest):
-        table = pq.read_table(pf)
+        table = store_fs.read_table(pf)
         store_read.check_schema(table.schema, pf)
         yield normalise(table, pf.stem)
 

@@ -102,16 +102,16 @@ def _bucket_of(pf: Path) -> int:
 
 def _read(files: tuple[str, ...], columns: list[str] | None = None) -> list[pa.Table]:
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
+    from toolcall_cli.core import store_fs
     from toolcall_cli.core.store_read import check_schema
 
     out = []
     for pf in files:
         try:
             # a file rewritten with other column types is damaged input (3), whatever is read
-            check_schema(pq.read_schema(pf), pf)
-            out.append(pq.read_table(pf, columns=columns, use_threads=False))
+            check_schema(store_fs.read_schema(pf), pf)
+            out.append(store_fs.read_table(pf, columns=columns, use_threads=False))
         except (OSError, pa.ArrowException) as e:
             raise InputError(
                 f"store file {pf} is unreadable: {e}", hint="re-ingest its input"
@@ -231,6 +231,10 @@ def diagnose_store(
     if buckets is None:
         return None
     runner = engine if engine is not None else LocalEngine(workers=1)
+    if runner.workers > 1 or runner.name != "local":  # tasks run in other processes
+        from toolcall_cli.core.store_fs import require_shared
+
+        require_shared(store)
     quotable = tuple(str(e["path"]) for e in read_manifest(store)["files"].values())
     inputs = (str(store),)
     groups = runner.workers * TASKS_PER_WORKER

@@ -11,12 +11,15 @@ group-by over the events is timed through `toolcall query`. The bundle is cached
 Diagnose runs as users run it (one process, bucket by bucket: diagnose/run_store.py), then
 with `--workers W` (default 2: the machine's cores; a process pool over the same buckets),
 whose findings must be the one-process run's. The scaling figure diagnoses a smaller store
-(`--scaling-events`) on a Dask `LocalCluster` of one worker, then two, through `--engine
-dask`, and checks that both give the findings of a one-process run. Each step reports wall and
-CPU (user + sys of its process tree) seconds and the load average when it ended.
+(`--scaling-events`, or a copy of an existing store: `--scaling-store DIR`) on a Dask
+`LocalCluster` of one worker, then two, through `--engine dask`, and checks that both give the
+findings of a one-process run. Each step reports wall and CPU (user + sys of its process tree;
+for the cluster runs also the workers' own, read from each worker) seconds and the load average
+when it ended. `--scaling-only` runs the scaling figure alone and rewrites only its paragraph of
+the README (between the `bench-scale-scaling` markers).
 
     python tests/bench/scale/run_scale.py [--events N] [--workers W] [--budget-gib G]
-        [--scaling-events N] [--no-readme]
+        [--scaling-events N] [--scaling-store DIR] [--scaling-only] [--no-readme]
 """
 
 from __future__ import annotations
@@ -48,6 +51,8 @@ P95 = (
     "WHERE service_ms IS NOT NULL GROUP BY tool ORDER BY tool"
 )
 BEGIN, END = "<!-- bench-scale:begin -->", "<!-- bench-scale:end -->"
+SCALING_BEGIN = "<!-- bench-scale-scaling:begin -->"
+SCALING_END = "<!-- bench-scale-scaling:end -->"
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,8 +136,16 @@ def main() -> int:
     ap.add_argument("--scaling-events", type=int, default=1_000_000)
     ap.add_argument("--no-readme", action="store_true")
     ap.add_argument("--reuse-store", action="store_true", help="diagnose the store as it is")
+    ap.add_argument("--scaling-store", type=Path, help="copy this store for the scaling figure")
+    ap.add_argument("--scaling-only", action="store_true", help="the scaling figure alone")
     args = ap.parse_args()
     budget = int(args.budget_gib * 2**30)
+    if args.scaling_only:
+        scaling = scaling_rows(args.scaling_events, budget=budget, store_from=args.scaling_store)
+        print("\n".join(scaling))
+        if not args.no_readme:
+            update_readme("\n".join(scaling), begin=SCALING_BEGIN, end=SCALING_END)
+        return 0 if all("| identical |" in r for r in scaling if r.startswith("| dask")) else 1
     work, bundle, store, planted = _bundle(args.events, keep_store=args.reuse_store)
     tc = [str(TOOLCALL), "-q"]
     steps = []
@@ -162,14 +175,20 @@ def main() -> int:
     if diagnosed.exit_code == 0 and findings_path.exists():
         findings = json.loads(findings_path.read_text())["findings"]
         missing = missing_incidents(findings, planted)
-    scaling = scaling_rows(args.scaling_events, budget=budget) if args.scaling_events else []
+    scaling = (
+        scaling_rows(args.scaling_events, budget=budget, store_from=args.scaling_store)
+        if args.scaling_events or args.scaling_store
+        else []
+    )
     table = render(steps, events=events, planted=planted, missing=missing, budget=budget)
     same = pool_diff or "the same findings as one process"
     table = table.replace(END, f"`--workers {args.workers}`: {same}.\n{END}")
-    table = table.replace(END, "\n".join(scaling) + ("\n" if scaling else "") + END)
     print(table)
+    print("\n".join(scaling))
     if not args.no_readme:
         update_readme(table)
+        if scaling:
+            update_readme("\n".join(scaling), begin=SCALING_BEGIN, end=SCALING_END)
     ok = all(s.exit_code == 0 and not s.over_budget for s in steps) and missing == []
     ok = ok and not pool_diff
     return 0 if ok else 1
@@ -190,38 +209,110 @@ def _bundle(events: int, *, keep_store: bool = False) -> tuple[Path, Path, Path,
     return work, bundle, store, [Planted(**d) for d in json.loads(stamp.read_text())]
 
 
-def scaling_rows(events: int, *, budget: int) -> list[str]:
-    """Diagnose of a store of about *events* events: one process, then a Dask LocalCluster of
-    one and of two workers (`--engine dask`); the findings must agree."""
-    from distributed import LocalCluster
-
-    work, bundle, store, _ = _bundle(events)
-    tc = [str(TOOLCALL), "-q"]
-    run_step("ingest", [*tc, "ingest", str(bundle), "--store", str(store)], budget=budget,
-             log=work / "ingest.log")  # fmt: skip
+def scaling_rows(events: int, *, budget: int, store_from: Path | None = None) -> list[str]:
+    """The README paragraph (between its markers) of a diagnose of a store of about *events*
+    events (or of a copy of *store_from*): one process, then a Dask LocalCluster of one and of
+    two workers (`--engine dask`); the findings must agree."""
+    if store_from is not None:  # never written into: diagnose records its findings
+        work = ROOT / ".bench" / "scaling-store"
+        store = work / "store"
+        shutil.rmtree(work, ignore_errors=True)
+        shutil.copytree(store_from, store)
+    else:
+        work, bundle, store, _ = _bundle(events)
+        run_step("ingest", [str(TOOLCALL), "-q", "ingest", str(bundle), "--store", str(store)],
+                 budget=budget, log=work / "ingest.log")  # fmt: skip
     out = work / "findings-1p.json"
-    diag = [*tc, "diagnose", "--store", str(store), "-f", "json", "--fail-on", "never", "-o"]
-    steps = [run_step("one process", [*diag, str(out)], budget=budget, log=work / "d.log")]
-    same = []
+    diag = [str(TOOLCALL), "-q", "diagnose", "--store", str(store), "-f", "json",
+            "--fail-on", "never", "-o"]  # fmt: skip
+    alone = run_step("one process", [*diag, str(out)], budget=budget, log=work / "d.log")
+    rows: list[tuple[Step, ClusterUse | None, str]] = [(alone, None, "—")]
     for n in (1, 2):
-        loopback = {"host": "127.0.0.1", "dashboard_address": "127.0.0.1:0"}
-        with LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                          **loopback) as cluster:  # fmt: skip
-            got = work / f"findings-dask{n}.json"
-            argv = [*diag, str(got), "--engine", "dask", "--scheduler", cluster.scheduler_address]
-            steps.append(run_step(f"dask, {n} worker{'s' if n > 1 else ''}", argv,
-                                  budget=budget, log=work / f"dask{n}.log"))  # fmt: skip
-            same.append(_differences(out, got))
-    lines = ["", f"Scaling: diagnose of {_count_events(store):,} events (`--engine dask`, "
-             f"LocalCluster; the peak is the client process alone):", "",
-             "| run | wall | CPU (client) | load | peak RSS | findings as one process |",
-             "|---|---|---|---|---|---|"]  # fmt: skip
-    for s, diff in zip(steps, ["—", *same], strict=True):
-        lines.append(f"| {s.name} | {s.seconds:.1f} s | {s.cpu_seconds:.1f} s | {s.load:.1f} | "
-                     f"{_gib(s.peak_bytes)} | {diff or 'identical'} |")  # fmt: skip
-    if steps[1].seconds and steps[2].seconds:
-        lines += ["", f"1 → 2 workers: {steps[1].seconds / steps[2].seconds:.2f}× faster"]
-    return lines
+        got = work / f"findings-dask{n}.json"
+        step, use = _on_cluster(n, [*diag, str(got)], budget, log=work / f"dask{n}.log")
+        rows.append((step, use, _differences(out, got)))
+    return scaling_paragraph(rows, events=_count_events(store), source=store_from)
+
+
+def _worker_usage() -> tuple[float, int]:
+    """(user + sys CPU seconds, peak RSS bytes) of the worker process it runs in."""
+    import resource as res
+
+    r = res.getrusage(res.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime, r.ru_maxrss * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterUse:
+    """What the workers did over a cluster step: CPU seconds, the largest peak RSS, and from
+    the scheduler's task stream each worker's busy seconds and the span the tasks took."""
+
+    cpu_seconds: float
+    peak_bytes: int
+    busy: tuple[float, ...]
+    span: float
+
+
+def _on_cluster(n: int, argv: list[str], budget: int, *, log: Path) -> tuple[Step, ClusterUse]:
+    """*argv* run with `--engine dask` on a fresh LocalCluster of *n* one-thread worker
+    processes, and what its workers did meanwhile."""
+    from distributed import Client, LocalCluster, get_task_stream
+
+    loopback = {"host": "127.0.0.1", "dashboard_address": "127.0.0.1:0"}
+    with LocalCluster(n_workers=n, threads_per_worker=1, processes=True, **loopback) as cluster, \
+            Client(cluster) as client:  # fmt: skip
+        before = client.run(_worker_usage)
+        name = f"dask, {n} worker{'s' if n > 1 else ''}"
+        with get_task_stream(client) as stream:  # the scheduler records every client's tasks
+            step = run_step(name, [*argv, "--engine", "dask", "--scheduler",
+                                   cluster.scheduler_address], budget=budget, log=log)  # fmt: skip
+        after = client.run(_worker_usage)
+    busy: dict[str, float] = {}
+    edges: list[float] = []
+    for task in stream.data:
+        for ss in task.get("startstops", ()):
+            if ss.get("action") == "compute":
+                busy[task["worker"]] = busy.get(task["worker"], 0.0) + ss["stop"] - ss["start"]
+                edges += [ss["start"], ss["stop"]]
+    cpu = sum(after[w][0] - before[w][0] for w in after if w in before)
+    peak = max((u[1] for u in after.values()), default=0)
+    span = max(edges) - min(edges) if edges else 0.0
+    return step, ClusterUse(cpu, peak, tuple(sorted(busy.values(), reverse=True)), span)
+
+
+def scaling_paragraph(
+    rows: list[tuple[Step, ClusterUse | None, str]], *, events: int, source: Path | None
+) -> list[str]:
+    """The scaling rows as the README shows them, between the scaling markers."""
+    load = Path("/proc/loadavg").read_text().split()[:3] if Path("/proc/loadavg").exists() else []
+    store = f"a copy of `{source}`" if source else "the scaling bundle's store"
+    lines = [SCALING_BEGIN,
+             f"Dask scaling ({datetime.now(UTC):%Y-%m-%d %H:%M} UTC, {os.cpu_count()} CPUs, "
+             f"load {' '.join(load)} at the end): diagnose of {events:,} events ({store}) in "
+             "one process, then `--engine dask` on a LocalCluster of one and of two "
+             "one-thread worker processes. Client CPU is the toolcall process; worker CPU is "
+             "read from each worker (user+sys over the run); busy is each worker's time in "
+             "tasks (the scheduler's task stream) and the span from the first task to the last.",
+             "", "| run | wall | CPU client | CPU workers | busy / span | load | peak client "
+             "| peak worker | findings as one process |",
+             "|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
+    for step, use, diff in rows:
+        wcpu, wpeak, busy = "—", "—", "—"
+        if use:
+            wcpu, wpeak = f"{use.cpu_seconds:.1f} s", _gib(use.peak_bytes)
+            busy = " + ".join(f"{b:.0f}" for b in use.busy) + f" s / {use.span:.0f} s"
+        lines.append(f"| {step.name} | {step.seconds:.1f} s | {step.cpu_seconds:.1f} s | {wcpu} "
+                     f"| {busy} | {step.load:.1f} | {_gib(step.peak_bytes)} | {wpeak} "
+                     f"| {diff or 'identical'} |")  # fmt: skip
+    one, two = rows[1][0].seconds, rows[2][0].seconds
+    if one and two:
+        lines += ["", f"1 → 2 workers: {one / two:.2f}× the speed (wall)."]
+    shares = [f"{u.cpu_seconds / sum(u.busy):.2f}" for _, u, _ in rows[1:] if u and sum(u.busy)]
+    if len(shares) == 2:
+        lines[-1] += (f" Worker CPU seconds per busy second: {shares[0]} with one worker, "
+                      f"{shares[1]} with two (1.00 would be a core each; the rest of its time in "
+                      "tasks a worker waited for a core).")  # fmt: skip
+    return [*lines, SCALING_END]
 
 
 def _differences(want: Path, got: Path) -> str:
@@ -278,13 +369,15 @@ def render(
     return "\n".join(lines)
 
 
-def update_readme(block: str) -> None:
-    """Replace the bench-scale block of the README (appended to Benchmarks when absent)."""
+def update_readme(block: str, *, begin: str = BEGIN, end: str = END) -> None:
+    """Replace the README's block between *begin* and *end* (*block* carries both markers;
+    added before the Rules section when absent): the whole bench-scale block, or its scaling
+    paragraph alone, so one run never rewrites the other's rows."""
     readme = ROOT / "README.md"
     text = readme.read_text(encoding="utf-8")
-    if BEGIN in text:
-        head, rest = text.split(BEGIN, 1)
-        text = head + block + rest.split(END, 1)[1]
+    if begin in text:
+        head, rest = text.split(begin, 1)
+        text = head + block + rest.split(end, 1)[1]
     else:
         text = text.replace("\n## Rules\n", f"\n{block}\n\n## Rules\n", 1)
     readme.write_text(text, encoding="utf-8")
