@@ -58,7 +58,7 @@ def test_each_changed_verdict_names_its_cause() -> None:
     doc = _json(["--what-if", f"{B}/looser.toml", "--tools", f"{B}/tools_new.json"])
     causes = {c["tool_call_id"]: c["causes"] for c in doc["changes"]}
     new_tools = (
-        "tools: 4 tools declared in the session's own request → 4 tools from "
+        "tools: 4 tools declared in the session's request (its tools list) → 4 tools from "
         "fixtures/replay/booking/tools_new.json"
     )
     assert causes == {

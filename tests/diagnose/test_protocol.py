@@ -88,11 +88,13 @@ def test_pr002_did_you_mean() -> None:
     (f,) = run_rule("PR002", "positive")
     assert "'get_wether'" in f.message and "did you mean 'get_weather'" in f.message
     assert f.tool_call_ids == ("call_n1",)
+    assert f.message.startswith("1 call to 'get_wether', which")  # not "1 call(s)"
 
 
 def test_pr003_names_the_real_tool() -> None:
     (f,) = run_rule("PR003", "positive")
     assert "'Get_Weather'" in f.message and "'get_weather'" in f.message
+    assert f.message.startswith("1 call to 'Get_Weather';")  # not "1 call(s)"
 
 
 def test_pr002_skipped_without_any_tool_list(make_ctx: Callable[..., DiagnoseContext]) -> None:
@@ -137,6 +139,10 @@ def test_pr002_uses_the_registry(make_ctx: Callable[..., DiagnoseContext]) -> No
     ctx = DiagnoseContext(timeline=ctx.timeline, cfg=ctx.cfg, registry=reg)
     (f,) = _run(ctx, "PR002")
     assert f.tool_call_ids == ("c2",)
+    ctx = make_ctx([rows[1], {**rows[1], "tool_call_id": "c3", "attrs": _a(msg_index=3)}])
+    ctx = DiagnoseContext(timeline=ctx.timeline, cfg=ctx.cfg, registry=reg)
+    (f,) = _run(ctx, "PR002")
+    assert f.message.startswith("2 calls to 'definitely_not_a_tool', which is not a known tool")
 
 
 # ---- PR004 / PR005 -------------------------------------------------------------------------

@@ -71,6 +71,9 @@ class SourceTraits:
     colour: str = "#57606a"  # lane colour in the HTML report
     #: What the source reads, for the hint of a run that recognised nothing.
     reads: str = ""
+    #: Where a tool list this source records was declared, in words (replay's `tools` line:
+    #: "4 tools declared in the session's request (its tools list)").
+    declares_tools_in: str = "the session's request (its tools list)"
 
 
 SOURCE_TRAITS: Final[tuple[SourceTraits, ...]] = (
@@ -129,6 +132,7 @@ SOURCE_TRAITS: Final[tuple[SourceTraits, ...]] = (
         call_authority=1,
         colour="#b35900",
         reads="pcap/pcapng captures",
+        declares_tools_in="a captured request (its tools list)",
     ),
     SourceTraits(
         "har",
@@ -140,6 +144,7 @@ SOURCE_TRAITS: Final[tuple[SourceTraits, ...]] = (
         call_authority=1,
         colour="#8a4b08",
         reads="HAR files",
+        declares_tools_in="a captured request (its tools list)",
     ),
     SourceTraits(
         "mitm",  # mitmproxy flow files: the same wire exchanges as a HAR entry
@@ -151,6 +156,7 @@ SOURCE_TRAITS: Final[tuple[SourceTraits, ...]] = (
         call_authority=1,
         colour="#a0522d",
         reads="mitmproxy flow files (.mitm)",
+        declares_tools_in="a captured request (its tools list)",
     ),
     SourceTraits(
         "mcp",
@@ -170,6 +176,7 @@ SOURCE_TRAITS: Final[tuple[SourceTraits, ...]] = (
         call_authority=2,
         colour="#0e7c86",
         reads="MCP JSON-RPC transcripts",
+        declares_tools_in="the MCP server's tools/list response",
     ),
     SourceTraits(
         "otel",  # spans and logs; GenAI message parts are the model's own record
@@ -189,6 +196,7 @@ SOURCE_TRAITS: Final[tuple[SourceTraits, ...]] = (
         call_authority=4,
         colour="#8250df",
         reads="OpenTelemetry traces and logs (OTLP, Tempo, Jaeger)",
+        declares_tools_in="a traced request (its tools list)",
     ),
     SourceTraits(
         "transcripts",
@@ -203,6 +211,7 @@ SOURCE_TRAITS: Final[tuple[SourceTraits, ...]] = (
             "agent session logs (Claude Code, Codex, ATIF, Inspect, OpenHands, SWE-agent) "
             "and BFCL results"
         ),
+        declares_tools_in="the transcript's tool list",
     ),
 )
 

@@ -23,7 +23,11 @@ from toolcall_cli.errors import UsageError
 from toolcall_cli.pipeline import CallReplay, aligned, in_time_order, replay_calls
 from toolcall_cli.pipeline.calls import call_records, calls_from_records
 from toolcall_cli.pipeline.scope import select
-from toolcall_cli.tools.registry import declarations_at, registry_from_declarations
+from toolcall_cli.tools.registry import (
+    Declaration,
+    declarations_at,
+    registry_from_declarations,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -91,7 +95,7 @@ class ScopeReplayer:
         positions: list[int],
         only_call: str | None,
         records: dict[int, Any],
-        declared: dict[int, tuple[str, list[Any]]],
+        declared: dict[int, Declaration],
     ) -> tuple[CallReplay, ...]:
         registry = self._registry
         if registry is None:

@@ -59,8 +59,8 @@ def tools_in_words(registry: ToolRegistry | None) -> str:
         return "none: tool names and argument schemas are not checked"
     n = len(registry.tools)
     count = f"{n} tool{'s' if n != 1 else ''}"
-    if registry.source == "session":
-        return f"{count} declared in the session's own request"
+    if registry.source == "session":  # say where: a request's tools, an MCP tools/list…
+        return f"{count} declared in {' and '.join(registry.declared_in)}"
     return f"{count} from {registry.source}"
 
 

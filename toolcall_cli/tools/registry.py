@@ -16,7 +16,7 @@ import difflib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from toolcall_cli.core.jsonio import canonical, try_loads
 from toolcall_cli.errors import UsageError
@@ -43,6 +43,8 @@ class ToolRegistry:
     tools: Mapping[str, RegisteredTool]
     source: str = "tools"  # where the registry came from, for reports
     notes: tuple[str, ...] = field(default=())
+    #: For a session's registry: where its declarations were, in words (a source trait)
+    declared_in: tuple[str, ...] = field(default=())
 
     def __contains__(self, name: object) -> bool:
         return name in self.tools
@@ -95,25 +97,40 @@ def registry_from_paths(paths: Sequence[Path]) -> ToolRegistry:
     return registry_from_defs(load_tools(list(paths)), source=", ".join(str(p) for p in paths))
 
 
+class Declaration(NamedTuple):
+    """One `system` event that declares tools: its origin, the raw definitions, and where the
+    declaration was in words (its source's `declares_tools_in` trait)."""
+
+    origin: str
+    tools: list[Any]
+    where: str
+
+
 def declared_tools(events: pd.DataFrame) -> list[tuple[str, list[Any]]]:
     """(origin, raw tool definitions) of every `system` event in *events* that declares tools."""
-    return list(declarations_at(events).values())
+    return [(d.origin, d.tools) for d in declarations_at(events).values()]
 
 
-def declarations_at(events: pd.DataFrame) -> dict[int, tuple[str, list[Any]]]:
-    """`declared_tools` by the position of each declaring row in *events* (in frame order)."""
+def declarations_at(events: pd.DataFrame) -> dict[int, Declaration]:
+    """Every declaration by the position of its row in *events* (in frame order)."""
     import numpy as np
+
+    from toolcall_cli.core.events import TRAITS
 
     declares = (events["kind"] == "system") & events["attrs"].fillna("").str.contains('"tools"')
     at = np.flatnonzero(declares.to_numpy(dtype=bool))
-    out: dict[int, tuple[str, list[Any]]] = {}
-    for pos, origin, text in zip(
-        at.tolist(), events["origin"].iloc[at], events["attrs"].iloc[at], strict=True
+    out: dict[int, Declaration] = {}
+    for pos, origin, source, text in zip(
+        at.tolist(),
+        events["origin"].iloc[at],
+        events["source"].iloc[at],
+        events["attrs"].iloc[at],
+        strict=True,
     ):
         attrs = try_loads(text)
         tools = attrs.get("tools") if isinstance(attrs, dict) else None
         if isinstance(tools, list) and tools:
-            out[pos] = (str(origin), tools)
+            out[pos] = Declaration(str(origin), tools, TRAITS[str(source)].declares_tools_in)
     return out
 
 
@@ -126,16 +143,16 @@ def registry_from_session(events: pd.DataFrame) -> ToolRegistry | None:
     replace it: the first declaration is used and the registry's notes say so. A name twice in
     one declaration is a UsageError naming both.
     """
-    return registry_from_declarations(declared_tools(events))
+    return registry_from_declarations(list(declarations_at(events).values()))
 
 
-def registry_from_declarations(declared: Sequence[tuple[str, list[Any]]]) -> ToolRegistry | None:
-    """`registry_from_session` of the (origin, raw tool definitions) a session declared."""
+def registry_from_declarations(declared: Sequence[Declaration]) -> ToolRegistry | None:
+    """`registry_from_session` of the declarations a session made."""
     if not declared:
         return None
     unique: dict[str, Any] = {}
     notes: list[str] = []
-    for origin, objs in declared:
+    for origin, objs, _ in declared:
         defs = tools_from_objects(objs, file=origin)
         registry_from_defs(defs)  # a name twice in one declaration: UsageError
         for d in defs:
@@ -147,4 +164,9 @@ def registry_from_declarations(declared: Sequence[tuple[str, list[Any]]]) -> Too
                     f"replay uses the first declaration ({_location(prev[1])})"
                 )
     reg = registry_from_defs([d for _, d in unique.values()], source="session")
-    return ToolRegistry(tools=reg.tools, source=reg.source, notes=tuple(dict.fromkeys(notes)))
+    return ToolRegistry(
+        tools=reg.tools,
+        source=reg.source,
+        notes=tuple(dict.fromkeys(notes)),
+        declared_in=tuple(dict.fromkeys(d.where for d in declared)),
+    )

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from toolcall_cli.core.cells import text
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.core.quoting.aim import Aim
+from toolcall_cli.core.words import plural
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
@@ -45,10 +46,11 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
         if code != RULE.code:
             continue
         ids = [t for c in rows["tool_call_id"] if (t := text(c))]
+        calls = plural(len(ids) or len(rows), "call")
         yield make(
             RULE,
             ctx,
-            f"{len(ids) or len(rows)} call(s) to {name!r}; the tool is {hint!r} (case-sensitive)",
+            f"{calls} to {name!r}; the tool is {hint!r} (case-sensitive)",
             rows,
             call_ids=ids,
             session_id=sid or None,

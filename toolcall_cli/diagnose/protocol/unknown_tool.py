@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from toolcall_cli.core.cells import text
 from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.core.quoting.aim import Aim
+from toolcall_cli.core.words import plural
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
@@ -49,13 +50,14 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
         if code != RULE.code:
             continue
         ids = [t for c in rows["tool_call_id"] if (t := text(c))]
+        calls = plural(len(ids) or len(rows), "call")
         mean = f"; did you mean {hint!r}?" if hint else ""
         if hint and template_tokens(name):
             mean += " (its chat-template tokens stripped, see PR009)"
         yield make(
             RULE,
             ctx,
-            f"{len(ids) or len(rows)} call(s) to {name!r}, which is not a known tool{mean}",
+            f"{calls} to {name!r}, which is not a known tool{mean}",
             rows,
             call_ids=ids,
             session_id=sid or None,
