@@ -1,0 +1,72 @@
+"""The console script's quick exit (cli/entry.py) loses nothing a normal exit would keep.
+
+Each case runs `main()` in a child interpreter, as the installed `toolcall` script does: the
+exit status, stdout and `-o` output must be whole, atexit handlers must run and a live thread
+must be waited for, because the script leaves through `os._exit`.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+BUNDLE = ROOT / "fixtures" / "incidents" / "flooding-model-loop"
+
+
+def _main(prelude: str, *argv: str) -> subprocess.CompletedProcess[str]:
+    code = (
+        f"{prelude}\nimport sys\nsys.argv = ['toolcall', *{list(argv)!r}]\n"
+        "from toolcall_cli.cli.entry import main\nmain()\n"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+def test_exit_status_and_stdout_are_whole() -> None:
+    done = _main("", "-q", "diagnose", str(BUNDLE), "-f", "json")
+    assert done.returncode == 1  # an error finding, --fail-on error by default
+    codes = {f["code"] for f in json.loads(done.stdout)["findings"]}
+    assert "FL001" in codes
+
+
+def test_usage_error_keeps_its_status() -> None:
+    done = _main("", "no-such-command")
+    assert done.returncode == 2
+    assert "No such command" in done.stderr
+
+
+def test_output_file_is_whole(tmp_path: Path) -> None:
+    out = tmp_path / "report.json"
+    done = _main(
+        "", "-q", "diagnose", str(BUNDLE), "-f", "json", "-o", str(out), "--fail-on", "never"
+    )
+    assert done.returncode == 0
+    assert json.loads(out.read_text())["findings"]
+
+
+def test_atexit_handlers_run(tmp_path: Path) -> None:
+    mark = tmp_path / "atexit"
+    prelude = (
+        f"import atexit, pathlib\natexit.register(pathlib.Path({str(mark)!r}).write_text, 'ran')"
+    )
+    done = _main(prelude, "--version")
+    assert done.returncode == 0 and done.stdout.startswith("toolcall ")
+    assert mark.read_text() == "ran"
+
+
+def test_a_live_thread_is_waited_for(tmp_path: Path) -> None:
+    mark = tmp_path / "thread"
+    prelude = (
+        "import pathlib, threading, time\n"
+        "def late():\n"
+        "    time.sleep(0.3)\n"
+        f"    pathlib.Path({str(mark)!r}).write_text('done')\n"
+        "threading.Thread(target=late).start()"
+    )
+    done = _main(prelude, "--version")
+    assert done.returncode == 0
+    assert mark.read_text() == "done"
