@@ -104,11 +104,12 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
         scope, source = str(scopes[sc[part[0]]]), str(sources[so[part[0]]])
         started = _initiators(ctx, labels[part].tolist())
         said = "; started by " + " / ".join(dict.fromkeys(t for t, _ in started)) if started else ""
+        runs = _runs(part, pair)
         finding = make(
             RULE,
             ctx,
-            f"{len(part)} chat requests of session {scope} {_bursts(part, pair, st)} ({source}), "
-            f"before any tool result: {_resubmitted(part, pair)}{said}",
+            f"{len(part)} chat requests of session {scope} {_bursts(runs, st)} ({source}), "
+            f"before any tool result: {_resubmitted(runs)}{said}",
             cite_floods(ctx, labels[part], session_ids=[scope]),
             session_id=scope,
             extra={"requests": len(part), "source": source}
@@ -127,10 +128,10 @@ def _runs(part: np.ndarray, pair: np.ndarray) -> list[np.ndarray]:
     return np.split(part, np.flatnonzero(~pair[part[:-1]]) + 1)
 
 
-def _bursts(part: np.ndarray, pair: np.ndarray, start: np.ndarray) -> str:
+def _bursts(runs: list[np.ndarray], start: np.ndarray) -> str:
     """`started within 98 ms of each other`, or per burst when the session has several."""
-    runs = _runs(part, pair)
     if len(runs) == 1:
+        (part,) = runs
         return (
             f"started within {(start[part].max() - start[part].min()) / 1e6:.0f} ms of each other"
         )
@@ -140,13 +141,12 @@ def _bursts(part: np.ndarray, pair: np.ndarray, start: np.ndarray) -> str:
     return f"came in {len(runs)} bursts ({each})"
 
 
-def _resubmitted(part: np.ndarray, pair: np.ndarray) -> str:
+def _resubmitted(runs: list[np.ndarray]) -> str:
     """`the turn was submitted twice` (3 times, …), or `2 turns were each submitted more than
     once`: the count of the requests, not a fixed word."""
-    runs = _runs(part, pair)
     if len(runs) > 1:
         return f"{plural(len(runs), 'turn')} were each submitted more than once"
-    n = len(part)
+    n = len(runs[0])
     return f"the turn was submitted {'twice' if n == 2 else plural(n, 'time')}"
 
 

@@ -223,9 +223,8 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
         aborted = aborted_calls(ctx).get(i) if bp == "unknown" else None
         if aborted is not None:  # the user stopped the turn: quote the marker that says so
             bp, why, proof = "cancelled", _abort_reason(ctx, aborted), [aborted]
-        sev = Severity.error
-        if (trailing and bp == "unknown") or aborted is not None:
-            sev = Severity.warning
+        quiet = aborted is not None or (trailing and bp == "unknown")
+        sev = Severity.warning if quiet else Severity.error
         if bp == "unknown" and '"ends_on_call":true' in (text(calls.at[i, "attrs"]) or ""):
             continue  # an eval record ends at the call: the harness ran it outside the file
         if trailing and bp == "unknown" and text(tool_l[k]) in ANSWER_ACTIONS:
