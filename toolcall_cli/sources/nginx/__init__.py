@@ -98,15 +98,13 @@ def _or_nulls(arr: pa.Array | None, n: int) -> pa.Array:
     return pa.nulls(n, pa.large_string()) if arr is None else arr.cast(pa.large_string())
 
 
-def _with_trailing(
-    variables: dict[str, pa.Array], tokens: list[pa.Array]
-) -> tuple[dict[str, pa.Array], Combined]:
-    """(variables, the parts combined_variables() gives) of rows the CSV reader cut."""
+def _with_trailing(variables: dict[str, pa.Array], tokens: list[pa.Array]) -> Combined:
+    """The parts combined_variables() gives, of rows the CSV reader cut."""
     known, others, extras = split_trailing(variables.pop("trailing"), tokens)
     for var, arr in known.items():
         variables.setdefault(var, arr)
     ok = pa.array(np.ones(len(variables["request"]), bool))
-    return variables, (variables, ok, others, extras)
+    return variables, ok, others, extras
 
 
 CsvParts = tuple[Combined, pa.Array, pa.Array]
@@ -127,7 +125,8 @@ def csv_combined(data: bytes) -> CsvParts | None:
     got = cut(data, starts, ends)
     if got is None:
         return None
-    fast_vars, fast = _with_trailing(got.variables, got.tokens)
+    fast = _with_trailing(got.variables, got.tokens)
+    fast_vars = fast[0]
     rest = np.ones(len(starts), bool)
     rest[got.taken] = False
     if not rest.any():
@@ -139,8 +138,9 @@ def csv_combined(data: bytes) -> CsvParts | None:
     texts, kept = nonblank(texts)
     idx = idx[kept.to_numpy(zero_copy_only=False) - 1]
     slow = combined_variables(texts)
-    at = np.zeros(len(got.taken) + len(idx), bool)
-    at[np.searchsorted(np.sort(np.concatenate([got.taken, idx])), idx)] = True
+    rows = np.sort(np.concatenate([got.taken, idx]))  # every parsed row's position, in order
+    at = np.zeros(len(rows), bool)
+    at[np.searchsorted(rows, idx)] = True
     n_fast, n_slow = len(got.taken), len(idx)
     names = list(dict.fromkeys([*fast_vars, *slow[0]]))
     variables = {
@@ -157,7 +157,7 @@ def csv_combined(data: bytes) -> CsvParts | None:
         for k in (2, 3)
     )
     lines = interleave(pa.nulls(n_fast, pa.large_string()), texts, at)
-    line_no = pa.array(np.sort(np.concatenate([got.taken, idx])) + 1)
+    line_no = pa.array(rows + 1)
     return (variables, ok, others, extras), lines, line_no
 
 
