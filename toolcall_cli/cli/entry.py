@@ -20,13 +20,13 @@ import threading
 def main() -> None:
     from toolcall_cli.cli.app import app
 
+    code: int | str = 0
     try:
         app()  # typer's standalone mode: always leaves through SystemExit
-        code: object = 0
     except SystemExit as e:
         code = 0 if e.code is None else e.code
-    if not isinstance(code, int) or threading.active_count() > 1:
-        sys.exit(code)  # type: ignore[arg-type]  # str → printed by the interpreter
+    if isinstance(code, str) or threading.active_count() > 1:
+        sys.exit(code)  # a str status is printed by the interpreter
     try:
         sys.stdout.flush()
         sys.stderr.flush()
