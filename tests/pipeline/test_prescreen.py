@@ -89,6 +89,7 @@ def test_json_array_is_not_an_object() -> None:
 
 def test_protocols_without_ids_skip_the_id_checks() -> None:
     c = ctx(reg=registry())
-    assert prescreen.check(tc(cid="", protocol="react"), c).verdict == "pass"
+    for protocol in ("react", "tagged", "harmony", "function-tag", "mistral", "bare-json"):
+        assert prescreen.check(tc(cid="", protocol=protocol), c).verdict == "pass", protocol
     assert prescreen.check(tc(cid="", protocol="legacy_function"), c).verdict == "pass"
     assert prescreen.check(tc(cid="", protocol="openai"), c).code == "empty-id"

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from toolcall_cli.pipeline import replay
 from toolcall_cli.sources import detect, parse_file
+from toolcall_cli.sources.messages import text_protocols
 
 FIX = Path(__file__).resolve().parents[2] / "fixtures" / "messages" / "text_protocols"
 
@@ -98,3 +100,18 @@ def test_calls_as_seen(name: str) -> None:
         res = df[df["kind"] == "tool_result"]
         assert res["tool"].tolist() == ["execute_bash"]
         assert str(res["detail"].iloc[0]).startswith("CHANGES.rst")
+
+
+@pytest.mark.parametrize("name", sorted(n for n, calls in CALLS.items() if calls))
+def test_text_protocol_calls_pass_the_id_checks(name: str) -> None:
+    """These protocols carry no call id by design: replay must not reject them as empty-id."""
+    df = parse_file(FIX / f"{name}.json")
+    attrs = [json.loads(a) for a in df[df["kind"] == "tool_call"]["attrs"]]
+    protocols = {a.get("protocol") for a in attrs}
+    assert protocols <= text_protocols.PROTOCOLS, protocols
+    rep = replay(df, session_id=str(df["session_id"].dropna().iloc[0]))
+    assert rep.calls, name
+    codes = [c.stages[0].code for c in rep.calls]
+    assert not {"empty-id", "duplicate-id"} & set(codes), codes
+    for call, a in zip(rep.calls, attrs, strict=True):  # a cut call fails as cut, nothing else
+        assert call.stages[0].code == ("arguments-not-json" if a.get("truncated") else "ok")

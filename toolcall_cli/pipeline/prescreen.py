@@ -24,11 +24,13 @@ from toolcall_cli.pipeline.base import (
     shorten,
 )
 from toolcall_cli.pipeline.repair import Repair, classify, double_encoded
+from toolcall_cli.sources.messages import text_protocols
 
 name: Final = "prescreen"
 
-#: `attrs.protocol` values whose calls carry no id by design.
-ID_LESS: Final = frozenset({"legacy_function", "react", "tagged"})
+#: `attrs.protocol` values whose calls carry no id by design: the legacy `function_call` and
+#: every text protocol (ReAct, tagged blocks, Harmony, `<function=>`, Mistral, bare JSON, ...).
+ID_LESS: Final = frozenset({"legacy_function"}) | text_protocols.PROTOCOLS
 
 _KIND_TEXT: Final = {
     "empty": "the arguments are empty",
