@@ -24,6 +24,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--fuzz-long", action="store_true", help="run fuzz targets longer")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """`make test` is reproducible: hypothesis draws the same examples on every run (and the
+    atheris run replays a fixed seed, tests/fuzz). `make fuzz` (--fuzz-long) explores at random;
+    what it finds is kept as a regression input (tests/fuzz/regressions/)."""
+    from hypothesis import settings
+
+    settings.register_profile("make-test", derandomize=True, database=None)
+    settings.register_profile("make-fuzz", database=None)
+    settings.load_profile("make-fuzz" if config.getoption("--fuzz-long") else "make-test")
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _private_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
     """toolcall's on-disk caches (tshark's version) go to a temp dir, not the user's home."""
