@@ -8,21 +8,31 @@ must be waited for, because the script leaves through `os._exit`.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 BUNDLE = ROOT / "fixtures" / "incidents" / "flooding-model-loop"
 
 
-def _main(prelude: str, *argv: str) -> subprocess.CompletedProcess[str]:
+def _main(
+    prelude: str, *argv: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     code = (
         f"{prelude}\nimport sys\nsys.argv = ['toolcall', *{list(argv)!r}]\n"
         "from toolcall_cli.cli.entry import main\nmain()\n"
     )
     return subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env=env,
     )
 
 
@@ -70,3 +80,23 @@ def test_a_live_thread_is_waited_for(tmp_path: Path) -> None:
     done = _main(prelude, "--version")
     assert done.returncode == 0
     assert mark.read_text() == "done"
+
+
+_POOL = (
+    "import atexit\n"
+    "atexit.register(lambda: print('pool', __import__('pyarrow').default_memory_pool()"
+    ".backend_name))"
+)
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="jemalloc is chosen on Linux only")
+def test_arrow_allocates_from_jemalloc() -> None:
+    env = {k: v for k, v in os.environ.items() if k != "ARROW_DEFAULT_MEMORY_POOL"}
+    done = _main(_POOL, "-q", "diagnose", str(BUNDLE), "-f", "json", env=env)
+    assert done.stdout.splitlines()[-1] == "pool jemalloc", done.stderr
+
+
+def test_a_pool_the_user_chose_is_kept() -> None:
+    env = {**os.environ, "ARROW_DEFAULT_MEMORY_POOL": "system"}
+    done = _main(_POOL, "-q", "diagnose", str(BUNDLE), "-f", "json", env=env)
+    assert done.stdout.splitlines()[-1] == "pool system", done.stderr

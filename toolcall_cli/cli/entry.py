@@ -7,6 +7,9 @@ streams are flushed, the atexit handlers run (logging, multiprocessing, tempfile
 clean-ups register there) and the process leaves with `os._exit`. Every file toolcall writes
 is closed by then (`-o` output and store parts are written whole, under `with`). If another
 thread is still alive, or the exit status is not a number, the interpreter exits the usual way.
+
+Before anything imports pyarrow, Arrow's memory pool is set to jemalloc (see
+`prefer_jemalloc`).
 """
 
 from __future__ import annotations
@@ -17,7 +20,22 @@ import sys
 import threading
 
 
+def prefer_jemalloc() -> None:
+    """Arrow allocates from jemalloc in this process, unless the user chose a pool.
+
+    pyarrow's default on Linux is mimalloc, which hands the pages of a freed block back and
+    takes fresh ones for the next: ingesting a million middleware lines, block after block,
+    spent 1.9-2.2 s of system time zeroing pages, against 0.65-0.8 s with jemalloc at about
+    the same peak (the system allocator's peak on wide nginx lines was 1.6x higher). Linux
+    only: there every pyarrow wheel is built with jemalloc, and naming a pool Arrow was built
+    without prints a warning.
+    """
+    if sys.platform == "linux":
+        os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "jemalloc")
+
+
 def main() -> None:
+    prefer_jemalloc()
     from toolcall_cli.cli.app import app
 
     code: int | str = 0
