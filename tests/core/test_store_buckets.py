@@ -121,6 +121,26 @@ def test_a_diagnose_of_the_store_records_findings_and_calls(tmp_path: Path) -> N
     assert len(calls) > 0 and calls["tool_call_id"].notna().all()
 
 
+def test_each_finding_lives_in_the_bucket_of_its_trace(tmp_path: Path) -> None:
+    """A one-trace question reads one bucket: each recorded finding with a trace id sits in the
+    bucket that trace's events were stored in (nine incident bundles, one store)."""
+    store = tmp_path / "store"
+    bundles = sorted(str(p) for p in (FIXTURES / "incidents").iterdir() if p.is_dir())
+    run = [TOOLCALL, "-q"]
+    assert subprocess.run([*run, "ingest", "--store", str(store), *bundles]).returncode == 0
+    diagnose = [*run, "diagnose", "--store", str(store), "-f", "json", "--fail-on", "never"]
+    assert subprocess.run(diagnose, capture_output=True).returncode == 0
+    placed = [
+        (pf.parent.name, tid)
+        for pf in (store / "findings").rglob("*.parquet")
+        for tid in pq.read_table(pf, columns=["trace_id"])["trace_id"].to_pylist()
+        if tid
+    ]
+    assert len({tid for _, tid in placed}) >= 5
+    for bucket, tid in placed:
+        assert _buckets_of(store, "trace_id", tid) == {bucket}, tid
+
+
 def test_an_input_bigger_than_a_flush_is_stored_in_slices_and_read_back_in_order(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

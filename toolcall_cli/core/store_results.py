@@ -93,26 +93,31 @@ def _buckets(
     path = store / "keys.parquet"
     if not ids or not path.exists():
         return out
-    wanted = [
-        [
-            f"{tag}\x1f{v.strip()}" if v and v.strip() else None
-            for tag, v in zip("tcs", row, strict=True)
-        ]
-        for row in ids
-    ]
-    flat = sorted({k for row in wanted for k in row if k})
-    if not flat:
+    keys = [_tagged(tag, col) for tag, col in zip("tcs", zip(*ids, strict=True), strict=True)]
+    flat = pc.unique(pa.concat_arrays(keys)).drop_null()
+    if not len(flat):
         return out
     try:
         table = store_fs.read_table(path, filters=pc.field("key").isin(flat))
     except (OSError, pa.ArrowException):  # a damaged key map: the next ingest says so
         return out
-    label = dict(zip(table["key"].to_pylist(), table["label"].to_pylist(), strict=True))
-    for i, row in enumerate(wanted):
-        hit = next((label[k] for k in row if k and k in label), None)
-        if hit is not None:
-            out[i] = bucket_of_label(str(hit), n)
+    known = table["key"].combine_chunks()
+    labels = table["label"].combine_chunks().cast(pa.string())
+    # the first of trace, call and session id the map knows names the row's component
+    hit = pc.coalesce(*(labels.take(pc.index_in(k, value_set=known)) for k in keys))
+    distinct = pc.unique(hit).drop_null()
+    of_distinct = np.array([bucket_of_label(x, n) for x in distinct.to_pylist()], np.int64)
+    found = pc.index_in(hit, value_set=distinct).to_numpy(zero_copy_only=False)
+    valid = ~np.isnan(found)
+    out[valid] = of_distinct[found[valid].astype(np.int64)]
     return out
+
+
+def _tagged(tag: str, ids: Sequence[str | None]) -> pa.Array:
+    """`tag\x1fid` per id (the key map's key text), null where the id is missing or blank."""
+    text = pc.utf8_trim_whitespace(pa.array(ids, pa.string()))
+    text = pc.if_else(pc.equal(text, ""), pa.scalar(None, pa.string()), text)
+    return pc.binary_join_element_wise(pa.scalar(f"{tag}\x1f"), text, "")
 
 
 def _write(store: Path, table_name: str, run: str, table: pa.Table, buckets: np.ndarray) -> None:
