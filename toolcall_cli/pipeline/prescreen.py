@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from toolcall_cli.core.events import TEXT_PROTOCOLS
 from toolcall_cli.core.jsonio import dumps, try_loads
 from toolcall_cli.pipeline.base import (
     ReplayContext,
@@ -24,13 +25,12 @@ from toolcall_cli.pipeline.base import (
     shorten,
 )
 from toolcall_cli.pipeline.repair import Repair, classify, double_encoded
-from toolcall_cli.sources.messages import text_protocols
 
 name: Final = "prescreen"
 
 #: `attrs.protocol` values whose calls carry no id by design: the legacy `function_call` and
 #: every text protocol (ReAct, tagged blocks, Harmony, `<function=>`, Mistral, bare JSON, ...).
-ID_LESS: Final = frozenset({"legacy_function"}) | text_protocols.PROTOCOLS
+ID_LESS: Final = frozenset({"legacy_function"}) | TEXT_PROTOCOLS
 
 _KIND_TEXT: Final = {
     "empty": "the arguments are empty",
