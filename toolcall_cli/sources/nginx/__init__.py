@@ -11,6 +11,7 @@ only odd trailing text is read per row.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -20,9 +21,17 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from toolcall_cli.core.events import EventChunk, assemble_chunks
 from toolcall_cli.sources._shared.logtime import check_tz
-from toolcall_cli.sources._shared.textlog import head_lines, nonblank, read_data, split_lines
+from toolcall_cli.sources._shared.textlog import (
+    MemberOrder,
+    head_lines,
+    nonblank,
+    read_data,
+    split_lines,
+)
 from toolcall_cli.sources.base import HEAD_BYTES, ParseOptions
+from toolcall_cli.sources.nginx.blocks import file_blocks
 from toolcall_cli.sources.nginx.combined import COMBINED_RX, HEAD_RX, split_trailing
 from toolcall_cli.sources.nginx.csv_columns import cut, interleave, line_bounds
 from toolcall_cli.sources.nginx.escape_json import ACCESS_KEYS, json_variables
@@ -110,17 +119,18 @@ def _with_trailing(variables: dict[str, pa.Array], tokens: list[pa.Array]) -> Co
 CsvParts = tuple[Combined, pa.Array, pa.Array]
 
 
-def csv_combined(data: bytes) -> CsvParts | None:
+def csv_combined(data: bytes, *, sniff_json: bool = True) -> CsvParts | None:
     """combined_variables() of the non-blank lines of *data*, their lines (null where the CSV
     reader took the row: only unparsed rows quote their line) and line numbers; None when the
-    reader does not apply (little, non-UTF-8 or JSON input, or no common combined shape)."""
+    reader does not apply (little, non-UTF-8 or JSON input — unless *sniff_json* is off: a
+    later block of a combined log —, or no common combined shape)."""
     if len(data) >= 1 << 31 or not _valid_utf8(data):
         return None
     starts, ends = line_bounds(data)
     if len(starts) < CSV_MIN_LINES:
         return None
     head = [data[s:e].decode() for s, e in zip(starts[:50], ends[:50], strict=True)]
-    if _looks_json(nonblank(pa.array(head, pa.large_string()))[0]):
+    if sniff_json and _looks_json(nonblank(pa.array(head, pa.large_string()))[0]):
         return None
     got = cut(data, starts, ends)
     if got is None:
@@ -243,31 +253,83 @@ class NginxAdapter:
 
     def parse(self, path: Path, opts: ParseOptions) -> pd.DataFrame:
         """Parse an access log; lines that match no format become `unparsed` rows."""
+        return assemble_chunks(self.parse_chunks(path, opts))
+
+    def parse_chunks(self, path: Path, opts: ParseOptions) -> Iterator[EventChunk]:
+        """The access log's event table, block by block when it is big (:mod:`.blocks`)."""
         tz = check_tz(opts.tz)
-        data = read_data(path, opts)
-        total = len(data)
-        cut_lines = None if opts.nginx_format else csv_combined(data)
-        if cut_lines is None:
-            lines, line_no = nonblank(split_lines(data))
-            del data  # (not alive while the columns are built)
+        blocks = None if opts.nginx_format else file_blocks(path)
+        if blocks is None:
+            data = read_data(path, opts)
+            total = len(data)
+            yield EventChunk(_table(data, path, opts, tz))
+            if opts.progress:
+                opts.progress(total, total)
+            return
+        total, done, at, line0 = path.stat().st_size, 0, 0, 0
+        order = MemberOrder()
+        for data in blocks:
+            if not done and _looks_json(_head_lines(data)):  # escape=json: read it whole
+                blocks.close()
+                yield EventChunk(_table(read_data(path, opts), path, opts, tz))
+                return
+            table = _table(data, path, opts, tz, line0=line0, first=not done, order=order)
+            done += len(data)
+            line0 += data.count(b"\n")
+            del data
+            yield EventChunk(table, at)
+            at += len(table)
+            del table
+            if opts.progress:
+                opts.progress(done, total)
+
+
+def _head_lines(data: bytes) -> pa.Array:
+    """The first 50 non-blank lines of a block (whole lines of its first 64 KiB)."""
+    head = data[: 1 << 16]
+    if len(head) < len(data):
+        head = head[: head.rfind(b"\n") + 1]
+    first = [line.decode(errors="replace") for line in head.split(b"\n")[:50]]
+    return nonblank(pa.array(first, pa.large_string()))[0]
+
+
+def _table(
+    data: bytes,
+    path: Path,
+    opts: ParseOptions,
+    tz: str,
+    *,
+    line0: int = 0,
+    first: bool = True,
+    order: MemberOrder | None = None,
+) -> pd.DataFrame:
+    """The event table of *data*: a whole file, or a block of one whose first *line0* lines
+    came before (only the first block chooses between JSON and combined lines)."""
+    cut_lines = None if opts.nginx_format else csv_combined(data, sniff_json=first)
+    if cut_lines is None:
+        lines, line_no = nonblank(split_lines(data))
+        del data  # (not alive while the columns are built)
+        if first:
             variables, ok, extra, reason = _parse_lines(lines, opts)
         else:
-            del data
-            combined, lines, line_no = cut_lines
-            variables, ok, extra, reason = _from_combined(combined)
-        frame = build_events(
-            variables,
-            ok=ok,
-            lines=lines,
-            line_no=line_no,
-            path=path,
-            tz=tz,
-            extra_attrs=extra,
-            reason=reason,
-        )
-        if opts.progress:
-            opts.progress(total, total)
-        return frame
+            variables, ok, extra, reason = _from_combined(combined_variables(lines))
+    else:
+        del data
+        combined, lines, line_no = cut_lines
+        variables, ok, extra, reason = _from_combined(combined)
+    if line0:
+        line_no = pc.add(line_no, line0)
+    return build_events(
+        variables,
+        ok=ok,
+        lines=lines,
+        line_no=line_no,
+        path=path,
+        tz=tz,
+        extra_attrs=extra,
+        reason=reason,
+        order=order,
+    )
 
 
 ADAPTER = NginxAdapter()
