@@ -24,7 +24,6 @@ import pyarrow.compute as pc
 from toolcall_cli.core.events import EventChunk, assemble_chunks
 from toolcall_cli.sources._shared.logtime import check_tz
 from toolcall_cli.sources._shared.textlog import (
-    MemberOrder,
     head_lines,
     nonblank,
     read_data,
@@ -37,6 +36,7 @@ from toolcall_cli.sources.nginx.csv_columns import cut, interleave, line_bounds
 from toolcall_cli.sources.nginx.escape_json import ACCESS_KEYS, json_variables
 from toolcall_cli.sources.nginx.fastpath import extract_combined
 from toolcall_cli.sources.nginx.log_format import compile_format
+from toolcall_cli.sources.nginx.shape import FileShape
 from toolcall_cli.sources.nginx.variables import build_events
 
 #: Lines per thread before the regex is split across threads.
@@ -107,40 +107,43 @@ def _or_nulls(arr: pa.Array | None, n: int) -> pa.Array:
     return pa.nulls(n, pa.large_string()) if arr is None else arr.cast(pa.large_string())
 
 
-def _with_trailing(variables: dict[str, pa.Array], tokens: list[pa.Array]) -> Combined:
+def _with_trailing(
+    variables: dict[str, pa.Array], tokens: list[pa.Array], shape: FileShape | None
+) -> Combined:
     """The parts combined_variables() gives, of rows the CSV reader cut."""
-    known, others, extras = split_trailing(variables.pop("trailing"), tokens)
+    known, others, extras = split_trailing(variables.pop("trailing"), tokens, shape)
     for var, arr in known.items():
         variables.setdefault(var, arr)
     ok = pa.array(np.ones(len(variables["request"]), bool))
     return variables, ok, others, extras
 
 
-CsvParts = tuple[Combined, pa.Array, pa.Array]
+CsvParts = tuple[Combined, pa.Array, pa.Array, int]
 
 
-def csv_combined(data: bytes, *, sniff_json: bool = True) -> CsvParts | None:
+def csv_combined(data: bytes, shape: FileShape | None = None) -> CsvParts | None:
     """combined_variables() of the non-blank lines of *data*, their lines (null where the CSV
-    reader took the row: only unparsed rows quote their line) and line numbers; None when the
-    reader does not apply (little, non-UTF-8 or JSON input — unless *sniff_json* is off: a
-    later block of a combined log —, or no common combined shape)."""
+    reader took the row: only unparsed rows quote their line), line numbers and the number of
+    lines (blank ones too); None when the
+    reader does not apply (little, non-UTF-8 or JSON input, or no common combined shape). A
+    later block of a file gives its *shape* (what its first block found; no JSON sniff)."""
     if len(data) >= 1 << 31 or not _valid_utf8(data):
         return None
     starts, ends = line_bounds(data)
     if len(starts) < CSV_MIN_LINES:
         return None
     head = [data[s:e].decode() for s, e in zip(starts[:50], ends[:50], strict=True)]
-    if sniff_json and _looks_json(nonblank(pa.array(head, pa.large_string()))[0]):
+    if shape is None and _looks_json(nonblank(pa.array(head, pa.large_string()))[0]):
         return None
-    got = cut(data, starts, ends)
+    got = cut(data, starts, ends, shape)
     if got is None:
         return None
-    fast = _with_trailing(got.variables, got.tokens)
+    fast = _with_trailing(got.variables, got.tokens, shape)
     fast_vars = fast[0]
     rest = np.ones(len(starts), bool)
     rest[got.taken] = False
     if not rest.any():
-        return fast, pa.nulls(len(starts), pa.large_string()), pa.array(got.taken + 1)
+        return fast, pa.nulls(len(starts), pa.large_string()), pa.array(got.taken + 1), len(starts)
     idx = np.flatnonzero(rest)
     texts = pa.array([data[starts[i] : ends[i]].decode() for i in idx], pa.large_string())
     if b"\r" in data:  # split_lines() trims every `\r` at a line's end
@@ -168,7 +171,7 @@ def csv_combined(data: bytes, *, sniff_json: bool = True) -> CsvParts | None:
     )
     lines = interleave(pa.nulls(n_fast, pa.large_string()), texts, at)
     line_no = pa.array(rows + 1)
-    return (variables, ok, others, extras), lines, line_no
+    return (variables, ok, others, extras), lines, line_no, len(starts)
 
 
 def _valid_utf8(data: bytes) -> bool:
@@ -259,26 +262,24 @@ class NginxAdapter:
         """The access log's event table, block by block when it is big (:mod:`.blocks`)."""
         tz = check_tz(opts.tz)
         blocks = None if opts.nginx_format else file_blocks(path)
-        if blocks is None:
-            data = read_data(path, opts)
-            total = len(data)
-            yield EventChunk(_table(data, path, opts, tz))
+        if blocks is None:  # (read_data's bytes are _table's alone: it lets go of them)
+            table, _, total = _table(read_data(path, opts), path, opts, tz)
+            yield EventChunk(table)
             if opts.progress:
                 opts.progress(total, total)
             return
         total, done, at, line0 = path.stat().st_size, 0, 0, 0
-        order = MemberOrder()
+        shape = FileShape()
         for data in blocks:
             if not done and _looks_json(_head_lines(data)):  # escape=json: read it whole
                 blocks.close()
-                yield EventChunk(_table(read_data(path, opts), path, opts, tz))
+                yield EventChunk(_table(read_data(path, opts), path, opts, tz)[0])
                 return
-            table = _table(data, path, opts, tz, line0=line0, first=not done, order=order)
             done += len(data)
-            line0 += data.count(b"\n")
+            table, lines, _ = _table(data, path, opts, tz, line0=line0, shape=shape)
             del data
             yield EventChunk(table, at)
-            at += len(table)
+            at, line0 = at + len(table), line0 + lines
             del table
             if opts.progress:
                 opts.progress(done, total)
@@ -300,26 +301,29 @@ def _table(
     tz: str,
     *,
     line0: int = 0,
-    first: bool = True,
-    order: MemberOrder | None = None,
-) -> pd.DataFrame:
-    """The event table of *data*: a whole file, or a block of one whose first *line0* lines
-    came before (only the first block chooses between JSON and combined lines)."""
-    cut_lines = None if opts.nginx_format else csv_combined(data, sniff_json=first)
+    shape: FileShape | None = None,
+) -> tuple[pd.DataFrame, int, int]:
+    """The event table of *data*, its numbers of lines and bytes: a whole file, or a block of one
+    whose first *line0* lines came before and whose *shape* its first block found (that
+    block chose between JSON and combined lines)."""
+    n_bytes = len(data)
+    cut_lines = None if opts.nginx_format else csv_combined(data, shape)
     if cut_lines is None:
-        lines, line_no = nonblank(split_lines(data))
-        del data  # (not alive while the columns are built)
-        if first:
+        every = split_lines(data)
+        n_lines = len(every)
+        lines, line_no = nonblank(every)
+        del data, every  # (not alive while the columns are built)
+        if shape is None:
             variables, ok, extra, reason = _parse_lines(lines, opts)
         else:
             variables, ok, extra, reason = _from_combined(combined_variables(lines))
     else:
         del data
-        combined, lines, line_no = cut_lines
+        combined, lines, line_no, n_lines = cut_lines
         variables, ok, extra, reason = _from_combined(combined)
     if line0:
         line_no = pc.add(line_no, line0)
-    return build_events(
+    frame = build_events(
         variables,
         ok=ok,
         lines=lines,
@@ -328,8 +332,9 @@ def _table(
         tz=tz,
         extra_attrs=extra,
         reason=reason,
-        order=order,
+        order=None if shape is None else shape.order,
     )
+    return frame, n_lines, n_bytes
 
 
 ADAPTER = NginxAdapter()

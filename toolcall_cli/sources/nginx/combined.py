@@ -19,6 +19,7 @@ import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from toolcall_cli.sources.nginx.shape import FileShape
 from toolcall_cli.sources.nginx.trailing_keys import TRAILING_KEYS, scatter
 from toolcall_cli.sources.nginx.trailing_layout import by_layout
 
@@ -89,7 +90,7 @@ def _tokens(text: pa.Array) -> tuple[dict[str, pa.Array], np.ndarray]:
 
 
 def split_trailing(
-    trailing: pa.Array, tokens: list[pa.Array] | None = None
+    trailing: pa.Array, tokens: list[pa.Array] | None = None, shape: FileShape | None = None
 ) -> tuple[dict[str, pa.Array], pa.Array | None, pa.Array | None]:
     """(variables from known keys, attrs object text of other keys, attrs.extra JSON list) per row.
 
@@ -102,7 +103,7 @@ def split_trailing(
     has = pc.fill_null(pc.greater(pc.utf8_length(text), 0), False).to_numpy(zero_copy_only=False)
     if not has.any():
         return {}, None, None
-    variables, done, layout_others = by_layout(text, has, tokens)
+    variables, done, layout_others = by_layout(text, has, tokens, shape)
     rest = has & ~done
     if not rest.any():
         return variables, layout_others, None

@@ -24,6 +24,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from toolcall_cli.sources.nginx.shape import FileShape
+
 #: Columns before the trailing ones: addr ident user [time zone] request status size referer agent.
 _FIXED = 10
 #: Lines sampled for the common column count.
@@ -76,15 +78,22 @@ def _column_count(sample: list[str]) -> int | None:
     return m if m >= _FIXED else None
 
 
-def cut(data: bytes, starts: np.ndarray, ends: np.ndarray) -> CsvCut | None:
+def cut(
+    data: bytes, starts: np.ndarray, ends: np.ndarray, shape: FileShape | None = None
+) -> CsvCut | None:
     """The rows of *data* (valid UTF-8) the reader takes, or None when it cannot be used (no
-    common combined shape, or its rows do not line up with the lines)."""
+    common combined shape, or its rows do not line up with the lines). The column count is
+    *shape*'s when an earlier block of the file found it."""
     import pyarrow.csv as csv
 
-    sample = [data[s:e].decode() for s, e in zip(starts[:_SAMPLE], ends[:_SAMPLE], strict=True)]
-    m = _column_count(sample)
+    m = None if shape is None else shape.columns
     if m is None:
-        return None
+        head = zip(starts[:_SAMPLE].tolist(), ends[:_SAMPLE].tolist(), strict=True)
+        m = _column_count([data[s:e].decode() for s, e in head])
+        if m is None:
+            return None
+        if shape is not None:
+            shape.columns = m
     invalid: list[int] = []
 
     def skip(row: csv.InvalidRow) -> str:

@@ -18,6 +18,7 @@ import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from toolcall_cli.sources.nginx.shape import FileShape
 from toolcall_cli.sources.nginx.trailing_keys import TRAILING_KEYS, scatter
 
 #: Rows sampled for layouts, and the most layouts kept.
@@ -77,16 +78,24 @@ def _layouts(text: pa.Array, has: np.ndarray) -> list[tuple[str, ...]]:
 
 
 def by_layout(
-    text: pa.Array, has: np.ndarray, tokens: list[pa.Array] | None = None
+    text: pa.Array,
+    has: np.ndarray,
+    tokens: list[pa.Array] | None = None,
+    shape: FileShape | None = None,
 ) -> tuple[dict[str, pa.Array], np.ndarray, pa.Array | None]:
     """Rows whose tokens, position by position, are `key=value` with a key seen there in a
     sample (single spaces, plain values): (variables of known keys, rows read, attrs object text
     of the other keys or None). Other rows are left for the token path. A value is the token
     after `key=`; the first key of a variable wins. *tokens*, when given, are the rows' tokens
-    already cut, one column per position (*text* is their join on single spaces, trimmed)."""
+    already cut, one column per position (*text* is their join on single spaces, trimmed).
+    The layouts are *shape*'s when an earlier block of the file sampled them."""
     n = len(text)
     done = np.zeros(n, bool)
-    layouts = _layouts(text, has)
+    layouts = None if shape is None else shape.layouts
+    if layouts is None:
+        layouts = _layouts(text, has)
+        if shape is not None:
+            shape.layouts = layouts
     if not layouts:
         return {}, done, None
     width = max(map(len, layouts))
