@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Generator
 from pathlib import Path
+from typing import cast
 
 from toolcall_cli.sources._shared.files import is_gzip, require_regular
 
@@ -34,16 +35,26 @@ def file_blocks(path: Path, size: int | None = None) -> Generator[bytes, None, N
 
 
 def _blocks(path: Path, size: int) -> Generator[bytes, None, None]:
+    # each block is read into a buffer of its own, cut after its last line end in place (no
+    # copy of the block); the rest of its last line starts the next buffer
     with path.open("rb") as f:
         carry = f.read(3)
         if carry == b"\xef\xbb\xbf":
             carry = b""
-        while raw := f.read(size):
-            cut = raw.rfind(b"\n") + 1
+        while True:
+            buf = bytearray(len(carry) + size)
+            buf[: len(carry)] = carry
+            with memoryview(buf) as view:
+                got = f.readinto(view[len(carry) :])
+            if not got:
+                break
+            del buf[len(carry) + got :]
+            cut = buf.rfind(b"\n", len(carry)) + 1
             if not cut:  # one line longer than a block: it goes on
-                carry += raw
+                carry = bytes(buf)
                 continue
-            yield b"".join((carry, memoryview(raw)[:cut])) if carry else raw[:cut]
-            carry = raw[cut:]
+            carry = bytes(buf[cut:])
+            del buf[cut:]
+            yield cast(bytes, buf)  # (a bytearray: the parsers only read it, as bytes)
         if carry:
             yield carry

@@ -105,7 +105,10 @@ def cut(
         table = csv.read_csv(
             pa.BufferReader(data),
             # one thread: the invalid rows' line numbers are known only then
-            read_options=csv.ReadOptions(column_names=names, use_threads=False, block_size=1 << 24),
+            # one block for all of *data*: each column comes as one chunk, joined without a copy
+            read_options=csv.ReadOptions(
+                column_names=names, use_threads=False, block_size=max(len(data) + 1, 1 << 20)
+            ),
             parse_options=csv.ParseOptions(
                 delimiter=" ",
                 quote_char='"',
