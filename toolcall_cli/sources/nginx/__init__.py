@@ -111,7 +111,7 @@ def _with_trailing(
     variables: dict[str, pa.Array], tokens: list[pa.Array], shape: FileShape | None
 ) -> Combined:
     """The parts combined_variables() gives, of rows the CSV reader cut."""
-    known, others, extras = split_trailing(variables.pop("trailing"), tokens, shape)
+    known, others, extras = split_trailing(None, tokens, shape)
     for var, arr in known.items():
         variables.setdefault(var, arr)
     ok = pa.array(np.ones(len(variables["request"]), bool))

@@ -39,8 +39,8 @@ class CsvCut:
     """Variables of the rows the reader took (in line order) and which lines they are."""
 
     taken: np.ndarray  # 0-based physical line indices, ascending
-    variables: dict[str, pa.Array]  # aligned with `taken`; "trailing" is the tail text
-    tokens: list[pa.Array]  # the trailing columns the tail text joins
+    variables: dict[str, pa.Array]  # aligned with `taken`
+    tokens: list[pa.Array]  # the trailing columns (their join is the tail text)
 
 
 def line_bounds(data: bytes) -> tuple[np.ndarray, np.ndarray]:
@@ -131,7 +131,7 @@ def cut(
     if (bad < 0).any() or table.num_rows + len(bad) != lines:
         return None  # rows that do not line up with the lines: not this reader's input
     rows = np.arange(lines) if not len(bad) else np.setdiff1d(np.arange(lines), bad)
-    cols = [table.column(i).combine_chunks() for i in range(m)]
+    cols = [_one_array(table.column(i)) for i in range(m)]
     del table
     good = _canonical(data, cols, starts[rows], ends[rows])
     # the quotes the reader consumed are the six canonical ones only when no value before the
@@ -146,6 +146,11 @@ def cut(
         sel = pa.array(keep)
         cols = [c.take(sel) for c in cols]
     return CsvCut(rows[keep], _variables(cols), cols[_FIXED:])
+
+
+def _one_array(col: pa.ChunkedArray) -> pa.Array:
+    """The column as one array (combine_chunks() copies even a single chunk)."""
+    return col.chunk(0) if col.num_chunks == 1 else col.combine_chunks()
 
 
 def _canonical(
@@ -224,13 +229,6 @@ def _variables(cols: list[pa.Array]) -> dict[str, pa.Array]:
     when = pc.binary_join_element_wise(
         pc.utf8_slice_codeunits(cols[3], 1, 2**31), pc.utf8_slice_codeunits(cols[4], 0, -1), sp
     )
-    tail = cols[_FIXED:]
-    if not tail:
-        trailing = pc.utf8_slice_codeunits(cols[0], 0, 0)  # "" on every row
-    elif len(tail) == 1:
-        trailing = tail[0]
-    else:
-        trailing = pc.binary_join_element_wise(*tail, sp)
     return {
         "remote_addr": cols[0],
         "ident": cols[1],
@@ -241,7 +239,6 @@ def _variables(cols: list[pa.Array]) -> dict[str, pa.Array]:
         "body_bytes_sent": cols[7],
         "http_referer": cols[8],
         "http_user_agent": cols[9],
-        "trailing": trailing,
     }
 
 
