@@ -157,7 +157,7 @@ def _canonical(
     data: bytes, cols: list[pa.Array], starts: np.ndarray, ends: np.ndarray
 ) -> np.ndarray:
     """Rows whose line is exactly the canonical join of their columns."""
-    lens = [pc.binary_length(c).to_numpy(zero_copy_only=False).astype(np.int64) for c in cols]
+    lens = [_lengths(c) for c in cols]
     m = len(cols)
     q0 = sum(lens[:5]) + 5
     q1 = q0 + 1 + lens[5]
@@ -172,6 +172,12 @@ def _canonical(
         at = np.where(good, starts + q, 0)
         good &= buf[at] == 34
     return good
+
+
+def _lengths(text: pa.Array) -> np.ndarray:
+    """The byte length of each value of a large_string array, from its offsets (no kernel)."""
+    offsets = np.frombuffer(text.buffers()[1], np.int64)
+    return np.diff(offsets[text.offset : text.offset + len(text) + 1])
 
 
 #: Lines outside the taken rows whose quotes _six_quotes_each() counts one by one.
@@ -205,22 +211,45 @@ def _fields_ok(data: bytes, cols: list[pa.Array]) -> np.ndarray:
     n = len(cols[0])
     good = np.ones(n, bool)
     for c in cols[:3]:  # \S+: not empty; RE2's \s is [\t\n\f\r ] (no \n or \r inside a line)
-        good &= pc.greater(pc.binary_length(c), 0).to_numpy(zero_copy_only=False)
+        good &= _lengths(c) > 0
     if b"\t" in data or b"\f" in data:
         for c in cols[:3]:
             good &= ~pc.match_substring_regex(c, r"[\t\f]").to_numpy(zero_copy_only=False)
-    good &= pc.starts_with(cols[3], "[").to_numpy(zero_copy_only=False)
-    good &= pc.ends_with(cols[4], "]").to_numpy(zero_copy_only=False)
+    good &= _edge_byte(cols[3], 91, first=True)  # `[`
+    closed = _edge_byte(cols[4], 93, first=False)  # `]`
+    good &= closed
     # [^\]]+ between the brackets: no other `]` (the zone column ends with the closing one)
     if _may_hold(cols[3], 93):
         good &= ~pc.match_substring(cols[3], "]").to_numpy(zero_copy_only=False)
-    good &= pc.equal(pc.count_substring(cols[4], "]"), 1).to_numpy(zero_copy_only=False)
+    if _count_byte(cols[4], 93) != closed.sum():  # (else each closed one holds that one only)
+        good &= pc.equal(pc.count_substring(cols[4], "]"), 1).to_numpy(zero_copy_only=False)
     good &= pc.match_substring_regex(cols[6], r"^(?:\d{3}|-)$").to_numpy(zero_copy_only=False)
     good &= pc.match_substring_regex(cols[7], r"^(?:\d+|-)$").to_numpy(zero_copy_only=False)
     for i in _QUOTED:  # `\"` is an escape to the regex: those lines are its to read
         if _may_hold(cols[i], 92):
             good &= ~pc.match_substring(cols[i], "\\").to_numpy(zero_copy_only=False)
     return good
+
+
+def _edge_byte(text: pa.Array, byte: int, *, first: bool) -> np.ndarray:
+    """Values of a large_string array that start (*first*) or end with *byte* (no kernel)."""
+    _, offsets, values = text.buffers()
+    offs = np.frombuffer(offsets, np.int64)[text.offset : text.offset + len(text) + 1]
+    if values is None:
+        return np.zeros(len(text), bool)
+    buf = np.frombuffer(values, np.uint8)
+    nonempty = offs[1:] > offs[:-1]
+    at = np.where(nonempty, offs[:-1] if first else offs[1:] - 1, 0)
+    return nonempty & (buf[at] == byte) if len(buf) else nonempty
+
+
+def _count_byte(text: pa.Array, byte: int) -> int:
+    """How often *byte* occurs in the values of a large_string array (one scan)."""
+    _, offsets, values = text.buffers()
+    if values is None or not len(text):
+        return 0
+    offs = np.frombuffer(offsets, np.int64)[text.offset : text.offset + len(text) + 1]
+    return int(np.count_nonzero(np.frombuffer(values, np.uint8)[offs[0] : offs[-1]] == byte))
 
 
 def _variables(cols: list[pa.Array]) -> dict[str, pa.Array]:
