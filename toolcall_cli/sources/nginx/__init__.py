@@ -5,7 +5,8 @@ Formats: `combined`/`common` with optional trailing fields (no configuration nee
 hot path is column-wise: lines sit in one pyarrow array; combined lines are cut by the
 split path (:mod:`.fastpath`) and their trailing keys read per layout (:mod:`.combined`),
 slice by slice on a thread pool; only lines of another shape see the capturing regex, and
-only odd trailing text is read per row.
+only odd trailing text is read per row. A big plain file is read and handed over block by
+block (:mod:`.blocks`), in bounded memory.
 """
 
 from __future__ import annotations
@@ -124,9 +125,9 @@ CsvParts = tuple[Combined, pa.Array, pa.Array, int]
 def csv_combined(data: bytes, shape: FileShape | None = None) -> CsvParts | None:
     """combined_variables() of the non-blank lines of *data*, their lines (null where the CSV
     reader took the row: only unparsed rows quote their line), line numbers and the number of
-    lines (blank ones too); None when the
-    reader does not apply (little, non-UTF-8 or JSON input, or no common combined shape). A
-    later block of a file gives its *shape* (what its first block found; no JSON sniff)."""
+    lines (blank ones too); None when the reader does not apply (little, non-UTF-8 or JSON
+    input, or no common combined shape). A block of a big file gives the file's *shape*
+    (what its first block found; no JSON sniff: the file's first block was sniffed)."""
     if len(data) >= 1 << 31 or not _valid_utf8(data):
         return None
     starts, ends = line_bounds(data)
@@ -286,12 +287,13 @@ class NginxAdapter:
 
 
 def _head_lines(data: bytes) -> pa.Array:
-    """The first 50 non-blank lines of a block (whole lines of its first 64 KiB)."""
+    """The non-blank lines among the whole lines of a block's first 64 KiB (_looks_json()
+    reads the first 50, as it reads a whole file's)."""
     head = data[: 1 << 16]
     if len(head) < len(data):
         head = head[: head.rfind(b"\n") + 1]
-    first = [line.decode(errors="replace") for line in head.split(b"\n")[:50]]
-    return nonblank(pa.array(first, pa.large_string()))[0]
+    lines = [line.decode(errors="replace") for line in head.split(b"\n")]
+    return nonblank(pa.array(lines, pa.large_string()))[0]
 
 
 def _table(
