@@ -8,6 +8,8 @@ import random
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 import pytest
 
 import toolcall_cli.sources.nginx as nginx
@@ -16,7 +18,13 @@ from tests.bench.cli_bench import wide_nginx
 from tests.sources.test_nginx_fastpath import CORPUS_FILES, NGINX, fallback_frame, varied_lines
 from toolcall_cli.sources._shared.textlog import nonblank, read_lines
 from toolcall_cli.sources.base import ParseOptions
-from toolcall_cli.sources.nginx.csv_columns import cut, line_bounds
+from toolcall_cli.sources.nginx.csv_columns import (
+    _count_byte,
+    _edge_byte,
+    _lengths,
+    cut,
+    line_bounds,
+)
 
 COMMON = (
     '10.0.0.{i} - - [01/Mar/2025:00:00:0{s} +0000] "POST /tools/get_weather HTTP/1.1" 200 {i} '
@@ -177,3 +185,15 @@ def test_csv_reader_takes_every_bench_line_and_equals_the_fallback(
         path = tmp_path / "wide.log"
     assert _taken(path) == 3000
     pd.testing.assert_frame_equal(nginx.ADAPTER.parse(path, ParseOptions()), fallback_frame(path))
+
+
+def test_offset_shortcuts_equal_the_kernels() -> None:
+    """The checks read from offsets and bytes give what the string kernels give."""
+    vals = pa.array(["", "[", "a[", "[a", "+0000]", "+0000]]", "]", "x"], pa.large_string())
+    vals = vals.slice(1)  # (an offset into the buffers)
+    starts = pc.starts_with(vals, "[").to_numpy(zero_copy_only=False)
+    assert (_edge_byte(vals, 91, first=True) == starts).all()
+    ends = pc.ends_with(vals, "]").to_numpy(zero_copy_only=False)
+    assert (_edge_byte(vals, 93, first=False) == ends).all()
+    assert _count_byte(vals, 93) == pc.sum(pc.count_substring(vals, "]")).as_py() == 4
+    assert (_lengths(vals) == pc.binary_length(vals).to_numpy()).all()

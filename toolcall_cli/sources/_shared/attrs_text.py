@@ -15,7 +15,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from toolcall_cli.sources._shared.textlog import json_objects
+from toolcall_cli.sources._shared.textlog import MemberOrder, json_objects
 
 #: (key, values, json_objects kind) members of the `attrs` object, in order.
 AttrFields = list[tuple[str, pa.Array, str]]
@@ -24,20 +24,20 @@ _SAMPLE = 2048
 _MAX_SAMPLE_DISTINCT = 64
 
 
-def attrs_text(fields: AttrFields, n: int) -> pa.Array:
-    """json_objects(fields, n), computed per distinct row when the rows repeat."""
+def attrs_text(fields: AttrFields, n: int, order: MemberOrder | None = None) -> pa.Array:
+    """json_objects(fields, n, order), computed per distinct row when the rows repeat."""
     codes = _row_codes(fields, n)
     if codes is None:
-        return json_objects(fields, n)
+        return json_objects(fields, n, order)
     keys, uniques = pd.factorize(codes)
     if len(uniques) * 16 > n:
-        return json_objects(fields, n)
+        return json_objects(fields, n, order)
     # keys are numbered in order of appearance: a key's first row is where the running max rises
     top = np.maximum.accumulate(keys)
     rises = np.ones(n, bool)
     rises[1:] = top[1:] > top[:-1]
     rep = pa.array(np.flatnonzero(rises))
-    texts = json_objects([(k, v.take(rep), kind) for k, v, kind in fields], len(rep))
+    texts = json_objects([(k, v.take(rep), kind) for k, v, kind in fields], len(rep), order)
     return texts.take(pa.array(keys))
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -183,15 +184,37 @@ def _json_quote(arr: pa.Array) -> pa.Array:
     return quoted
 
 
-def json_objects(fields: Sequence[tuple[str, pa.Array, str]], n: int) -> pa.Array:
+@dataclass(slots=True)
+class MemberOrder:
+    """The members json_objects() writes first, kept from one call to the next: the blocks of
+    one file (:mod:`toolcall_cli.sources.nginx.blocks`) lay their objects out as its first
+    block did, even where a member the first block held on every row is null on some."""
+
+    first: tuple[str, ...] | None = None  # set by the first call
+
+
+def json_objects(
+    fields: Sequence[tuple[str, pa.Array, str]], n: int, order: MemberOrder | None = None
+) -> pa.Array:
     """One JSON object text per row from (key, values, kind) triples; null values are left out.
 
     kind is "str" (quote the text), "num"/"bool" (emit as-is; the array must hold valid JSON
     numbers/booleans as text or numbers), "json" (already JSON text) or "merge" (a JSON object
     text whose members are spliced in; the key is ignored). Rows with no fields → null.
     A field without nulls is written first (no comma to manage); the others carry a leading
-    comma, and only rows that start with one are trimmed.
+    comma, and only rows that start with one are trimmed. With an *order* already set, the
+    members it names come first and the others follow, each group in field order; an *order*
+    not yet set records the fields this call writes first.
     """
+    hoist = True  # fields without nulls go first (else: in the order's layout)
+    if order is not None and order.first is None:
+        order.first = tuple(
+            key for key, values, kind in fields if kind != "merge" and not values.null_count
+        )
+    elif order is not None and order.first is not None:
+        lead = set(order.first)
+        fields = sorted(fields, key=lambda f: f[2] == "merge" or f[0] not in lead)  # (stable)
+        hoist = False
     empty = lit("")
     full: list[tuple[str, pa.Array]] = []  # (key prefix, body) of fields present on every row
     sparse: list[pa.Array] = []  # ',"key":body' members, "" where the value is null
@@ -208,7 +231,7 @@ def json_objects(fields: Sequence[tuple[str, pa.Array, str]], n: int) -> pa.Arra
             sparse.append(pc.fill_null(pc.binary_join_element_wise(lit(","), inner, empty), empty))
             continue
         body = _json_quote(values) if kind == "str" else as_string(values)
-        if values.null_count == 0:
+        if values.null_count == 0 and (hoist or not sparse):
             full.append((_dump(key) + ":", body))
             present[:] = True
             continue

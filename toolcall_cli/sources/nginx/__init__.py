@@ -5,12 +5,14 @@ Formats: `combined`/`common` with optional trailing fields (no configuration nee
 hot path is column-wise: lines sit in one pyarrow array; combined lines are cut by the
 split path (:mod:`.fastpath`) and their trailing keys read per layout (:mod:`.combined`),
 slice by slice on a thread pool; only lines of another shape see the capturing regex, and
-only odd trailing text is read per row.
+only odd trailing text is read per row. A big plain file is read and handed over block by
+block (:mod:`.blocks`), in bounded memory.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -20,14 +22,22 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from toolcall_cli.core.events import EventChunk, assemble_chunks
 from toolcall_cli.sources._shared.logtime import check_tz
-from toolcall_cli.sources._shared.textlog import head_lines, nonblank, read_data, split_lines
+from toolcall_cli.sources._shared.textlog import (
+    head_lines,
+    nonblank,
+    read_data,
+    split_lines,
+)
 from toolcall_cli.sources.base import HEAD_BYTES, ParseOptions
+from toolcall_cli.sources.nginx.blocks import file_blocks
 from toolcall_cli.sources.nginx.combined import COMBINED_RX, HEAD_RX, split_trailing
 from toolcall_cli.sources.nginx.csv_columns import cut, interleave, line_bounds
 from toolcall_cli.sources.nginx.escape_json import ACCESS_KEYS, json_variables
 from toolcall_cli.sources.nginx.fastpath import extract_combined
 from toolcall_cli.sources.nginx.log_format import compile_format
+from toolcall_cli.sources.nginx.shape import FileShape
 from toolcall_cli.sources.nginx.variables import build_events
 
 #: Lines per thread before the regex is split across threads.
@@ -98,39 +108,43 @@ def _or_nulls(arr: pa.Array | None, n: int) -> pa.Array:
     return pa.nulls(n, pa.large_string()) if arr is None else arr.cast(pa.large_string())
 
 
-def _with_trailing(variables: dict[str, pa.Array], tokens: list[pa.Array]) -> Combined:
+def _with_trailing(
+    variables: dict[str, pa.Array], tokens: list[pa.Array], shape: FileShape | None
+) -> Combined:
     """The parts combined_variables() gives, of rows the CSV reader cut."""
-    known, others, extras = split_trailing(variables.pop("trailing"), tokens)
+    known, others, extras = split_trailing(None, tokens, shape)
     for var, arr in known.items():
         variables.setdefault(var, arr)
     ok = pa.array(np.ones(len(variables["request"]), bool))
     return variables, ok, others, extras
 
 
-CsvParts = tuple[Combined, pa.Array, pa.Array]
+CsvParts = tuple[Combined, pa.Array, pa.Array, int]
 
 
-def csv_combined(data: bytes) -> CsvParts | None:
+def csv_combined(data: bytes, shape: FileShape | None = None) -> CsvParts | None:
     """combined_variables() of the non-blank lines of *data*, their lines (null where the CSV
-    reader took the row: only unparsed rows quote their line) and line numbers; None when the
-    reader does not apply (little, non-UTF-8 or JSON input, or no common combined shape)."""
+    reader took the row: only unparsed rows quote their line), line numbers and the number of
+    lines (blank ones too); None when the reader does not apply (little, non-UTF-8 or JSON
+    input, or no common combined shape). A block of a big file gives the file's *shape*
+    (what its first block found; no JSON sniff: the file's first block was sniffed)."""
     if len(data) >= 1 << 31 or not _valid_utf8(data):
         return None
     starts, ends = line_bounds(data)
     if len(starts) < CSV_MIN_LINES:
         return None
     head = [data[s:e].decode() for s, e in zip(starts[:50], ends[:50], strict=True)]
-    if _looks_json(nonblank(pa.array(head, pa.large_string()))[0]):
+    if shape is None and _looks_json(nonblank(pa.array(head, pa.large_string()))[0]):
         return None
-    got = cut(data, starts, ends)
+    got = cut(data, starts, ends, shape)
     if got is None:
         return None
-    fast = _with_trailing(got.variables, got.tokens)
+    fast = _with_trailing(got.variables, got.tokens, shape)
     fast_vars = fast[0]
     rest = np.ones(len(starts), bool)
     rest[got.taken] = False
     if not rest.any():
-        return fast, pa.nulls(len(starts), pa.large_string()), pa.array(got.taken + 1)
+        return fast, pa.nulls(len(starts), pa.large_string()), pa.array(got.taken + 1), len(starts)
     idx = np.flatnonzero(rest)
     texts = pa.array([data[starts[i] : ends[i]].decode() for i in idx], pa.large_string())
     if b"\r" in data:  # split_lines() trims every `\r` at a line's end
@@ -158,7 +172,7 @@ def csv_combined(data: bytes) -> CsvParts | None:
     )
     lines = interleave(pa.nulls(n_fast, pa.large_string()), texts, at)
     line_no = pa.array(rows + 1)
-    return (variables, ok, others, extras), lines, line_no
+    return (variables, ok, others, extras), lines, line_no, len(starts)
 
 
 def _valid_utf8(data: bytes) -> bool:
@@ -243,31 +257,86 @@ class NginxAdapter:
 
     def parse(self, path: Path, opts: ParseOptions) -> pd.DataFrame:
         """Parse an access log; lines that match no format become `unparsed` rows."""
+        return assemble_chunks(self.parse_chunks(path, opts))
+
+    def parse_chunks(self, path: Path, opts: ParseOptions) -> Iterator[EventChunk]:
+        """The access log's event table, block by block when it is big (:mod:`.blocks`)."""
         tz = check_tz(opts.tz)
-        data = read_data(path, opts)
-        total = len(data)
-        cut_lines = None if opts.nginx_format else csv_combined(data)
-        if cut_lines is None:
-            lines, line_no = nonblank(split_lines(data))
-            del data  # (not alive while the columns are built)
+        blocks = None if opts.nginx_format else file_blocks(path)
+        if blocks is None:  # (read_data's bytes are _table's alone: it lets go of them)
+            table, _, total = _table(read_data(path, opts), path, opts, tz)
+            yield EventChunk(table)
+            if opts.progress:
+                opts.progress(total, total)
+            return
+        total, done, at, line0 = path.stat().st_size, 0, 0, 0
+        shape = FileShape()
+        for data in blocks:
+            if not done and _looks_json(_head_lines(data)):  # escape=json: read it whole
+                blocks.close()
+                yield EventChunk(_table(read_data(path, opts), path, opts, tz)[0])
+                return
+            done += len(data)
+            table, lines, _ = _table(data, path, opts, tz, line0=line0, shape=shape)
+            del data
+            yield EventChunk(table, at)
+            at, line0 = at + len(table), line0 + lines
+            del table
+            if opts.progress:
+                opts.progress(done, total)
+
+
+def _head_lines(data: bytes) -> pa.Array:
+    """The non-blank lines among the whole lines of a block's first 64 KiB (_looks_json()
+    reads the first 50, as it reads a whole file's)."""
+    head = data[: 1 << 16]
+    if len(head) < len(data):
+        head = head[: head.rfind(b"\n") + 1]
+    lines = [line.decode(errors="replace") for line in head.split(b"\n")]
+    return nonblank(pa.array(lines, pa.large_string()))[0]
+
+
+def _table(
+    data: bytes,
+    path: Path,
+    opts: ParseOptions,
+    tz: str,
+    *,
+    line0: int = 0,
+    shape: FileShape | None = None,
+) -> tuple[pd.DataFrame, int, int]:
+    """The event table of *data*, its numbers of lines and bytes: a whole file, or a block of one
+    whose first *line0* lines came before and whose *shape* its first block found (that
+    block chose between JSON and combined lines)."""
+    n_bytes = len(data)
+    cut_lines = None if opts.nginx_format else csv_combined(data, shape)
+    if cut_lines is None:
+        every = split_lines(data)
+        n_lines = len(every)
+        lines, line_no = nonblank(every)
+        del data, every  # (not alive while the columns are built)
+        if shape is None:
             variables, ok, extra, reason = _parse_lines(lines, opts)
         else:
-            del data
-            combined, lines, line_no = cut_lines
-            variables, ok, extra, reason = _from_combined(combined)
-        frame = build_events(
-            variables,
-            ok=ok,
-            lines=lines,
-            line_no=line_no,
-            path=path,
-            tz=tz,
-            extra_attrs=extra,
-            reason=reason,
-        )
-        if opts.progress:
-            opts.progress(total, total)
-        return frame
+            variables, ok, extra, reason = _from_combined(combined_variables(lines))
+    else:
+        del data
+        combined, lines, line_no, n_lines = cut_lines
+        variables, ok, extra, reason = _from_combined(combined)
+    if line0:
+        line_no = pc.add(line_no, line0)
+    frame = build_events(
+        variables,
+        ok=ok,
+        lines=lines,
+        line_no=line_no,
+        path=path,
+        tz=tz,
+        extra_attrs=extra,
+        reason=reason,
+        order=None if shape is None else shape.order,
+    )
+    return frame, n_lines, n_bytes
 
 
 ADAPTER = NginxAdapter()

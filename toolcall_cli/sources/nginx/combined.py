@@ -19,8 +19,9 @@ import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from toolcall_cli.sources.nginx.shape import FileShape
 from toolcall_cli.sources.nginx.trailing_keys import TRAILING_KEYS, scatter
-from toolcall_cli.sources.nginx.trailing_layout import by_layout
+from toolcall_cli.sources.nginx.trailing_layout import by_layout, joined, plain_token_rows
 
 #: ONE regex, RE2-compatible (pyarrow) and Python-compatible; quoted fields honour `\"` escapes.
 COMBINED_RX = (
@@ -89,29 +90,41 @@ def _tokens(text: pa.Array) -> tuple[dict[str, pa.Array], np.ndarray]:
 
 
 def split_trailing(
-    trailing: pa.Array, tokens: list[pa.Array] | None = None
+    trailing: pa.Array | None, tokens: list[pa.Array] | None = None, shape: FileShape | None = None
 ) -> tuple[dict[str, pa.Array], pa.Array | None, pa.Array | None]:
     """(variables from known keys, attrs object text of other keys, attrs.extra JSON list) per row.
 
     Rows in one of the common layouts (the same keys in the same order, plain values) are read
-    column-wise by by_layout() (from *tokens* when the CSV reader cut them: *trailing* is their
-    join); the others go through split_trailing_tokens().
+    column-wise by by_layout(); the others go through split_trailing_tokens(). When the CSV
+    reader cut the text into *tokens*, *trailing* is None: the text is their join, made only
+    for the rows by_layout() leaves.
     """
-    n = len(trailing)
-    text = pc.utf8_trim_whitespace(trailing)
-    has = pc.fill_null(pc.greater(pc.utf8_length(text), 0), False).to_numpy(zero_copy_only=False)
+    plain = text = None
+    if trailing is None:
+        if not tokens:
+            return {}, None, None
+        plain, has = _token_rows(tokens)
+        n = len(has)
+    else:
+        n = len(trailing)
+        text = pc.utf8_trim_whitespace(trailing)
+        has = pc.fill_null(pc.greater(pc.utf8_length(text), 0), False).to_numpy(
+            zero_copy_only=False
+        )
     if not has.any():
         return {}, None, None
-    variables, done, layout_others = by_layout(text, has, tokens)
+    variables, done, layout_others = by_layout(text, has, tokens, shape, plain)
     rest = has & ~done
     if not rest.any():
         return variables, layout_others, None
     if not done.any():
-        return split_trailing_tokens(text)
+        return split_trailing_tokens(text if text is not None else joined(tokens or []))
     if layout_others is not None:  # (a dictionary when its objects repeat; merged below)
         layout_others = layout_others.cast(pa.large_string())
-    idx = pa.array(np.flatnonzero(rest), pa.int64())
-    sub_vars, others, extras = split_trailing_tokens(text.take(idx))
+    where = np.flatnonzero(rest)
+    idx = pa.array(where, pa.int64())
+    sub_text = text.take(idx) if text is not None else joined(tokens or [], where)
+    sub_vars, others, extras = split_trailing_tokens(sub_text)
     for var, col in sub_vars.items():
         placed = scatter(idx, col, n)
         variables[var] = pc.coalesce(variables[var], placed) if var in variables else placed
@@ -119,6 +132,22 @@ def split_trailing(
         placed = scatter(idx, others, n)
         layout_others = placed if layout_others is None else pc.coalesce(layout_others, placed)
     return variables, layout_others, None if extras is None else scatter(idx, extras, n)
+
+
+def _token_rows(tokens: list[pa.Array]) -> tuple[np.ndarray, np.ndarray]:
+    """(rows of plain tokens, rows with trailing text) of the CSV reader's trailing tokens: a
+    row of plain tokens (no space in any) holds text when one is not empty; the others (rare:
+    a tab, a quote, non-ASCII) are joined and trimmed to know."""
+    plain = plain_token_rows(tokens)
+    has = np.zeros(len(tokens[0]), bool)
+    for tok in tokens:
+        has |= pc.greater(pc.binary_length(tok), 0).to_numpy(zero_copy_only=False)
+    odd = np.flatnonzero(~plain)
+    if odd.size:
+        has[odd] = pc.greater(pc.binary_length(joined(tokens, odd)), 0).to_numpy(
+            zero_copy_only=False
+        )
+    return plain, has
 
 
 def split_trailing_tokens(

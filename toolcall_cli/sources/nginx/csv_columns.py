@@ -24,6 +24,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from toolcall_cli.sources.nginx.shape import FileShape
+
 #: Columns before the trailing ones: addr ident user [time zone] request status size referer agent.
 _FIXED = 10
 #: Lines sampled for the common column count.
@@ -37,8 +39,8 @@ class CsvCut:
     """Variables of the rows the reader took (in line order) and which lines they are."""
 
     taken: np.ndarray  # 0-based physical line indices, ascending
-    variables: dict[str, pa.Array]  # aligned with `taken`; "trailing" is the tail text
-    tokens: list[pa.Array]  # the trailing columns the tail text joins
+    variables: dict[str, pa.Array]  # aligned with `taken`
+    tokens: list[pa.Array]  # the trailing columns (their join is the tail text)
 
 
 def line_bounds(data: bytes) -> tuple[np.ndarray, np.ndarray]:
@@ -76,15 +78,22 @@ def _column_count(sample: list[str]) -> int | None:
     return m if m >= _FIXED else None
 
 
-def cut(data: bytes, starts: np.ndarray, ends: np.ndarray) -> CsvCut | None:
+def cut(
+    data: bytes, starts: np.ndarray, ends: np.ndarray, shape: FileShape | None = None
+) -> CsvCut | None:
     """The rows of *data* (valid UTF-8) the reader takes, or None when it cannot be used (no
-    common combined shape, or its rows do not line up with the lines)."""
+    common combined shape, or its rows do not line up with the lines). The column count is
+    *shape*'s when an earlier block of the file found it."""
     import pyarrow.csv as csv
 
-    sample = [data[s:e].decode() for s, e in zip(starts[:_SAMPLE], ends[:_SAMPLE], strict=True)]
-    m = _column_count(sample)
+    m = None if shape is None else shape.columns
     if m is None:
-        return None
+        head = zip(starts[:_SAMPLE].tolist(), ends[:_SAMPLE].tolist(), strict=True)
+        m = _column_count([data[s:e].decode() for s, e in head])
+        if m is None:
+            return None
+        if shape is not None:
+            shape.columns = m
     invalid: list[int] = []
 
     def skip(row: csv.InvalidRow) -> str:
@@ -96,7 +105,10 @@ def cut(data: bytes, starts: np.ndarray, ends: np.ndarray) -> CsvCut | None:
         table = csv.read_csv(
             pa.BufferReader(data),
             # one thread: the invalid rows' line numbers are known only then
-            read_options=csv.ReadOptions(column_names=names, use_threads=False, block_size=1 << 24),
+            # one block for all of *data*: each column comes as one chunk, joined without a copy
+            read_options=csv.ReadOptions(
+                column_names=names, use_threads=False, block_size=max(len(data) + 1, 1 << 20)
+            ),
             parse_options=csv.ParseOptions(
                 delimiter=" ",
                 quote_char='"',
@@ -119,7 +131,7 @@ def cut(data: bytes, starts: np.ndarray, ends: np.ndarray) -> CsvCut | None:
     if (bad < 0).any() or table.num_rows + len(bad) != lines:
         return None  # rows that do not line up with the lines: not this reader's input
     rows = np.arange(lines) if not len(bad) else np.setdiff1d(np.arange(lines), bad)
-    cols = [table.column(i).combine_chunks() for i in range(m)]
+    cols = [_one_array(table.column(i)) for i in range(m)]
     del table
     good = _canonical(data, cols, starts[rows], ends[rows])
     # the quotes the reader consumed are the six canonical ones only when no value before the
@@ -136,11 +148,16 @@ def cut(data: bytes, starts: np.ndarray, ends: np.ndarray) -> CsvCut | None:
     return CsvCut(rows[keep], _variables(cols), cols[_FIXED:])
 
 
+def _one_array(col: pa.ChunkedArray) -> pa.Array:
+    """The column as one array (combine_chunks() copies even a single chunk)."""
+    return col.chunk(0) if col.num_chunks == 1 else col.combine_chunks()
+
+
 def _canonical(
     data: bytes, cols: list[pa.Array], starts: np.ndarray, ends: np.ndarray
 ) -> np.ndarray:
     """Rows whose line is exactly the canonical join of their columns."""
-    lens = [pc.binary_length(c).to_numpy(zero_copy_only=False).astype(np.int64) for c in cols]
+    lens = [_lengths(c) for c in cols]
     m = len(cols)
     q0 = sum(lens[:5]) + 5
     q1 = q0 + 1 + lens[5]
@@ -155,6 +172,12 @@ def _canonical(
         at = np.where(good, starts + q, 0)
         good &= buf[at] == 34
     return good
+
+
+def _lengths(text: pa.Array) -> np.ndarray:
+    """The byte length of each value of a large_string array, from its offsets (no kernel)."""
+    offsets = np.frombuffer(text.buffers()[1], np.int64)
+    return np.diff(offsets[text.offset : text.offset + len(text) + 1])
 
 
 #: Lines outside the taken rows whose quotes _six_quotes_each() counts one by one.
@@ -188,16 +211,18 @@ def _fields_ok(data: bytes, cols: list[pa.Array]) -> np.ndarray:
     n = len(cols[0])
     good = np.ones(n, bool)
     for c in cols[:3]:  # \S+: not empty; RE2's \s is [\t\n\f\r ] (no \n or \r inside a line)
-        good &= pc.greater(pc.binary_length(c), 0).to_numpy(zero_copy_only=False)
+        good &= _lengths(c) > 0
     if b"\t" in data or b"\f" in data:
         for c in cols[:3]:
             good &= ~pc.match_substring_regex(c, r"[\t\f]").to_numpy(zero_copy_only=False)
-    good &= pc.starts_with(cols[3], "[").to_numpy(zero_copy_only=False)
-    good &= pc.ends_with(cols[4], "]").to_numpy(zero_copy_only=False)
+    good &= _edge_byte(cols[3], 91, first=True)  # `[`
+    closed = _edge_byte(cols[4], 93, first=False)  # `]`
+    good &= closed
     # [^\]]+ between the brackets: no other `]` (the zone column ends with the closing one)
     if _may_hold(cols[3], 93):
         good &= ~pc.match_substring(cols[3], "]").to_numpy(zero_copy_only=False)
-    good &= pc.equal(pc.count_substring(cols[4], "]"), 1).to_numpy(zero_copy_only=False)
+    if _count_byte(cols[4], 93) != closed.sum():  # (else each closed one holds that one only)
+        good &= pc.equal(pc.count_substring(cols[4], "]"), 1).to_numpy(zero_copy_only=False)
     good &= pc.match_substring_regex(cols[6], r"^(?:\d{3}|-)$").to_numpy(zero_copy_only=False)
     good &= pc.match_substring_regex(cols[7], r"^(?:\d+|-)$").to_numpy(zero_copy_only=False)
     for i in _QUOTED:  # `\"` is an escape to the regex: those lines are its to read
@@ -206,19 +231,33 @@ def _fields_ok(data: bytes, cols: list[pa.Array]) -> np.ndarray:
     return good
 
 
+def _edge_byte(text: pa.Array, byte: int, *, first: bool) -> np.ndarray:
+    """Values of a large_string array that start (*first*) or end with *byte* (no kernel)."""
+    _, offsets, values = text.buffers()
+    offs = np.frombuffer(offsets, np.int64)[text.offset : text.offset + len(text) + 1]
+    if values is None:
+        return np.zeros(len(text), bool)
+    buf = np.frombuffer(values, np.uint8)
+    nonempty = offs[1:] > offs[:-1]
+    at = np.where(nonempty, offs[:-1] if first else offs[1:] - 1, 0)
+    return nonempty & (buf[at] == byte) if len(buf) else nonempty
+
+
+def _count_byte(text: pa.Array, byte: int) -> int:
+    """How often *byte* occurs in the values of a large_string array (one scan)."""
+    _, offsets, values = text.buffers()
+    if values is None or not len(text):
+        return 0
+    offs = np.frombuffer(offsets, np.int64)[text.offset : text.offset + len(text) + 1]
+    return int(np.count_nonzero(np.frombuffer(values, np.uint8)[offs[0] : offs[-1]] == byte))
+
+
 def _variables(cols: list[pa.Array]) -> dict[str, pa.Array]:
     """The split path's variables from the columns of canonical rows."""
     sp = pa.scalar(" ", pa.large_string())
     when = pc.binary_join_element_wise(
         pc.utf8_slice_codeunits(cols[3], 1, 2**31), pc.utf8_slice_codeunits(cols[4], 0, -1), sp
     )
-    tail = cols[_FIXED:]
-    if not tail:
-        trailing = pc.utf8_slice_codeunits(cols[0], 0, 0)  # "" on every row
-    elif len(tail) == 1:
-        trailing = tail[0]
-    else:
-        trailing = pc.binary_join_element_wise(*tail, sp)
     return {
         "remote_addr": cols[0],
         "ident": cols[1],
@@ -229,7 +268,6 @@ def _variables(cols: list[pa.Array]) -> dict[str, pa.Array]:
         "body_bytes_sent": cols[7],
         "http_referer": cols[8],
         "http_user_agent": cols[9],
-        "trailing": trailing,
     }
 
 

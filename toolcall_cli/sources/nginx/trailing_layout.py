@@ -18,6 +18,7 @@ import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from toolcall_cli.sources.nginx.shape import FileShape
 from toolcall_cli.sources.nginx.trailing_keys import TRAILING_KEYS, scatter
 
 #: Rows sampled for layouts, and the most layouts kept.
@@ -68,30 +69,66 @@ def _plain_rows(text: pa.Array) -> np.ndarray:
     return plain
 
 
-def _layouts(text: pa.Array, has: np.ndarray) -> list[tuple[str, ...]]:
+def joined(tokens: list[pa.Array], rows: np.ndarray | None = None) -> pa.Array:
+    """The trailing text of *rows* (all when None) from its tokens: joined on single spaces,
+    trimmed."""
+    cols = tokens if rows is None else [t.take(pa.array(rows)) for t in tokens]
+    sp = pa.scalar(" ", pa.large_string())
+    text = cols[0] if len(cols) == 1 else pc.binary_join_element_wise(*cols, sp)
+    return pc.utf8_trim_whitespace(text)
+
+
+def plain_token_rows(tokens: list[pa.Array]) -> np.ndarray:
+    """_plain_rows() of the rows' joined tokens, token by token (no join: a space is plain)."""
+    plain = _plain_rows(tokens[0])
+    for tok in tokens[1:]:
+        plain &= _plain_rows(tok)
+    return plain
+
+
+def _layouts(
+    text: pa.Array | None, has: np.ndarray, tokens: list[pa.Array] | None
+) -> list[tuple[str, ...]]:
     """The common layouts of a sample of the rows (each seen in at least 1% of it)."""
-    sample = text.filter(pa.array(has)).slice(0, _SAMPLE).to_pylist()
+    if text is None:
+        assert tokens is not None
+        sample = joined(tokens, np.flatnonzero(has)[:_SAMPLE]).to_pylist()
+    else:
+        sample = text.filter(pa.array(has)).slice(0, _SAMPLE).to_pylist()
     counts = Counter(lay for lay in map(_layout_of, sample) if lay is not None)
     floor = max(1, len(sample) // 100)
     return [lay for lay, c in counts.most_common(_MAX_LAYOUTS) if c >= floor]
 
 
 def by_layout(
-    text: pa.Array, has: np.ndarray, tokens: list[pa.Array] | None = None
+    text: pa.Array | None,
+    has: np.ndarray,
+    tokens: list[pa.Array] | None = None,
+    shape: FileShape | None = None,
+    plain: np.ndarray | None = None,
 ) -> tuple[dict[str, pa.Array], np.ndarray, pa.Array | None]:
     """Rows whose tokens, position by position, are `key=value` with a key seen there in a
     sample (single spaces, plain values): (variables of known keys, rows read, attrs object text
     of the other keys or None). Other rows are left for the token path. A value is the token
     after `key=`; the first key of a variable wins. *tokens*, when given, are the rows' tokens
-    already cut, one column per position (*text* is their join on single spaces, trimmed)."""
-    n = len(text)
+    already cut, one column per position (*text* is their join on single spaces, trimmed).
+    The layouts are *shape*'s when an earlier block of the file sampled them. *text* may be
+    None when *tokens* and their *plain* rows (plain_token_rows()) are given."""
+    n = len(has)
     done = np.zeros(n, bool)
-    layouts = _layouts(text, has)
+    layouts = None if shape is None else shape.layouts
+    if layouts is None:
+        layouts = _layouts(text, has, tokens)
+        if shape is not None:
+            shape.layouts = layouts
     if not layouts:
         return {}, done, None
     width = max(map(len, layouts))
     keys_at = [list(dict.fromkeys(lay[j] for lay in layouts if len(lay) > j)) for j in range(width)]
-    idx = np.flatnonzero(has & _plain_rows(text))
+    if plain is None:
+        assert text is not None
+        plain = _plain_rows(text)
+    idx = np.flatnonzero(has & plain)
     if not idx.size:
         return {}, done, None
     sel = None if idx.size == n else pa.array(idx)
@@ -102,6 +139,7 @@ def by_layout(
         def token_at(j: int, present: np.ndarray) -> pa.Array:
             return cols[min(j, len(cols) - 1)]  # (rows past their last token are not present)
     else:
+        assert text is not None
         parts = pc.split_pattern(text if sel is None else text.take(sel), " ")
         ntok = pc.list_value_length(parts).to_numpy(zero_copy_only=False)
         starts = parts.offsets.to_numpy()[:-1].astype("int64")

@@ -21,6 +21,7 @@ from toolcall_cli.core.events import UNPARSED
 from toolcall_cli.sources._shared.attrs_text import attrs_text
 from toolcall_cli.sources._shared.logtime import parse_times
 from toolcall_cli.sources._shared.textlog import (
+    MemberOrder,
     as_string,
     const_str,
     frame,
@@ -184,8 +185,10 @@ def build_events(
     tz: str,
     extra_attrs: list[tuple[str, pa.Array, str]] | None = None,
     reason: str = "not an access log line",
+    order: MemberOrder | None = None,
 ) -> pd.DataFrame:
-    """The event table: parsed rows (ok) are `http_access`, the rest `unparsed` (raw text).
+    """The event table: parsed rows (ok) are `http_access`, the rest `unparsed` (raw text);
+    *order* lays `attrs` out as an earlier block of the file did (json_objects()).
 
     Large inputs compute the numeric/time columns on a second thread while this one builds
     the request, tool and attrs columns (pyarrow kernels release the GIL).
@@ -196,10 +199,10 @@ def build_events(
     if n >= _THREADED:
         with ThreadPoolExecutor(1) as pool:
             side = pool.submit(_side_columns, v, okm, line_no, path, tz)
-            columns = _text_columns(variables, v, okm, lines, extra_attrs, reason)
+            columns = _text_columns(variables, v, okm, lines, extra_attrs, reason, order)
             columns.update(side.result())
     else:
-        columns = _text_columns(variables, v, okm, lines, extra_attrs, reason)
+        columns = _text_columns(variables, v, okm, lines, extra_attrs, reason, order)
         columns.update(_side_columns(v, okm, line_no, path, tz))
     return frame(columns, n)
 
@@ -236,6 +239,7 @@ def _text_columns(
     lines: pa.Array,
     extra_attrs: list[tuple[str, pa.Array, str]] | None,
     reason: str,
+    order: MemberOrder | None = None,
 ) -> dict[str, Any]:
     """tool, detail, attrs and the key columns."""
     n = len(lines)
@@ -261,7 +265,7 @@ def _text_columns(
             continue
         attr_fields.append((ATTR_NAMES.get(var, var), v[var], "str"))
     attr_fields.extend(extra_attrs or [])
-    attrs = attrs_text(attr_fields, n)
+    attrs = attrs_text(attr_fields, n, order)
 
     all_ok = bool(pc.all(okm).as_py()) if n else True
     nothing = pa.scalar(None, pa.large_string())
