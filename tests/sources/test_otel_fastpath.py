@@ -49,6 +49,16 @@ def test_fast_equals_slow(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, block
     _same(parse_file(f, source="otel"), _slow(f, monkeypatch))
 
 
+def test_last_line_without_newline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    f = spans(tmp_path / "b.jsonl", 300, per_line=10)
+    f.write_bytes(f.read_bytes().rstrip(b"\n"))  # the file's last line cut short of its newline
+    monkeypatch.setattr(fast, "BLOCK", 1 << 12)  # lines carried over from block to block
+    got = parse_file(f, source="otel")
+    assert fast.read(f, str(f)) is not None
+    _same(got, _slow(f, monkeypatch))
+    assert got["attrs"].str.extract(r'"span_id":"(\w+)"')[0].nunique() == 200  # tool and HTTP spans
+
+
 @pytest.mark.parametrize("name", ["genai_loop", "openinference_loop", "legacy_healthy"])
 def test_fast_equals_slow_on_fixtures(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
     f = OTEL / name / "traces.otlp.jsonl"
