@@ -120,3 +120,23 @@ def test_quoted_words_read_the_span_id_out_of_attrs_text() -> None:
     words, ok = quoted_words(pa.array(texts)[1:], '"span_id":"')
     assert ok.tolist() == [True, False, False, False, True]
     assert words[ok].tolist() == [0x0123456789ABCDEF, 0xFF]
+
+
+@pytest.mark.parametrize("name", ["genai_loop", "openinference_loop"])
+def test_attrs_sets_counted_by_sort_are_the_same_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    from toolcall_cli.sources.otel import fast_attrs
+
+    f = spans(tmp_path / "b.jsonl", 600, per_line=50)
+    for path in (f, OTEL / name / "traces.otlp.jsonl"):
+        table = parse_file(path, source="otel")
+        with monkeypatch.context() as m:  # every set numbered by a sort, not by a table
+            m.setattr(fast_attrs, "_TABLE", 0)
+            m.setattr(fast_attrs, "_KEY_LIMIT", 1)
+            sorted_sets = parse_file(path, source="otel")
+        assert table["attrs"].tolist() == sorted_sets["attrs"].tolist()
+    rows = parse_file(f, source="otel")
+    http = rows[rows["kind"] == "http_response"]["attrs"].map(orjson.loads)
+    assert {a["convention"] for a in http} == {"genai", "http"}
+    assert all(a["content_captured"] for a in http if a["convention"] == "genai")

@@ -129,7 +129,7 @@ def _blocks(f: object, label: str) -> FastRead | None:
     return _finish(frames, row_span, keys, slow_no, sessions, batch)
 
 
-def _lines(block: bytes, end: int) -> int | None:
+def _lines(block: bytes | bytearray, end: int) -> int | None:
     """How many lines the first *end* bytes of *block* hold, or None when one is blank (line
     numbers would drift from the parsed rows). One `find` per line: a line is a whole batch of
     spans, and memchr is several times faster than counting or a two-byte search."""
