@@ -25,9 +25,6 @@ delivered twice in a file is one span.
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pandas as pd
@@ -73,11 +70,14 @@ class OtelAdapter:
         """Parse the whole file into events (bad records become `unparsed` rows)."""
         # the readers and mappers load here: detecting the format of every input (a sniff)
         # reads only the two sniffers, so a run without OpenTelemetry input never loads them
+        from toolcall_cli.core.gcpause import no_gc
         from toolcall_cli.sources.otel import langfuse_export
         from toolcall_cli.sources.otel.mapping import to_frame
         from toolcall_cli.sources.otel.read import read_file
 
-        with _no_gc():
+        # a large file's model calls make hundreds of thousands of records, messages and
+        # rows: collections rescanning all of them cost ~0.4 CPU s at 1 M spans
+        with no_gc():
             frame = langfuse_export.parse(
                 path, limit=opts.max_decompressed, head=read_head(path, HEAD_BYTES)
             )
@@ -88,20 +88,6 @@ class OtelAdapter:
             size = path.stat().st_size
             opts.progress(size, size)
         return frame
-
-
-@contextmanager
-def _no_gc() -> Iterator[None]:
-    """The cyclic garbage collector paused for one file: a large file's model calls make
-    hundreds of thousands of records, messages and rows, and each collection rescans all that
-    are alive (~0.4 CPU s at 1 M spans). What a parse builds holds no cycles to collect."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 ADAPTER = OtelAdapter()
