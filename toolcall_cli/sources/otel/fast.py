@@ -190,20 +190,27 @@ def _finish(
         drop = set(dup_no.tolist())
         batch.spans = [s for s, no in zip(batch.spans, slow_no, strict=True) if no not in drop]
     if sessions:
+        traces = pa.array(list(sessions), pa.string())
+        names = pa.array(list(sessions.values()), pa.string())
         for f in frames:
             if len(f):
-                f["session_id"] = _with_sessions(f, sessions)
+                f["session_id"] = _with_sessions(f, traces, names)
     return FastRead(frames, batch, sessions)
 
 
-def _with_sessions(rows: pd.DataFrame, sessions: dict[str, str]) -> pd.Series:
-    """`session_id`, with the trace's session where the row had none."""
-    own = pa.chunked_array(rows["session_id"].array._pa_array).combine_chunks()
-    trace = pa.chunked_array(rows["trace_id"].array._pa_array).combine_chunks()
-    at = pc.index_in(trace.cast(pa.string()), value_set=pa.array(list(sessions), pa.string()))
-    known = pa.array(list(sessions.values()), pa.string()).take(at)
-    filled = pc.coalesce(own.cast(pa.string()), known)
+def _with_sessions(rows: pd.DataFrame, traces: pa.Array, names: pa.Array) -> pd.Series:
+    """`session_id`, with the trace's session where the row had none (*traces*: the traces
+    that have a session, *names*: their sessions)."""
+    own = rows["session_id"].array._pa_array.chunks
+    trace = rows["trace_id"].array._pa_array.chunks
+    # a tool table's two halves (requests, responses) hold the same spans: fill one half
+    twice = len(own) == len(trace) == 2 and own[0].equals(own[1]) and trace[0].equals(trace[1])
+    if twice:
+        own, trace = own[:1], trace[:1]
+    at = pc.index_in(pa.chunked_array(trace).combine_chunks().cast(pa.string()), value_set=traces)
+    own_text = pa.chunked_array(own).combine_chunks().cast(pa.string())
+    filled = pc.coalesce(own_text, names.take(at)).cast(pa.large_string())
     return pd.Series(
-        pd.arrays.ArrowStringArray(pa.chunked_array([filled.cast(pa.large_string())])),
+        pd.arrays.ArrowStringArray(pa.chunked_array([filled, filled] if twice else [filled])),
         index=rows.index,
     )
