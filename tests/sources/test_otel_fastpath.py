@@ -49,6 +49,16 @@ def test_fast_equals_slow(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, block
     _same(parse_file(f, source="otel"), _slow(f, monkeypatch))
 
 
+def test_last_line_without_newline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    f = spans(tmp_path / "b.jsonl", 300, per_line=10)
+    f.write_bytes(f.read_bytes().rstrip(b"\n"))  # the file's last line cut short of its newline
+    monkeypatch.setattr(fast, "BLOCK", 1 << 12)  # lines carried over from block to block
+    got = parse_file(f, source="otel")
+    assert fast.read(f, str(f)) is not None
+    _same(got, _slow(f, monkeypatch))
+    assert got["attrs"].str.extract(r'"span_id":"(\w+)"')[0].nunique() == 200  # tool and HTTP spans
+
+
 @pytest.mark.parametrize("name", ["genai_loop", "openinference_loop", "legacy_healthy"])
 def test_fast_equals_slow_on_fixtures(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
     f = OTEL / name / "traces.otlp.jsonl"
@@ -110,3 +120,23 @@ def test_quoted_words_read_the_span_id_out_of_attrs_text() -> None:
     words, ok = quoted_words(pa.array(texts)[1:], '"span_id":"')
     assert ok.tolist() == [True, False, False, False, True]
     assert words[ok].tolist() == [0x0123456789ABCDEF, 0xFF]
+
+
+@pytest.mark.parametrize("name", ["genai_loop", "openinference_loop"])
+def test_attrs_sets_counted_by_sort_are_the_same_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    from toolcall_cli.sources.otel import fast_attrs
+
+    f = spans(tmp_path / "b.jsonl", 600, per_line=50)
+    for path in (f, OTEL / name / "traces.otlp.jsonl"):
+        table = parse_file(path, source="otel")
+        with monkeypatch.context() as m:  # every set numbered by a sort, not by a table
+            m.setattr(fast_attrs, "_TABLE", 0)
+            m.setattr(fast_attrs, "_KEY_LIMIT", 1)
+            sorted_sets = parse_file(path, source="otel")
+        assert table["attrs"].tolist() == sorted_sets["attrs"].tolist()
+    rows = parse_file(f, source="otel")
+    http = rows[rows["kind"] == "http_response"]["attrs"].map(orjson.loads)
+    assert {a["convention"] for a in http} == {"genai", "http"}
+    assert all(a["content_captured"] for a in http if a["convention"] == "genai")

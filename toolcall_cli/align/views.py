@@ -7,9 +7,6 @@ plain lists, with the cyclic garbage collector paused.
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -19,6 +16,7 @@ import pyarrow.compute as pc
 from toolcall_cli.align.arrays import NAT, encode
 from toolcall_cli.align.model import PHASES, CallView
 from toolcall_cli.core.config import Sla
+from toolcall_cli.core.gcpause import no_gc
 
 
 def build_views(cols: dict[str, Any], sla: Sla) -> tuple[CallView, ...]:
@@ -59,7 +57,7 @@ def build_views(cols: dict[str, Any], sla: Sla) -> tuple[CallView, ...]:
         for k in ("tool_call_id", "tool", "trace", "session_id", "origin")
     }
     starts = np.where(isnat, None, start)[order].tolist()
-    with _no_gc():  # a quarter of a million small objects: no collections while they are made
+    with no_gc():  # a quarter of a million small objects: no collections while they are made
         dicts = [
             {PHASES[0]: w, PHASES[1]: x, PHASES[2]: y, PHASES[3]: z}
             for w, x, y, z in zip(*values, strict=True)
@@ -78,16 +76,3 @@ def build_views(cols: dict[str, Any], sla: Sla) -> tuple[CallView, ...]:
                 starts,
             )
         )
-
-
-@contextmanager
-def _no_gc() -> Iterator[None]:
-    """Pause the cyclic garbage collector (it rescans every live object each time a batch of
-    new ones is made; building many objects at once makes that quadratic)."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()

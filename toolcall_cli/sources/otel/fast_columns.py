@@ -93,14 +93,18 @@ class SpanColumns:
     def origins(self, at: np.ndarray) -> pa.Array:
         """The origins of spans *at* (made for the spans that become rows, not for all)."""
         place = self.place[at]
-
-        def text(col: int) -> pa.Array:
-            return pa.array(place[:, col], pa.int64()).cast(pa.string())
-
-        return pc.binary_join_element_wise(
-            self.label + ":", text(0), "#/resourceSpans/", text(1), "/scopeSpans/", text(2),
-            "/spans/", text(3), "",
-        )  # fmt: skip
+        # all but the span's own number repeat along a scope's spans (*at* is in file order):
+        # each run's head is written once and the span numbers joined to it
+        new_head = np.ones(len(place), dtype=bool)
+        new_head[1:] = (place[1:, :3] != place[:-1, :3]).any(axis=1)
+        heads = place[new_head, :3].tolist()
+        text = pa.array(
+            [f"{self.label}:{a}#/resourceSpans/{b}/scopeSpans/{c}/spans/" for a, b, c in heads],
+            pa.string(),
+        )
+        head_of = pa.array(np.cumsum(new_head) - 1)
+        number = pa.array(place[:, 3], pa.int64()).cast(pa.string())
+        return pc.binary_join_element_wise(text.take(head_of), number, "")
 
     def service_scope(self, i: int) -> tuple[str | None, str | None]:
         """service.name and scope name of span *i*."""

@@ -8,15 +8,16 @@ from collections.abc import Callable
 from typing import Final
 
 import numpy as np
-import orjson
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from toolcall_cli.core.events import build_frame
+from toolcall_cli.sources.otel import fast_attrs
 from toolcall_cli.sources.otel.fast_columns import SpanColumns
 from toolcall_cli.sources.otel.rows import SOURCE
 
+_CONVENTIONS: Final = ["mcp", "genai", "openinference", "http"]
 _TOOL_PATH: Final = r"^/(?:v\d+/)?tools?/(?P<t>[^/?#]+)"
 _URL_PATH: Final = r"^[a-z]+://[^/]+(?P<p>/[^?#]*)"
 
@@ -43,22 +44,6 @@ def _first(none: pa.Array, *sources: tuple[pa.Array, Callable[[pa.Array], pa.Arr
             continue
         out = derive(todo) if out is none else pc.coalesce(out, derive(todo))
     return out
-
-
-def _quoted(arr: pa.Array) -> pa.Array:
-    """Each value as a JSON string literal (each distinct value dumped once)."""
-    enc = pc.dictionary_encode(arr)
-    lits = pa.array([orjson.dumps(v).decode() for v in enc.dictionary.to_pylist()], pa.string())
-    return lits.take(enc.indices)
-
-
-def _member(name: str, value: pa.Array) -> pa.Array:
-    """`,"name":<value>` where *value* (JSON literal text) is set, else ""."""
-    return pc.if_else(pc.is_valid(value), pc.binary_join_element_wise(f',"{name}":', value, ""), "")
-
-
-def _object(first: pa.Array, *members: pa.Array) -> pa.Array:
-    return pc.binary_join_element_wise("{", first, *members, "}", "")
 
 
 def _str(arr: pa.Array) -> pd.Series:
@@ -151,36 +136,34 @@ def tool_rows(c: SpanColumns) -> tuple[pd.DataFrame, np.ndarray]:
     )
     request_id = pc.if_else(pa.array(is_mcp), col(a["jsonrpc.request.id"]), none)
 
-    convention = pa.array(
-        np.where(
-            is_mcp, "mcp", np.where(is_genai, "genai", np.where(is_oi, "openinference", "http"))
-        )
-    )
-    head = pc.binary_join_element_wise(
-        '"span_id":"', col(c.span), '","convention":"', convention, '"', ""
-    )
-    q_method, q_path = _quoted(col(method)), _quoted(path)
-    q_mcp = _quoted(pc.if_else(pa.array(is_mcp), col(method_name), none))
+    convention = np.where(is_mcp, 0, np.where(is_genai, 1, np.where(is_oi, 2, 3)))
+    span_ids = col(c.span)
     http_only = pa.array(is_http)
-    req_attrs = _object(
-        head,
-        _member("method", pc.if_else(http_only, q_method, none)),
-        _member("path", pc.if_else(http_only, q_path, none)),
-        _member("mcp_method", q_mcp),
-    )
-    captured = pc.if_else(pc.or_(pc.is_valid(args), pc.is_valid(result)), "true", "false")
-    kind_name = pa.array(np.where(c.kind[take] == 2, '"server"', '"client"'))
-    resp_attrs = _object(
-        head,
-        _member("method", pc.if_else(http_only, q_method, none)),
-        _member("path", pc.if_else(http_only, q_path, none)),
-        _member("span_kind", pc.if_else(pa.array(is_http | is_mcp), kind_name, none)),
-        _member("server", pc.if_else(http_only, _quoted(col(a["server.address"])), none)),
-        _member(
-            "tool_type", pc.if_else(pa.array(is_tool), _quoted(col(a["gen_ai.tool.type"])), none)
-        ),
-        _member("content_captured", pc.if_else(http_only, none, captured)),
-        _member("mcp_method", q_mcp),
+    method_m = fast_attrs.encoded("method", pc.if_else(http_only, col(method), none))
+    path_m = fast_attrs.encoded("path", pc.if_else(http_only, path, none))
+    mcp_m = fast_attrs.encoded("mcp_method", pc.if_else(pa.array(is_mcp), col(method_name), none))
+    req_attrs = fast_attrs.objects(span_ids, _CONVENTIONS, convention, [method_m, path_m, mcp_m])
+    captured = _mask(pc.or_(pc.is_valid(args), pc.is_valid(result)))
+    kind_name = np.where(c.kind[take] == 2, 0, 1)
+    resp_attrs = fast_attrs.objects(
+        span_ids,
+        _CONVENTIONS,
+        convention,
+        [
+            method_m,
+            path_m,
+            ("span_kind", ['"server"', '"client"'], np.where(is_http | is_mcp, kind_name, -1)),
+            fast_attrs.encoded("server", pc.if_else(http_only, col(a["server.address"]), none)),
+            fast_attrs.encoded(
+                "tool_type", pc.if_else(pa.array(is_tool), col(a["gen_ai.tool.type"]), none)
+            ),
+            (
+                "content_captured",
+                ["true", "false"],
+                np.where(is_http, -1, np.where(captured, 0, 1)),
+            ),
+            mcp_m,
+        ],
     )
     at = c.args_at[take]
     pointer = pc.binary_join_element_wise(
