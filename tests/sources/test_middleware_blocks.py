@@ -12,7 +12,7 @@ import pytest
 
 from toolcall_cli.sources import parse_file
 from toolcall_cli.sources.middleware import _all_json
-from toolcall_cli.sources.middleware.blocks import block_bytes_for, split_blocks
+from toolcall_cli.sources.middleware.blocks import MAX_BLOCK, block_bytes_for, split_blocks
 
 WHOLE = 1 << 40  # a block size that keeps the file in one block
 
@@ -142,10 +142,12 @@ def test_repeated_secrets_are_redacted(tmp_path: Path) -> None:
 
 def test_block_sizes() -> None:
     mib = 1 << 20
-    assert block_bytes_for(100 * mib, 1) == 100 * mib  # one CPU: one block
+    assert block_bytes_for(20 * mib, 1) == 20 * mib  # one CPU: one block,
+    assert block_bytes_for(100 * mib, 1) == MAX_BLOCK  # up to MAX_BLOCK
     assert block_bytes_for(10 * mib, 2) == 10 * mib  # small: one block
     assert -(-100 * mib // block_bytes_for(100 * mib, 2)) == 4  # two per worker
     assert -(-20 * mib // block_bytes_for(20 * mib, 2)) == 2
+    assert block_bytes_for(1000 * mib, 2) == MAX_BLOCK  # a big file: blocks of MAX_BLOCK
     data = b'{"a":1}\n{"a":2}\n{"a":3}'
     blocks = split_blocks(data, 5)
     assert [data[s:e] for s, e in blocks] == [b'{"a":1}\n', b'{"a":2}\n', b'{"a":3}']

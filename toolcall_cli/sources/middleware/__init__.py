@@ -11,6 +11,7 @@ unknown); with `--source middleware` they ingest with every line counted as unpa
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +20,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from toolcall_cli.core.events import concat_frames
+from toolcall_cli.core.events import EventChunk, concat_frames
 from toolcall_cli.sources._shared.jsonlines import read_json_lines
 from toolcall_cli.sources._shared.logtime import check_tz
 from toolcall_cli.sources._shared.textlog import (
@@ -30,7 +31,7 @@ from toolcall_cli.sources._shared.textlog import (
     unparsed_rows,
 )
 from toolcall_cli.sources.base import HEAD_BYTES, ParseOptions
-from toolcall_cli.sources.middleware.blocks import read_blocks
+from toolcall_cli.sources.middleware.blocks import block_tables, parse_blocks, read_blocks
 from toolcall_cli.sources.middleware.fields import ALIASES, MARKER_KEYS, resolve
 from toolcall_cli.sources.middleware.phrases import PHRASES
 from toolcall_cli.sources.middleware.rows import SOURCE, build_rows
@@ -101,9 +102,14 @@ def _all_json(
 
     None when the file is anything else or pyarrow refuses it; the caller then goes line by line.
     """
-    if not data.startswith(b"{") or b"\r" in data:
+    if not _may_be_clean_json(data):
         return None
     return read_blocks(data, path, tz, block_bytes=block_bytes)  # None on a blank line too
+
+
+def _may_be_clean_json(data: bytes) -> bool:
+    """Whether *data* may be JSON-object lines the block reader takes (no CR line ends)."""
+    return data.startswith(b"{") and b"\r" not in data
 
 
 class MiddlewareAdapter:
@@ -136,12 +142,34 @@ class MiddlewareAdapter:
         total = len(data)
         out = None if opts.formats else _all_json(data, path, tz)
         if out is None:
-            lines, line_no = nonblank(split_lines(data))
-            del data  # not alive while the rows are built
-            out = read_rows(lines, line_no, path, tz, opts)
+            out = _line_by_line(data, path, tz, opts)
         if opts.progress:
             opts.progress(total, total)
         return out
+
+    def parse_chunks(self, path: Path, opts: ParseOptions) -> Iterator[EventChunk]:
+        """The table `parse` gives, as one chunk per block of a clean JSON-lines file (each
+        is redacted, summarised or written before the next is made), else as one chunk."""
+        tz = check_tz(opts.tz)
+        data = read_data(path, opts)
+        total = len(data)
+        clean = not opts.formats and _may_be_clean_json(data)
+        blocks = parse_blocks(data) if clean else None
+        if blocks is None:
+            yield EventChunk(_line_by_line(data, path, tz, opts))
+        else:
+            del data  # the parsed blocks are all that is left of the file
+            for first, table in block_tables(blocks, path, tz):
+                yield EventChunk(table, first)
+        if opts.progress:
+            opts.progress(total, total)
+
+
+def _line_by_line(data: bytes, path: Path, tz: str, opts: ParseOptions) -> pd.DataFrame:
+    """The general path over the file's non-blank lines."""
+    lines, line_no = nonblank(split_lines(data))
+    del data  # not alive while the rows are built (the caller's reference aside)
+    return read_rows(lines, line_no, path, tz, opts)
 
 
 def read_rows(
