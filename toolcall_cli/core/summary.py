@@ -161,12 +161,13 @@ def _arrow(values: pd.Series) -> pa.ChunkedArray:
 
 def _pair_counts(source: pd.Series, kind: pd.Series) -> list[tuple[str, str, int]]:
     """(source, kind, rows) for each pair present (nulls left out, as pandas' groupby does)."""
-    table = pa.table({"source": _arrow(source), "kind": _arrow(kind)})
+    sources = _arrow(source)
+    names = pc.unique(sources)
+    if len(names) == 1 and names[0].is_valid:  # one file's table: one source, count its kinds
+        counts = pc.value_counts(_arrow(kind))
+        kinds, ns = counts.field("values").to_pylist(), counts.field("counts").to_pylist()
+        return [(names[0].as_py(), k, n) for k, n in zip(kinds, ns, strict=True) if k is not None]
+    table = pa.table({"source": sources, "kind": _arrow(kind)})
     counts = table.group_by(["source", "kind"]).aggregate([([], "count_all")])
-    return [
-        (s, k, n)
-        for s, k, n in zip(
-            *(counts[c].to_pylist() for c in ("source", "kind", "count_all")), strict=True
-        )
-        if s is not None and k is not None
-    ]
+    columns = (counts[c].to_pylist() for c in ("source", "kind", "count_all"))
+    return [(s, k, n) for s, k, n in zip(*columns, strict=True) if s is not None and k is not None]
