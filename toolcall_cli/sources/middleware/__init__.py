@@ -21,6 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from toolcall_cli.core.events import EventChunk, concat_frames
+from toolcall_cli.sources._shared.files import is_gzip
 from toolcall_cli.sources._shared.jsonlines import read_json_lines
 from toolcall_cli.sources._shared.logtime import check_tz
 from toolcall_cli.sources._shared.textlog import (
@@ -31,7 +32,14 @@ from toolcall_cli.sources._shared.textlog import (
     unparsed_rows,
 )
 from toolcall_cli.sources.base import HEAD_BYTES, ParseOptions
-from toolcall_cli.sources.middleware.blocks import block_tables, parse_blocks, read_blocks
+from toolcall_cli.sources.middleware.blocks import (
+    Block,
+    block_tables,
+    join_blocks,
+    parse_blocks,
+    parse_file_blocks,
+    read_blocks,
+)
 from toolcall_cli.sources.middleware.fields import ALIASES, MARKER_KEYS, resolve
 from toolcall_cli.sources.middleware.phrases import PHRASES
 from toolcall_cli.sources.middleware.rows import SOURCE, build_rows
@@ -138,11 +146,11 @@ class MiddlewareAdapter:
     def parse(self, path: Path, opts: ParseOptions) -> pd.DataFrame:
         """Parse a middleware log; lines no format understands become `unparsed` rows."""
         tz = check_tz(opts.tz)
-        data = read_data(path, opts)
-        total = len(data)
-        out = None if opts.formats else _all_json(data, path, tz)
-        if out is None:
-            out = _line_by_line(data, path, tz, opts)
+        parsed, total = _parsed_or_data(path, opts)
+        if isinstance(parsed, bytes):
+            out = _line_by_line(parsed, path, tz, opts)
+        else:
+            out = join_blocks(parsed, path, tz)
         if opts.progress:
             opts.progress(total, total)
         return out
@@ -151,18 +159,30 @@ class MiddlewareAdapter:
         """The table `parse` gives, as one chunk per block of a clean JSON-lines file (each
         is redacted, summarised or written before the next is made), else as one chunk."""
         tz = check_tz(opts.tz)
-        data = read_data(path, opts)
-        total = len(data)
-        clean = not opts.formats and _may_be_clean_json(data)
-        blocks = parse_blocks(data) if clean else None
-        if blocks is None:
-            yield EventChunk(_line_by_line(data, path, tz, opts))
+        parsed, total = _parsed_or_data(path, opts)
+        if isinstance(parsed, bytes):
+            yield EventChunk(_line_by_line(parsed, path, tz, opts))
         else:
-            del data  # the parsed blocks are all that is left of the file
-            for first, table in block_tables(blocks, path, tz):
+            for first, table in block_tables(parsed, path, tz):
                 yield EventChunk(table, first)
         if opts.progress:
             opts.progress(total, total)
+
+
+def _parsed_or_data(path: Path, opts: ParseOptions) -> tuple[list[Block] | bytes, int]:
+    """A clean JSON-lines file parsed in blocks (a plain file is read block by block, never
+    whole), or the file's bytes for the general path; and the bytes read."""
+    if not opts.formats and not is_gzip(path):
+        total = path.stat().st_size
+        if opts.progress:
+            opts.progress(0, total)
+        blocks = parse_file_blocks(path)
+        if blocks is not None:
+            return blocks, total
+    data = read_data(path, opts)  # (reports 0 of its size)
+    clean = not opts.formats and _may_be_clean_json(data)
+    blocks = parse_blocks(data) if clean else None
+    return (data if blocks is None else blocks), len(data)
 
 
 def _line_by_line(data: bytes, path: Path, tz: str, opts: ParseOptions) -> pd.DataFrame:

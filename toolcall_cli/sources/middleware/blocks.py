@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from collections import deque
+from collections.abc import Callable, Generator, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -33,6 +34,7 @@ import pyarrow as pa
 
 from toolcall_cli.sources._shared.attrs_text import AttrFields, attrs_text
 from toolcall_cli.sources._shared.jsonlines import JsonColumns, pinned_schema, read_json_buffer
+from toolcall_cli.sources._shared.line_blocks import LineBlocks
 from toolcall_cli.sources._shared.logtime import parse_times
 from toolcall_cli.sources._shared.textlog import frame, to_str_series
 from toolcall_cli.sources.middleware.fields import ALIASES, resolve
@@ -81,11 +83,10 @@ def split_blocks(data: bytes, size: int) -> list[tuple[int, int]]:
 
 
 @dataclass(slots=True, eq=False)
-class _Block:
+class Block:
     """One block of the file and what has been made of it."""
 
-    start: int
-    end: int
+    raw: pa.Buffer | None  # the block's bytes, until parsed
     lines: int = 0
     first: int = 0  # lines before this block
     parsed: JsonColumns | None = None
@@ -93,19 +94,21 @@ class _Block:
     fields: AttrFields = field(default_factory=list)
     full: frozenset[str] = frozenset()  # attrs members with a value on every row
 
-    def scan(self, data: np.ndarray) -> None:
-        """Count the lines (numpy: no GIL held, unlike bytes.count). A blank line is left to
-        parse(): pyarrow skips it, so the block has fewer rows than lines."""
-        view = data[self.start : self.end]
+    def parse(self, schema: pa.Schema, threads: bool) -> bool:
+        """Count the lines, then pyarrow's columns for the block; False when it refuses them,
+        or a line ends in CR (the general path trims those). A blank line is left to pyarrow:
+        it skips it, so the block has fewer rows than lines."""
+        assert self.raw is not None
+        view = np.frombuffer(self.raw, np.uint8)  # numpy counts without holding the GIL
         self.lines = int(np.count_nonzero(view == 10)) + int(view[-1] != 10)
-
-    def parse(self, buf: pa.Buffer, schema: pa.Schema, threads: bool) -> bool:
-        """pyarrow's columns for the block; False when it refuses them."""
-        size = self.end - self.start
+        if np.any(view == 13):
+            return False
+        del view
+        size = self.raw.size
         # one pyarrow block per block (up to MAX_BLOCK): its columns come as one chunk each,
         # not as 1 MiB chunks that cost a copy of the whole block to join
         self.parsed = read_json_buffer(
-            buf.slice(self.start, size),
+            self.raw,
             self.lines,
             schema=schema,
             use_threads=threads,
@@ -139,7 +142,7 @@ class _Block:
         self.fields = []
 
 
-def _widen(blocks: list[_Block]) -> bool:
+def _widen(blocks: list[Block]) -> bool:
     """Int columns made float where another block has floats, as in a whole-file read
     (pyarrow widens int + float to float); False when key types disagree in any other way."""
     types: dict[str, set[pa.DataType]] = {}
@@ -193,8 +196,11 @@ def read_blocks(
     """The event table of *data* (JSON-object lines) read block by block in parallel; None
     when it has blank lines or the blocks cannot be read like one (see the module docstring)."""
     blocks = parse_blocks(data, block_bytes=block_bytes)
-    if blocks is None:
-        return None
+    return None if blocks is None else join_blocks(blocks, path, tz)
+
+
+def join_blocks(blocks: list[Block], path: Path, tz: str) -> pd.DataFrame:
+    """The event table of parsed *blocks*, joined end to end."""
     full = block_rows(blocks, path, tz)
     for b in blocks:
         b.attrs(full)
@@ -204,43 +210,87 @@ def read_blocks(
     return frame(_join(parts, lengths, tz) if len(parts) > 1 else parts[0], sum(lengths))
 
 
-def parse_blocks(data: bytes, *, block_bytes: int | None = None) -> list[_Block] | None:
+def parse_blocks(data: bytes, *, block_bytes: int | None = None) -> list[Block] | None:
     """The blocks of *data* (JSON-object lines), parsed by pyarrow in parallel, int columns
     widened where other blocks hold floats; None as for `read_blocks`. The blocks hold no
     reference to *data*: it may go once they are parsed."""
-    schema = pinned_schema(data[: 1 << 16].split(b"\n", 1)[0], ALIASES["ts"])
-    if schema is None or not data:
+    if not data:
         return None
-    size = block_bytes or block_bytes_for(len(data), workers())
-    blocks = [_Block(s, e) for s, e in split_blocks(data, size)]
     buf = pa.py_buffer(data)
-    raw = np.frombuffer(data, np.uint8)
-    pool = _pool(len(blocks))
+    size = block_bytes or block_bytes_for(len(data), workers())
+    pieces = ((buf.slice(s, e - s), None) for s, e in split_blocks(data, size))
+    return _parse_all(pieces, several=size < len(data), release=None)
+
+
+def parse_file_blocks(path: Path) -> list[Block] | None:
+    """parse_blocks() of a plain file read block by block (a few block buffers are filled
+    again and again: the file is never in memory whole); None as for `read_blocks`."""
+    total = path.stat().st_size
+    size = block_bytes_for(total, workers())
+    reader = LineBlocks(path, size)
+    return _parse_all(iter(reader), several=size < total, release=reader.release)
+
+
+def _parse_all(
+    pieces: Iterator[tuple[pa.Buffer, bytearray | None]],
+    *,
+    several: bool,
+    release: Callable[[bytearray], None] | None,
+) -> list[Block] | None:
+    """Blocks of *pieces* parsed on a pool (when there are *several*), as many at a time as it
+    has workers, the next piece read meanwhile; a piece's memory is released once parsed."""
+    n_workers = workers() if several else 1
+    pool = ThreadPoolExecutor(n_workers) if n_workers > 1 else None
+    blocks: list[Block] = []
+    schema: pa.Schema | None = None
+    running: deque[Future[bool]] = deque()
+
+    def parse(b: Block, memory: bytearray | None) -> bool:
+        assert schema is not None
+        try:
+            return b.parse(schema, threads=pool is None)
+        finally:
+            b.raw = None
+            if memory is not None and release is not None:
+                release(memory)
+
+    ok = True
     try:
-        _map(pool, lambda b: b.scan(raw), blocks)
-        for prev, b in itertools.pairwise(blocks):
-            b.first = prev.first + prev.lines
-        refused: list[_Block] = []
-
-        def parse(b: _Block) -> bool:
-            if refused or not b.parse(buf, schema, threads=pool is None):
-                refused.append(b)  # the other blocks need not be parsed for nothing
-                return False
-            return True
-
-        if not all(_map(pool, parse, blocks)):
-            return None
+        for raw, memory in pieces:
+            if schema is None:  # the first block: JSON objects from its first byte on
+                head = memoryview(raw)[: 1 << 16].tobytes()
+                schema = pinned_schema(head.split(b"\n", 1)[0], ALIASES["ts"])
+                if schema is None or not head.startswith(b"{"):
+                    return None
+            b = Block(raw)
+            blocks.append(b)
+            if pool is None:
+                ok = parse(b, memory)
+            else:
+                running.append(pool.submit(parse, b, memory))
+                while ok and len(running) >= n_workers:  # read on while the pool is full
+                    ok = running.popleft().result()
+            if not ok:
+                break
+        while running:
+            ok = running.popleft().result() and ok
     finally:
+        if isinstance(pieces, Generator):
+            pieces.close()
         if pool is not None:
             pool.shutdown()
+    if not ok or not blocks:
+        return None
+    for prev, b in itertools.pairwise(blocks):
+        b.first = prev.first + prev.lines
     if len(blocks) > 1 and not _widen(blocks):
         return None
     return blocks
 
 
-def block_rows(blocks: list[_Block], path: Path, tz: str) -> frozenset[str]:
+def block_rows(blocks: list[Block], path: Path, tz: str) -> frozenset[str]:
     """Every block's event columns but `attrs` (in parallel); the file's always-present attrs
-    members, which `_Block.attrs` lays the objects out by."""
+    members, which `Block.attrs` lays the objects out by."""
     pool = _pool(len(blocks))
     try:
         _map(pool, lambda b: b.rows(path, tz), blocks)
@@ -250,7 +300,7 @@ def block_rows(blocks: list[_Block], path: Path, tz: str) -> frozenset[str]:
     return frozenset.intersection(*(b.full for b in blocks))
 
 
-def block_tables(blocks: list[_Block], path: Path, tz: str) -> Iterator[tuple[int, pd.DataFrame]]:
+def block_tables(blocks: list[Block], path: Path, tz: str) -> Iterator[tuple[int, pd.DataFrame]]:
     """(first row, event table) of each parsed block, in order, as `read_blocks` would join
     them; a block's `attrs` are made when it is asked for, and it goes once handed on."""
     full = block_rows(blocks, path, tz)
