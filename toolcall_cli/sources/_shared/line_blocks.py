@@ -36,7 +36,8 @@ class LineBlocks:
             for i, buf in enumerate(self._free):
                 if len(buf) >= need:
                     return self._free.pop(i)
-        return bytearray(need)
+        # an eighth more: the next block (its carried line start + a block) fits it again
+        return bytearray(need + (need >> 3))
 
     def __iter__(self) -> Iterator[tuple[pa.Buffer, bytearray]]:
         carry = b""  # the start of a line the previous block ended inside

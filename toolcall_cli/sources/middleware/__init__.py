@@ -172,15 +172,17 @@ class MiddlewareAdapter:
 def _parsed_or_data(path: Path, opts: ParseOptions) -> tuple[list[Block] | bytes, int]:
     """A clean JSON-lines file parsed in blocks (a plain file is read block by block, never
     whole), or the file's bytes for the general path; and the bytes read."""
+    size = None
     if not opts.formats and not is_gzip(path):
-        total = path.stat().st_size
+        size = path.stat().st_size
         if opts.progress:
-            opts.progress(0, total)
+            opts.progress(0, size)
         blocks = parse_file_blocks(path)
         if blocks is not None:
-            return blocks, total
+            return blocks, size
     data = read_data(path, opts)  # (reports 0 of its size)
-    clean = not opts.formats and _may_be_clean_json(data)
+    # bytes the blocks refused as a file are not tried again (unless a BOM is gone from them)
+    clean = not opts.formats and len(data) != size and _may_be_clean_json(data)
     blocks = parse_blocks(data) if clean else None
     return (data if blocks is None else blocks), len(data)
 

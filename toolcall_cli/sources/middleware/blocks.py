@@ -1,20 +1,21 @@
 """A clean JSON-lines middleware log read in parallel blocks (the adapter's hot path).
 
 The file is cut at line ends into blocks of at most MAX_BLOCK (one or two per CPU, none under
-MIN_BLOCK). On a small thread pool (numpy's, pyarrow's readers and kernels release the GIL)
-each block's line ends are counted, the block is parsed by pyarrow (in one pyarrow block, so
-its columns need no joining) and turned into event columns. Row for row the result is what one
+MIN_BLOCK); a plain file is read block by block into a few reused buffers, never whole. On a
+small thread pool (numpy, pyarrow's reader and its kernels release the GIL) each block's line
+ends are counted and the block is parsed by pyarrow (in one pyarrow block, so its columns need
+no joining); then every block's event columns are made. Row for row the result is what one
 pyarrow call over the whole file gives:
 
-- a blank line (pyarrow skips it: the block has fewer rows than lines), a block pyarrow
-  refuses, or key types that disagree between blocks (other than int and float, which pyarrow
-  widens to float: those int blocks are redone as floats) give None, and the caller reads the
-  file as it always did;
+- a blank line (pyarrow would skip it, shifting the lines), a CR line end, a block
+  pyarrow refuses, or key types that disagree between blocks (other than int and float, which
+  pyarrow widens to float: those int columns are widened before any row is made) give None,
+  and the caller reads the file as it always did;
 - `attrs` objects are laid out with the whole file's set of always-present members
-  (json_objects writes those first), not each block's: blocks that differ are laid out again.
+  (json_objects writes those first), not each block's.
 
 The blocks' event tables are handed on one by one (`block_tables`: `toolcall ingest` redacts,
-summarises and writes each before the next is made), or joined end to end (`read_blocks`).
+summarises and writes each before the next is made), or joined end to end (`join_blocks`).
 """
 
 from __future__ import annotations
@@ -96,14 +97,13 @@ class Block:
 
     def parse(self, schema: pa.Schema, threads: bool) -> bool:
         """Count the lines, then pyarrow's columns for the block; False when it refuses them,
-        or a line ends in CR (the general path trims those). A blank line is left to pyarrow:
-        it skips it, so the block has fewer rows than lines."""
+        or a line is blank or ends in CR (see _line_ends)."""
         assert self.raw is not None
         view = np.frombuffer(self.raw, np.uint8)
-        newlines, returns = _line_ends(view)
+        newlines, clean = _line_ends(view)
         self.lines = newlines + int(view[-1] != 10)
         del view
-        if returns:
+        if not clean:
             return False
         size = self.raw.size
         # one pyarrow block per block (up to MAX_BLOCK): its columns come as one chunk each,
@@ -148,13 +148,16 @@ _STRIDE = 1 << 18
 
 
 def _line_ends(view: np.ndarray) -> tuple[int, bool]:
-    """The newlines in *view*, and whether it holds a CR (numpy: the GIL is not held)."""
-    newlines, returns = 0, False
+    """The newlines in *view* (a block: it starts a line), and whether its lines are clean
+    for pyarrow: no blank line (pyarrow would skip it, shifting the lines after it) and no CR.
+    numpy does it without holding the GIL, a stride at a time (a small, reused temporary)."""
+    newlines, clean = 0, bool(len(view)) and bool(view[0] != 10)
     for at in range(0, len(view), _STRIDE):
-        part = view[at : at + _STRIDE]
-        newlines += int(np.count_nonzero(part == 10))
-        returns = returns or bool(np.count_nonzero(part == 13))
-    return newlines, returns
+        part = view[at : at + _STRIDE + 1]  # one byte more: a blank line across strides
+        ends = part == 10
+        newlines += int(np.count_nonzero(ends[:_STRIDE]))
+        clean = clean and not (np.count_nonzero(part == 13) or np.any(ends[1:] & ends[:-1]))
+    return newlines, clean
 
 
 def _widen(blocks: list[Block]) -> bool:
