@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 from pathlib import Path
@@ -12,7 +13,7 @@ import pytest
 
 from toolcall_cli.sources import parse_file
 from toolcall_cli.sources.middleware import _all_json
-from toolcall_cli.sources.middleware.blocks import block_bytes_for, split_blocks
+from toolcall_cli.sources.middleware.blocks import MAX_BLOCK, block_bytes_for, split_blocks
 
 WHOLE = 1 << 40  # a block size that keeps the file in one block
 
@@ -142,10 +143,33 @@ def test_repeated_secrets_are_redacted(tmp_path: Path) -> None:
 
 def test_block_sizes() -> None:
     mib = 1 << 20
-    assert block_bytes_for(100 * mib, 1) == 100 * mib  # one CPU: one block
+    assert block_bytes_for(20 * mib, 1) == 20 * mib  # one CPU: one block,
+    assert block_bytes_for(100 * mib, 1) == MAX_BLOCK  # up to MAX_BLOCK
     assert block_bytes_for(10 * mib, 2) == 10 * mib  # small: one block
     assert -(-100 * mib // block_bytes_for(100 * mib, 2)) == 4  # two per worker
     assert -(-20 * mib // block_bytes_for(20 * mib, 2)) == 2
+    assert block_bytes_for(1000 * mib, 2) == MAX_BLOCK  # a big file: blocks of MAX_BLOCK
     data = b'{"a":1}\n{"a":2}\n{"a":3}'
     blocks = split_blocks(data, 5)
     assert [data[s:e] for s, e in blocks] == [b'{"a":1}\n', b'{"a":2}\n', b'{"a":3}']
+
+
+def test_a_file_streamed_in_blocks_gives_the_table_of_one_parse(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`toolcall ingest` takes a clean file's blocks one by one (parse_chunks): put together,
+    they are the table parse() gives, and several blocks really are read."""
+    from toolcall_cli.core.events import assemble_chunks
+    from toolcall_cli.sources.base import ParseOptions
+    from toolcall_cli.sources.middleware import ADAPTER, blocks
+
+    p = tmp_path / "mw.log"
+    write(p, records(3000))
+    whole = ADAPTER.parse(p, ParseOptions(tz="Europe/Berlin"))
+    monkeypatch.setattr(blocks, "block_bytes_for", lambda total, n: 20_000)
+    chunks = list(ADAPTER.parse_chunks(p, ParseOptions(tz="Europe/Berlin")))
+    assert len(chunks) > 5
+    pd.testing.assert_frame_equal(assemble_chunks(chunks), whole)
+    assert [c.at for c in chunks] == list(
+        itertools.accumulate([0] + [len(c.frame) for c in chunks[:-1]])
+    )

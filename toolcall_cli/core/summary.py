@@ -7,6 +7,7 @@ from typing import Any
 
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from toolcall_cli.core.events import UNPARSED
 from toolcall_cli.core.jsonio import try_loads
@@ -38,9 +39,9 @@ class Digest:
     end: pd.Timestamp | None = None
     # distinct ids as Arrow text, not Python sets: a million-row file's call ids as Python
     # strings cost ~100 MB at the ingest's peak
-    traces: pa.Array = field(default_factory=lambda: pa.array([], pa.large_string()))
-    sessions: pa.Array = field(default_factory=lambda: pa.array([], pa.large_string()))
-    tool_calls: pa.Array = field(default_factory=lambda: pa.array([], pa.large_string()))
+    traces: Distinct = field(default_factory=lambda: Distinct())
+    sessions: Distinct = field(default_factory=lambda: Distinct())
+    tool_calls: Distinct = field(default_factory=lambda: Distinct())
 
     @classmethod
     def of(cls, *frames: pd.DataFrame) -> Digest:
@@ -55,11 +56,9 @@ class Digest:
         bad_mask = ev["kind"] == UNPARSED
         # a table without unparsed rows is not copied (a million-row file's events, twice)
         good, bad = (ev, ev.iloc[:0]) if not bad_mask.any() else (ev[~bad_mask], ev[bad_mask])
-        counts = good.groupby(["source", "kind"], observed=True).size()
-        for key, n in counts.items():
-            pair: tuple[Any, Any] = key  # type: ignore[assignment]
-            per = self.by_source.setdefault(str(pair[0]), {})
-            per[str(pair[1])] = per.get(str(pair[1]), 0) + int(n)
+        for source, kind, n in _pair_counts(good["source"], good["kind"]):
+            per = self.by_source.setdefault(source, {})
+            per[kind] = per.get(kind, 0) + n
         for path, grp in bad.groupby(bad["origin"].str.rsplit(":", n=1).str[0], sort=True):
             kept = self.samples.setdefault(str(path), [])
             for _, row in grp.head(SAMPLES_PER_FILE - len(kept)).iterrows():
@@ -76,9 +75,9 @@ class Digest:
             lo, hi = ts.min(), ts.max()
             self.start = lo if self.start is None else min(self.start, lo)
             self.end = hi if self.end is None else max(self.end, hi)
-        self.traces = _union(self.traces, _trace_keys(good))
-        self.sessions = _union(self.sessions, good["session_id"])
-        self.tool_calls = _union(self.tool_calls, good["tool_call_id"])
+        self.traces.add(pc.coalesce(_arrow(good["trace_id"]), _arrow(good["tool_call_id"])))
+        self.sessions.add(_arrow(good["session_id"]))
+        self.tool_calls.add(_arrow(good["tool_call_id"]))
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,18 +118,56 @@ class IngestReport:
         }
 
 
-def _trace_keys(ev: pd.DataFrame) -> pd.Series:
-    """Traces = distinct trace_id / tool_call_id keys (cheap stand-in before alignment)."""
-    return ev["trace_id"].fillna(ev["tool_call_id"])
+class Distinct:
+    """Distinct non-null texts seen across many tables: each table's distinct values are kept
+    as they come and joined only when the count is asked for (or enough have gathered), so a
+    file streamed in blocks does not re-hash the values of all earlier blocks per block."""
+
+    #: Pending arrays joined once they hold this many values beyond the joined ones.
+    _FOLD = 1 << 20
+
+    def __init__(self) -> None:
+        self._known = pa.array([], pa.large_string())
+        self._pending: list[pa.Array] = []
+        self._waiting = 0
+
+    def add(self, values: pa.ChunkedArray) -> None:
+        """Count *values*' distinct non-null texts in."""
+        distinct = pc.unique(values).drop_null()
+        if not pa.types.is_large_string(distinct.type):
+            distinct = distinct.cast(pa.large_string())
+        self._pending.append(distinct)
+        self._waiting += len(distinct)
+        if self._waiting > self._FOLD + len(self._known):
+            self._fold()
+
+    def _fold(self) -> None:
+        if self._pending:
+            self._known = pa.concat_arrays([self._known, *self._pending]).unique()
+            self._pending, self._waiting = [], 0
+
+    def __len__(self) -> int:
+        self._fold()
+        return len(self._known)
 
 
-def _union(known: pa.Array, values: pd.Series) -> pa.Array:
-    """*known* (distinct texts) with the distinct non-null *values* added, in Arrow: distinct
-    values first, then text, so a million-row column is not converted whole."""
-    distinct = values.dropna().unique()
-    arr = getattr(distinct, "_pa_array", None)  # an Arrow-backed column's values, no copy
+def _arrow(values: pd.Series) -> pa.ChunkedArray:
+    """A column's values as Arrow text (an Arrow-backed column without a copy)."""
+    arr = getattr(values.array, "_pa_array", None)
     if arr is None:
-        arr = pa.array([str(v) for v in distinct], pa.large_string())
-    else:
-        arr = pa.chunked_array(arr).combine_chunks().cast(pa.large_string())
-    return pa.concat_arrays([known, arr]).unique() if len(known) else arr
+        arr = pa.array([None if pd.isna(v) else str(v) for v in values], pa.large_string())
+    return arr if isinstance(arr, pa.ChunkedArray) else pa.chunked_array([arr])
+
+
+def _pair_counts(source: pd.Series, kind: pd.Series) -> list[tuple[str, str, int]]:
+    """(source, kind, rows) for each pair present (nulls left out, as pandas' groupby does)."""
+    sources = _arrow(source)
+    names = pc.unique(sources)
+    if len(names) == 1 and names[0].is_valid:  # one file's table: one source, count its kinds
+        counts = pc.value_counts(_arrow(kind))
+        kinds, ns = counts.field("values").to_pylist(), counts.field("counts").to_pylist()
+        return [(names[0].as_py(), k, n) for k, n in zip(kinds, ns, strict=True) if k is not None]
+    table = pa.table({"source": sources, "kind": _arrow(kind)})
+    counts = table.group_by(["source", "kind"]).aggregate([([], "count_all")])
+    columns = (counts[c].to_pylist() for c in ("source", "kind", "count_all"))
+    return [(s, k, n) for s, k, n in zip(*columns, strict=True) if s is not None and k is not None]

@@ -93,10 +93,15 @@ def read_json_buffer(
     if table.num_rows != n:
         return None
     try:
-        cols = {name: table.column(name).combine_chunks() for name in table.column_names}
+        cols = {name: _one_array(table.column(name)) for name in table.column_names}
     except pa.ArrowException:  # pyarrow chokes on some odd columns (all-null lists): go per line
         return None
     return JsonColumns(cols, pa.array(np.ones(n, dtype=bool)))
+
+
+def _one_array(col: pa.ChunkedArray) -> pa.Array:
+    """A column as one array: its only chunk as it is (no copy), or the chunks joined."""
+    return col.chunk(0) if col.num_chunks == 1 else col.combine_chunks()
 
 
 def _read_block(lines: pa.Array, text_keys: frozenset[str]) -> JsonColumns | None:

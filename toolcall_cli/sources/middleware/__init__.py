@@ -11,6 +11,7 @@ unknown); with `--source middleware` they ingest with every line counted as unpa
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +20,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from toolcall_cli.core.events import concat_frames
+from toolcall_cli.core.events import EventChunk, concat_frames
+from toolcall_cli.sources._shared.files import is_gzip
 from toolcall_cli.sources._shared.jsonlines import read_json_lines
 from toolcall_cli.sources._shared.logtime import check_tz
 from toolcall_cli.sources._shared.textlog import (
@@ -30,7 +32,14 @@ from toolcall_cli.sources._shared.textlog import (
     unparsed_rows,
 )
 from toolcall_cli.sources.base import HEAD_BYTES, ParseOptions
-from toolcall_cli.sources.middleware.blocks import read_blocks
+from toolcall_cli.sources.middleware.blocks import (
+    Block,
+    block_tables,
+    join_blocks,
+    parse_blocks,
+    parse_file_blocks,
+    read_blocks,
+)
 from toolcall_cli.sources.middleware.fields import ALIASES, MARKER_KEYS, resolve
 from toolcall_cli.sources.middleware.phrases import PHRASES
 from toolcall_cli.sources.middleware.rows import SOURCE, build_rows
@@ -101,9 +110,14 @@ def _all_json(
 
     None when the file is anything else or pyarrow refuses it; the caller then goes line by line.
     """
-    if not data.startswith(b"{") or b"\r" in data:
+    if not _may_be_clean_json(data):
         return None
     return read_blocks(data, path, tz, block_bytes=block_bytes)  # None on a blank line too
+
+
+def _may_be_clean_json(data: bytes) -> bool:
+    """Whether *data* may be JSON-object lines the block reader takes (no CR line ends)."""
+    return data.startswith(b"{") and b"\r" not in data
 
 
 class MiddlewareAdapter:
@@ -132,16 +146,52 @@ class MiddlewareAdapter:
     def parse(self, path: Path, opts: ParseOptions) -> pd.DataFrame:
         """Parse a middleware log; lines no format understands become `unparsed` rows."""
         tz = check_tz(opts.tz)
-        data = read_data(path, opts)
-        total = len(data)
-        out = None if opts.formats else _all_json(data, path, tz)
-        if out is None:
-            lines, line_no = nonblank(split_lines(data))
-            del data  # not alive while the rows are built
-            out = read_rows(lines, line_no, path, tz, opts)
+        parsed, total = _parsed_or_data(path, opts)
+        if isinstance(parsed, bytes):
+            out = _line_by_line(parsed, path, tz, opts)
+        else:
+            out = join_blocks(parsed, path, tz)
         if opts.progress:
             opts.progress(total, total)
         return out
+
+    def parse_chunks(self, path: Path, opts: ParseOptions) -> Iterator[EventChunk]:
+        """The table `parse` gives, as one chunk per block of a clean JSON-lines file (each
+        is redacted, summarised or written before the next is made), else as one chunk."""
+        tz = check_tz(opts.tz)
+        parsed, total = _parsed_or_data(path, opts)
+        if isinstance(parsed, bytes):
+            yield EventChunk(_line_by_line(parsed, path, tz, opts))
+        else:
+            for first, table in block_tables(parsed, path, tz):
+                yield EventChunk(table, first)
+        if opts.progress:
+            opts.progress(total, total)
+
+
+def _parsed_or_data(path: Path, opts: ParseOptions) -> tuple[list[Block] | bytes, int]:
+    """A clean JSON-lines file parsed in blocks (a plain file is read block by block, never
+    whole), or the file's bytes for the general path; and the bytes read."""
+    size = None
+    if not opts.formats and not is_gzip(path):
+        size = path.stat().st_size
+        if opts.progress:
+            opts.progress(0, size)
+        blocks = parse_file_blocks(path)
+        if blocks is not None:
+            return blocks, size
+    data = read_data(path, opts)  # (reports 0 of its size)
+    # bytes the blocks refused as a file are not tried again (unless a BOM is gone from them)
+    clean = not opts.formats and len(data) != size and _may_be_clean_json(data)
+    blocks = parse_blocks(data) if clean else None
+    return (data if blocks is None else blocks), len(data)
+
+
+def _line_by_line(data: bytes, path: Path, tz: str, opts: ParseOptions) -> pd.DataFrame:
+    """The general path over the file's non-blank lines."""
+    lines, line_no = nonblank(split_lines(data))
+    del data  # not alive while the rows are built (the caller's reference aside)
+    return read_rows(lines, line_no, path, tz, opts)
 
 
 def read_rows(
