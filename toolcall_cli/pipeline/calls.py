@@ -211,6 +211,7 @@ def _build(
         kinds=frozenset(kinds),
         wire_in_scope=wire,
         later_messages=later,
+        id_recorded=text(row.tool_call_id) is not None,
     )
 
 

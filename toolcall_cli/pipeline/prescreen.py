@@ -1,7 +1,10 @@
 """Stage 1, `prescreen`: the id is unique, the name is registered, the arguments are JSON.
 
-Protocols without call ids (legacy ``function_call``, ReAct text, tagged blocks) skip the id
-checks: their middleware pairs calls and results by position, not by id.
+Calls without ids by design skip the id checks: their middleware pairs calls and results by
+position, not by id. They are the protocols that carry none (legacy ``function_call``, ReAct
+text, tagged blocks) and every call whose evidence records no id at all (a Gemini
+``functionCall``, a BFCL result, a SWE-agent action), as FL003 has it; an id sent as ``""`` is
+``empty-id``.
 
 Codes: ``empty-id``, ``duplicate-id`` (FL003), ``unknown-tool`` (PR002), ``tool-name-case``
 (PR003), ``arguments-not-json`` (PR001; the reason says whether json-repair can fix it and
@@ -44,7 +47,8 @@ _KIND_TEXT: Final = {
 
 def check(call: ToolCall, ctx: ReplayContext) -> Verdict:
     """Id unique in the session (and not empty), name registered, arguments a JSON object."""
-    verdict = None if call.protocol in ID_LESS else _check_id(call, ctx)
+    id_less = call.protocol in ID_LESS or not call.id_recorded
+    verdict = None if id_less else _check_id(call, ctx)
     return verdict or _check_name(call, ctx) or _check_args(call)
 
 

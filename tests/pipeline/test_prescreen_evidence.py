@@ -1,0 +1,58 @@
+"""prescreen on real evidence: it checks what FL003 and PR001 check, on the calls they check.
+
+A call whose evidence records no id at all (a Gemini `functionCall`, a BFCL result, a
+SWE-agent action) pairs by position by design and passes the id checks; a call sent with
+`"id": ""` is still `empty-id`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import need_corpus
+from toolcall_cli.pipeline import replay
+from toolcall_cli.sources import parse_file
+
+FIX = Path(__file__).resolve().parents[2] / "fixtures"
+CASSETTES = Path("conversations") / "pydantic-ai_vcr_cassettes"
+
+
+def _first_codes(path: Path) -> dict[str, list[str]]:
+    """Each session's calls' prescreen codes, in replay order."""
+    df = parse_file(path)
+    out: dict[str, list[str]] = {}
+    for sid in sorted(df.loc[df["kind"] == "tool_call", "session_id"].dropna().unique()):
+        rep = replay(df, session_id=str(sid))
+        out[str(sid)] = [c.stages[0].code for c in rep.calls]
+    return out
+
+
+@pytest.mark.parametrize(
+    "name", ["bfcl_result_simple.json", "bfcl_result_multi_turn.json", "swe_agent.traj"]
+)
+def test_id_less_transcripts_pass_the_id_checks(name: str) -> None:
+    codes = _first_codes(FIX / "transcripts" / name)
+    assert codes, name
+    for sid, got in codes.items():
+        assert got, sid
+        assert not {"empty-id", "duplicate-id"} & set(got), (sid, got)
+
+
+def test_gemini_function_call_without_id_passes_the_id_checks() -> None:
+    """pydantic-ai's Gemini turn: `functionCall` has no id; the OpenAI turns after it do."""
+    path = need_corpus() / CASSETTES / "models__test_openai__test_multiple_agent_tool_calls.yaml"
+    (got,) = _first_codes(path).values()
+    assert got == ["ok", "ok", "ok"]
+
+
+def test_an_id_sent_empty_is_still_empty_id() -> None:
+    """The negative: an OpenAI-compatible API answered with `"id": ''` (FL003 reports it)."""
+    path = (
+        need_corpus()
+        / CASSETTES
+        / "models__test_openai__test_compatible_api_with_tool_calls_without_id.yaml"
+    )
+    (got,) = _first_codes(path).values()
+    assert "empty-id" in got
