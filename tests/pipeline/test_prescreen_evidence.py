@@ -56,3 +56,26 @@ def test_an_id_sent_empty_is_still_empty_id() -> None:
     )
     (got,) = _first_codes(path).values()
     assert "empty-id" in got
+
+
+def test_free_text_arguments_pass_as_pr001_has_them() -> None:
+    """Codex's apply_patch (a custom tool: free-form input) and a ReAct action input in prose
+    are not JSON by design: PR001 stays silent on them, and so does prescreen."""
+    for path, tool in (
+        (FIX / "transcripts" / "codex_rollout.jsonl", "apply_patch"),
+        (FIX / "messages" / "react.json", "weather"),
+    ):
+        df = parse_file(path)
+        sid = str(df["session_id"].dropna().iloc[0])
+        (call,) = [c for c in replay(df, session_id=sid).calls if c.tool == tool]
+        pre = call.stages[0]
+        assert (pre.verdict, pre.code) == ("pass", "ok"), pre
+        assert "free text by design" in pre.reason
+        assert call.replayed == "dispatched"
+
+
+def test_json_arguments_cut_off_still_fail() -> None:
+    """The negative: a call whose arguments are meant as JSON and cut off (BFCL)."""
+    df = parse_file(FIX / "transcripts" / "bfcl_result_simple.json")
+    rep = replay(df, session_id="simple_python_4")
+    assert [c.stages[0].code for c in rep.calls] == ["arguments-not-json"]

@@ -126,6 +126,9 @@ class ToolCall:
     #: SWE-agent action): the format pairs by position, so an id check has nothing to check.
     #: An id sent empty (`"id": ""`) is recorded, and empty.
     id_recorded: bool = True
+    #: Why the arguments are free text by design, not JSON (`tools.builtins.free_text_reason`:
+    #: a custom tool's free-form input, a ReAct action in prose, raw code); None for JSON.
+    free_text: str | None = None
 
     @property
     def args_recorded(self) -> bool:
@@ -137,6 +140,10 @@ class ToolCall:
         if self.args is None:
             raise JSONError("no arguments")
         return loads(self.args)
+
+    def sent_arguments(self) -> Any:
+        """The arguments as the middleware forwards them: parsed JSON, or free text as sent."""
+        return self.args if self.free_text else self.arguments()
 
 
 @dataclass(slots=True)

@@ -9,7 +9,8 @@ text, tagged blocks) and every call whose evidence records no id at all (a Gemin
 Codes: ``empty-id``, ``duplicate-id`` (FL003), ``unknown-tool`` (PR002), ``tool-name-case``
 (PR003), ``arguments-not-json`` (PR001; the reason says whether json-repair can fix it and
 what kind of damage it is), ``arguments-not-object`` (a JSON value that is not an object,
-e.g. a double-encoded string).
+e.g. a double-encoded string). Arguments that are free text by design (a custom tool's
+free-form input, a ReAct action in prose, raw code: `tools.builtins`) pass, as PR001 has it.
 """
 
 from __future__ import annotations
@@ -92,6 +93,8 @@ def _known(names: list[str]) -> str:
 def _check_args(call: ToolCall) -> Verdict:
     if not call.args_recorded:
         return passed(name, "ok (arguments not recorded; not checked)")
+    if call.free_text:  # as PR001: not JSON by design, nothing to parse
+        return passed(name, f"ok ({call.free_text}: free text by design, not JSON)")
     if call.args_type not in (None, "string") and call.args_type != "object":
         return failed(
             name, "arguments-not-object", f"the arguments were sent as a JSON {call.args_type}"
