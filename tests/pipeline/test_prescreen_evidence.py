@@ -79,3 +79,24 @@ def test_json_arguments_cut_off_still_fail() -> None:
     df = parse_file(FIX / "transcripts" / "bfcl_result_simple.json")
     rep = replay(df, session_id="simple_python_4")
     assert [c.stages[0].code for c in rep.calls] == ["arguments-not-json"]
+
+
+@pytest.mark.parametrize("name", ["test_case.json", "test_case_v2.json"])
+def test_code_interpreter_declared_by_type_is_a_known_tool(name: str) -> None:
+    """functionary declares `{"type": "code_interpreter"}` and calls it `python` with raw
+    code: a known tool (PR002 has it so) whose arguments are free text."""
+    path = need_corpus() / "conversations" / "functionary_test_cases" / name
+    df = parse_file(path)
+    rep = replay(df, session_id=str(df["session_id"].dropna().iloc[0]))
+    python = [c for c in rep.calls if c.tool == "python"]
+    assert len(python) == 2
+    assert {c.stages[0].code for c in python} == {"ok"}
+    assert {c.stages[1].code for c in python} == {"free-text"}
+
+
+def test_an_undeclared_name_is_still_unknown() -> None:
+    """The negative: the MCP session calls `no_such_tool`, which its tools/list never named."""
+    df = parse_file(FIX / "mcp" / "session_2025-11-25.jsonl")
+    rep = replay(df, session_id=str(df["session_id"].dropna().iloc[0]))
+    codes = {c.stages[0].code for c in rep.calls if c.tool == "no_such_tool"}
+    assert codes == {"unknown-tool"}
