@@ -1,10 +1,11 @@
 """Stage 1, `prescreen`: the id is unique, the name is registered, the arguments are JSON.
 
 Calls without ids by design skip the id checks: their middleware pairs calls and results by
-position, not by id. They are the protocols that carry none (legacy ``function_call``, ReAct
-text, tagged blocks) and every call whose evidence records no id at all (a Gemini
-``functionCall``, a BFCL result, a SWE-agent action), as FL003 has it; an id sent as ``""`` is
-``empty-id``.
+position, not by id. They are the calls whose evidence records no id at all, as FL003 has it:
+the legacy ``function_call``, every text protocol (ReAct, tagged blocks, Harmony,
+``<function=>``, Mistral, bare JSON), a Gemini ``functionCall``, a BFCL result, a SWE-agent
+action. The evidence says so, not a list of protocols that must follow every new one; an id
+sent as ``""`` is ``empty-id``.
 
 Codes: ``empty-id``, ``duplicate-id`` (FL003), ``unknown-tool`` (PR002), ``tool-name-case``
 (PR003), ``arguments-not-json`` (PR001; the reason says whether json-repair can fix it and
@@ -28,13 +29,8 @@ from toolcall_cli.pipeline.base import (
     shorten,
 )
 from toolcall_cli.pipeline.repair import Repair, classify, double_encoded
-from toolcall_cli.sources.messages import text_protocols
 
 name: Final = "prescreen"
-
-#: `attrs.protocol` values whose calls carry no id by design: the legacy `function_call` and
-#: every text protocol (ReAct, tagged blocks, Harmony, `<function=>`, Mistral, bare JSON, ...).
-ID_LESS: Final = frozenset({"legacy_function"}) | text_protocols.PROTOCOLS
 
 _KIND_TEXT: Final = {
     "empty": "the arguments are empty",
@@ -48,8 +44,7 @@ _KIND_TEXT: Final = {
 
 def check(call: ToolCall, ctx: ReplayContext) -> Verdict:
     """Id unique in the session (and not empty), name registered, arguments a JSON object."""
-    id_less = call.protocol in ID_LESS or not call.id_recorded
-    verdict = None if id_less else _check_id(call, ctx)
+    verdict = _check_id(call, ctx) if call.id_recorded else None  # id-less by design
     return verdict or _check_name(call, ctx) or _check_args(call)
 
 
