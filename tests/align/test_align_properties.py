@@ -90,6 +90,7 @@ def test_align_invariants(ev: pd.DataFrame, correct: bool) -> None:
         "timeout",
         "dropped",
         "missing",
+        "cancelled",
     }
     for c in tl.calls:
         for v in c.phases.values():

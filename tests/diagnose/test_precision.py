@@ -326,3 +326,29 @@ def test_a_tool_call_block_cut_at_the_end_of_the_text_is_tr003(tmp_path: Path) -
     assert "the text ends inside the tool_call block, before </tool_call>" in tr003.message
     (pr001,) = [f for f in found if f.code == "PR001"]
     assert "cut off" in pr001.message and "not valid JSON" not in pr001.message
+
+
+@pytest.mark.corpus
+def test_a_replayed_tool_search_is_info_not_an_unknown_tool_error(corpus: Path) -> None:
+    """pydantic-ai replays an OpenAI capability load into Anthropic's tool-search shape: a
+    `search_tools` call (id `auto_load_…`) answered with tool_reference blocks, in a request
+    whose tools do not name it; Anthropic answered it (200). True against the tools, but no
+    error: the model invented nothing."""
+    cassette = (
+        corpus
+        / "conversations"
+        / "pydantic-ai_vcr_cassettes"
+        / "test_tool_search__test_cross_provider_capability_replay"
+        "[openai-responses-gpt-5.4-anthropic-claude-sonnet-4-5].yaml"
+    )
+    (pr002,) = [f for f in _findings(cassette) if f.code == "PR002"]
+    assert pr002.severity.value == "info"
+    assert pr002.tool == "search_tools" and "tool_reference" in pr002.message
+    assert "Nothing failed" in (pr002.fix or "")
+
+
+def test_an_unknown_name_without_tool_references_stays_an_error() -> None:
+    """The negative: the MCP session's `no_such_tool` got an ordinary error result."""
+    mcp = Path(__file__).resolve().parents[2] / "fixtures" / "mcp" / "session_2025-11-25.jsonl"
+    (pr002,) = [f for f in _findings(mcp) if f.code == "PR002"]
+    assert (pr002.severity.value, pr002.tool) == ("error", "no_such_tool")

@@ -40,6 +40,22 @@ def test_golden_input_error(update_goldens: bool) -> None:
     )
 
 
+def test_no_tool_definition_is_an_input_error(corpus: Path) -> None:
+    """JSON that holds no tool (an MCP CallToolResult, the wrong file in a CI job) is not
+    "No findings": nothing was linted, exit 3 naming the file. A file with one tool beside
+    it is linted as before."""
+    examples = corpus / "tool_schemas" / "mcp" / "mcp-spec" / "examples"
+    result = examples / "CallToolResult__result-with-unstructured-text.json"
+    res = run_cli(["lint", str(result)], cwd=ROOT)
+    assert res.exit_code == 3
+    assert "no tool definition found in 1 file" in res.stderr
+    assert "CallToolResult__result-with-unstructured-text.json (no tool definitions)" in res.stderr
+    assert "No findings" not in res.stdout
+    tool = examples / "Tool__with-no-parameters.json"
+    res = run_cli(["lint", str(result), str(tool)], cwd=ROOT)
+    assert res.exit_code == 0 and "(1 tool, profile generic)" in res.stderr
+
+
 def test_exit_codes(tmp_path: Path) -> None:
     assert run_cli(["lint", "fixtures/rules/SC007/negative.json"], cwd=ROOT).exit_code == 0
     assert run_cli(["lint", BAD], cwd=ROOT).exit_code == 1

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from tests.pipeline.replay_helpers import ctx, registry, tc
@@ -87,9 +89,12 @@ def test_json_array_is_not_an_object() -> None:
     assert v.code == "arguments-not-object"
 
 
-def test_protocols_without_ids_skip_the_id_checks() -> None:
+def test_calls_recorded_without_ids_skip_the_id_checks() -> None:
+    """Text protocols, legacy function_call, Gemini: the sources record no id (null), and
+    prescreen asks the evidence, not a protocol list (the real fixtures: test_prescreen_evidence,
+    test_messages_open_model_calls)."""
     c = ctx(reg=registry())
-    for protocol in ("react", "tagged", "harmony", "function-tag", "mistral", "bare-json"):
-        assert prescreen.check(tc(cid="", protocol=protocol), c).verdict == "pass", protocol
-    assert prescreen.check(tc(cid="", protocol="legacy_function"), c).verdict == "pass"
+    for protocol in ("react", "tagged", "harmony", "function-tag", "mistral", "legacy_function"):
+        call = replace(tc(cid="", protocol=protocol), id_recorded=False)
+        assert prescreen.check(call, c).verdict == "pass", protocol
     assert prescreen.check(tc(cid="", protocol="openai"), c).code == "empty-id"

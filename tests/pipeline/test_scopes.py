@@ -111,3 +111,24 @@ def test_scopes_sharing_ids_and_sessions_replay_the_same() -> None:
     expected = _one_by_one(events, scopes, None)
     assert _batched(events, scopes, None) == expected
     assert sum(e[0] != "error" for e in expected) >= 5
+
+
+def test_an_id_another_bundle_reuses_brings_in_nothing_of_it() -> None:
+    """Ids are scoped: the ATIF trajectory's call_w1 and the healthy bundle's call_w1 are two
+    calls. Replaying the trajectory's session beside the bundle gives what it gives alone (no
+    get_weather call of another session, no unknown-tool against that session's tools), and
+    the bundle's session still gets its middleware and wire evidence: the union of each."""
+    need_tshark()
+    atif = FIXTURES / "transcripts" / "atif_trajectory.json"
+    healthy = FIXTURES / "incidents" / "healthy"
+    both = align(ingest_paths([healthy, atif]).events).events
+    for session, alone in (("tb-hello-world-7f2a", atif), ("sess-healthy", healthy)):
+        one = align(ingest_paths([alone]).events).events
+        got = replay(both, session_id=session)
+        assert got.calls == replay(one, session_id=session).calls, session
+        assert {c.session_id for c in got.calls} == {session}
+        batched = ScopeReplayer(both).replay_many([(session, None)])
+        assert batched == [got.calls]
+    healthy_calls = replay(both, session_id="sess-healthy").calls
+    assert healthy_calls and all(c.replayed == "dispatched" for c in healthy_calls)
+    assert {c.observed for c in healthy_calls} == {"dispatched"}

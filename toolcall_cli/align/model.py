@@ -8,7 +8,7 @@ from typing import Any, Final
 import pandas as pd
 
 #: Call outcomes, worst first (used to rank traces by trouble).
-OUTCOMES: Final = ("rejected", "flooded", "timeout", "dropped", "missing", "result")
+OUTCOMES: Final = ("rejected", "flooded", "timeout", "dropped", "missing", "cancelled", "result")
 
 #: Phase names in the order of a round trip (DESIGN §3).
 PHASES: Final = ("initiation_ms", "service_ms", "injection_ms", "end_to_end_ms")

@@ -325,6 +325,7 @@ OUTCOME_KINDS: Final = (
     ("dropped", "mw_dropped"),
     ("result", "tool_result"),
     ("result", "mw_injected"),
+    ("cancelled", "mcp_cancelled"),  # the client withdrew the call (a late result still wins)
 )
 #: Not a kind of the table: the start of an `http_access` exchange (its time minus its
 #: duration), which marks the request when nothing closer to the tool service saw it.

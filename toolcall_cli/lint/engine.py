@@ -8,14 +8,15 @@ from pathlib import Path
 from typing import Any
 
 from toolcall_cli.core.findings import Finding, Location, Severity, select_codes
-from toolcall_cli.errors import UsageError
+from toolcall_cli.core.words import plural
+from toolcall_cli.errors import InputError, UsageError
 from toolcall_cli.lint.base import DEFAULT_TOKEN_BUDGET, LINT_RULES, LintContext
 from toolcall_cli.lint.baseline import read_baseline, suppress, write_baseline
 from toolcall_cli.lint.fix import apply_fixes
 from toolcall_cli.lint.lock import DEFAULT_LOCK, write_lock
 from toolcall_cli.lint.profiles import DEFAULT_PROFILE, get_profile
 from toolcall_cli.lint.report import LintReport, sort_findings, summarise
-from toolcall_cli.tools.loaders import LoadResult, ToolDef, load_all
+from toolcall_cli.tools.loaders import FileLoad, LoadResult, ToolDef, load_all
 
 UNPARSED_CODE = "IN001"
 #: Per-tool rules that still run on a schema nested deeper than MAX_SCHEMA_DEPTH (SC001 reports it).
@@ -108,6 +109,8 @@ def lint(paths: Sequence[Path], opts: LintOptions) -> LintReport:
     lock = None if opts.update_lock else opts.lock
     ctx = LintContext(profile=profile, token_budget=opts.token_budget, lock=lock, root=opts.root)
     loaded = load_all(paths)
+    if not loaded.tools:  # nothing linted is not "no findings" (DESIGN §1: not healthy)
+        raise _nothing_to_lint(loaded.files)
     fixed = None
     if opts.fix:
         fixed = apply_fixes(loaded.tools, ctx)
@@ -154,3 +157,16 @@ def lint(paths: Sequence[Path], opts: LintOptions) -> LintReport:
         **extra,
     )
     return LintReport(findings=tuple(sort_findings(findings)), summary=summary, root=str(opts.root))
+
+
+def _nothing_to_lint(files: Sequence[FileLoad]) -> InputError:
+    """The error of a run whose inputs hold no tool definition: each file and why."""
+    why = {"no-tools": "no tool definitions", "unparsed": "not JSON, JSON lines or YAML"}
+    named = [f"{f.path} ({why.get(f.status, f.status)})" for f in files[:5]]
+    more = f" and {len(files) - 5} more" if len(files) > 5 else ""
+    where = f": {', '.join(named)}{more}" if files else ""
+    return InputError(
+        f"no tool definition found in {plural(len(files), 'file')}{where}",
+        hint="lint takes OpenAI tools, Anthropic input_schema, MCP tools/list, a bare JSON "
+        "Schema or BFCL function docs",
+    )

@@ -122,6 +122,13 @@ class ToolCall:
     kinds: frozenset[str] = frozenset()  # event kinds recorded for this id
     wire_in_scope: bool = False  # middleware or pcap evidence exists for the session
     later_messages: bool = False  # the conversation continued after this call's message
+    #: False when the evidence holds no id at all (a Gemini `functionCall`, a BFCL result, a
+    #: SWE-agent action): the format pairs by position, so an id check has nothing to check.
+    #: An id sent empty (`"id": ""`) is recorded, and empty.
+    id_recorded: bool = True
+    #: Why the arguments are free text by design, not JSON (`tools.builtins.free_text_reason`:
+    #: a custom tool's free-form input, a ReAct action in prose, raw code); None for JSON.
+    free_text: str | None = None
 
     @property
     def args_recorded(self) -> bool:
@@ -133,6 +140,10 @@ class ToolCall:
         if self.args is None:
             raise JSONError("no arguments")
         return loads(self.args)
+
+    def sent_arguments(self) -> Any:
+        """The arguments as the middleware forwards them: parsed JSON, or free text as sent."""
+        return self.args if self.free_text else self.arguments()
 
 
 @dataclass(slots=True)

@@ -32,6 +32,7 @@ from toolcall_cli.core.events import (
 )
 from toolcall_cli.pipeline.base import ResultEvidence, ToolCall
 from toolcall_cli.pipeline.evidence import integer, request_of, response_of, split_kinds
+from toolcall_cli.tools.builtins import free_text_reason
 
 #: Which source's copy of a call is kept when several recorded it (lower first).
 _AUTHORITY: Final = {name: traits.call_authority for name, traits in TRAITS.items()}
@@ -189,9 +190,10 @@ def _build(
         idx = integer(d.attrs.get("msg_index"))
         later = max_idx > idx if idx is not None and max_idx >= 0 else max_seq > int(row.seq)
     recorded_args = text(row.args) is not None or row.kind == "tool_call"
+    tool = text(row.tool) or next((text(r.tool) for r in rows if text(r.tool)), None)
     return ToolCall(
         tool_call_id=text(row.tool_call_id) or "",
-        tool=text(row.tool) or next((text(r.tool) for r in rows if text(r.tool)), None),
+        tool=tool,
         args=text(row.args),
         origin=str(row.origin),
         source=str(row.source),
@@ -211,6 +213,8 @@ def _build(
         kinds=frozenset(kinds),
         wire_in_scope=wire,
         later_messages=later,
+        id_recorded=text(row.tool_call_id) is not None,
+        free_text=free_text_reason(d.attrs, tool, text(row.args)),
     )
 
 

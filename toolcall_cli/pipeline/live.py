@@ -117,7 +117,7 @@ def _one(
     path = f"/tools/{urllib.parse.quote(tool, safe='')}"
     url = target.shown + path
     sent_ms = time.time() * 1000.0
-    body = orjson.dumps({"function": tool, "arguments": call.arguments()})
+    body = orjson.dumps({"function": tool, "arguments": call.sent_arguments()})
     headers = {
         "Content-Type": "application/json",
         "X-Tool-Call-ID": _header(call.tool_call_id),

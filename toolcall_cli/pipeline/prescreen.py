@@ -1,19 +1,23 @@
 """Stage 1, `prescreen`: the id is unique, the name is registered, the arguments are JSON.
 
-Protocols without call ids (legacy ``function_call``, ReAct text, tagged blocks) skip the id
-checks: their middleware pairs calls and results by position, not by id.
+Calls without ids by design skip the id checks: their middleware pairs calls and results by
+position, not by id. They are the calls whose evidence records no id at all, as FL003 has it:
+the legacy ``function_call``, every text protocol (ReAct, tagged blocks, Harmony,
+``<function=>``, Mistral, bare JSON), a Gemini ``functionCall``, a BFCL result, a SWE-agent
+action. The evidence says so, not a list of protocols that must follow every new one; an id
+sent as ``""`` is ``empty-id``.
 
 Codes: ``empty-id``, ``duplicate-id`` (FL003), ``unknown-tool`` (PR002), ``tool-name-case``
 (PR003), ``arguments-not-json`` (PR001; the reason says whether json-repair can fix it and
 what kind of damage it is), ``arguments-not-object`` (a JSON value that is not an object,
-e.g. a double-encoded string).
+e.g. a double-encoded string). Arguments that are free text by design (a custom tool's
+free-form input, a ReAct action in prose, raw code: `tools.builtins`) pass, as PR001 has it.
 """
 
 from __future__ import annotations
 
 from typing import Final
 
-from toolcall_cli.core.events import TEXT_PROTOCOLS
 from toolcall_cli.core.jsonio import dumps, try_loads
 from toolcall_cli.pipeline.base import (
     ReplayContext,
@@ -28,10 +32,6 @@ from toolcall_cli.pipeline.repair import Repair, classify, double_encoded
 
 name: Final = "prescreen"
 
-#: `attrs.protocol` values whose calls carry no id by design: the legacy `function_call` and
-#: every text protocol (ReAct, tagged blocks, Harmony, `<function=>`, Mistral, bare JSON, ...).
-ID_LESS: Final = frozenset({"legacy_function"}) | TEXT_PROTOCOLS
-
 _KIND_TEXT: Final = {
     "empty": "the arguments are empty",
     "double-encoded": "the arguments are a JSON object encoded twice (escaped into a string)",
@@ -44,7 +44,7 @@ _KIND_TEXT: Final = {
 
 def check(call: ToolCall, ctx: ReplayContext) -> Verdict:
     """Id unique in the session (and not empty), name registered, arguments a JSON object."""
-    verdict = None if call.protocol in ID_LESS else _check_id(call, ctx)
+    verdict = _check_id(call, ctx) if call.id_recorded else None  # id-less by design
     return verdict or _check_name(call, ctx) or _check_args(call)
 
 
@@ -88,6 +88,8 @@ def _known(names: list[str]) -> str:
 def _check_args(call: ToolCall) -> Verdict:
     if not call.args_recorded:
         return passed(name, "ok (arguments not recorded; not checked)")
+    if call.free_text:  # as PR001: not JSON by design, nothing to parse
+        return passed(name, f"ok ({call.free_text}: free text by design, not JSON)")
     if call.args_type not in (None, "string") and call.args_type != "object":
         return failed(
             name, "arguments-not-object", f"the arguments were sent as a JSON {call.args_type}"

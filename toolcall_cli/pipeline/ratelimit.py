@@ -53,7 +53,7 @@ def check(call: ToolCall, ctx: ReplayContext) -> Verdict:
     span = f"{fl.window_s:g} s"
     # unrecorded arguments cannot be compared: no dedupe for them
     dedupe = call.args_recorded and dedupe_enabled(ctx)
-    digest = f"{tool}\x00{canonical_hash(call.arguments())}" if dedupe else ""
+    digest = f"{tool}\x00{canonical_hash(call.sent_arguments())}" if dedupe else ""
     prev = ctx.last_seen.get((sess, digest)) if digest else None
     if prev is not None and now - prev < fl.window_s:
         return failed(

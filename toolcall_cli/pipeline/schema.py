@@ -83,6 +83,8 @@ def check(call: ToolCall, ctx: ReplayContext) -> Verdict:
         )
     if not call.args_recorded:
         return skipped(name, "no-arguments", "the arguments were not recorded; not validated")
+    if call.free_text:
+        return skipped(name, "free-text", f"{call.free_text}: no JSON object to validate")
     args = call.arguments()
     try:
         errors = sorted(_validator(canonical(tool.schema)).iter_errors(args), key=_error_key)

@@ -4,10 +4,12 @@
 `trace_id`, then `tool_call_id`, then `session_id`; `--session-id ID` against `session_id`.
 The replay then takes the *whole* sessions those events belong to — the rate limiter's window
 and the duplicate-id check need every earlier call of the session — plus every event sharing a
-`tool_call_id` with them (the middleware and the wire often use other session keys than the
-conversation). When the ID named a single call (a `tool_call_id`, or an aligned trace keyed
-by one), only that call is reported; a trace id reports every call of its sessions, so calls
-the middleware never logged (silent drops) show up beside the ones it did.
+call with them (the middleware and the wire often use other session keys than the
+conversation): the same `tool_call_id` in the same aligned trace, so an id that another
+conversation reuses brings in nothing of it (`call_keys`). When the ID named a single call
+(a `tool_call_id`, or an aligned trace keyed by one), only that call is reported; a trace id
+reports every call of its sessions, so calls the middleware never logged (silent drops) show
+up beside the ones it did.
 """
 
 from __future__ import annotations
@@ -36,6 +38,24 @@ def _ids(series: pd.Series) -> set[str]:
     return {str(v) for v in series.dropna().unique() if str(v)}
 
 
+def call_keys(events: pd.DataFrame) -> pd.Series:
+    """The key each event's call is known by: its `tool_call_id` inside its aligned trace.
+
+    Ids are scoped, not global (DESIGN §3): `call_w1` of one conversation and `call_w1` of an
+    unrelated bundle are two calls, and alignment put them in two traces. Without the aligned
+    `trace` column (align not run) the id alone is the key. Null when the event has no id."""
+    cid = events["tool_call_id"].astype("string")
+    cid = cid.where(cid != "")
+    if "trace" not in events.columns:
+        return cid
+    return events["trace"].astype("string").fillna("") + "\x00" + cid
+
+
+def _sharing_call(events: pd.DataFrame, keys: pd.Series, rows: pd.Series) -> pd.Series:
+    """Events whose call key is the call key of one of *rows*."""
+    return keys.isin(set(keys[rows].dropna().tolist())).fillna(False).astype(bool)
+
+
 def select(
     events: pd.DataFrame, *, trace_id: str | None = None, session_id: str | None = None
 ) -> Scope:
@@ -61,16 +81,15 @@ def select(
             f"no events for {'session' if session_id else 'trace'} {session_id or trace_id!r}",
             hint=_known(events, "session_id" if session_id else "trace_id"),
         )
-    ids = _ids(events.loc[seed, "tool_call_id"])
-    linked = seed | events["tool_call_id"].isin(ids).fillna(False)
+    keys = call_keys(events)
+    linked = seed | _sharing_call(events, keys, seed)
     wire = ~events["source"].isin(CONVERSATION_SOURCES)  # the infrastructure's view
     # a named session pulls in the middleware's session for its calls, never another
     # conversation that happens to reuse an id; a trace pulls in its calls' conversations
     link = linked & wire if session_id is not None else linked
     sessions = _ids(events.loc[seed | link, "session_id"])
-    in_sess = events["session_id"].isin(sessions).fillna(False)
-    ids |= _ids(events.loc[in_sess, "tool_call_id"])
-    mask = seed | in_sess | (events["tool_call_id"].isin(ids).fillna(False) & wire)
+    in_sess = events["session_id"].isin(sessions).fillna(False).astype(bool)
+    mask = seed | in_sess | (_sharing_call(events, keys, seed | in_sess) & wire)
     scope = events[mask.astype(bool)]
     traces = _ids(scope["trace_id"])
     return Scope(

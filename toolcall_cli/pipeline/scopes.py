@@ -22,7 +22,7 @@ from toolcall_cli.core.rows_by_key import RowsByKey
 from toolcall_cli.errors import UsageError
 from toolcall_cli.pipeline import CallReplay, aligned, in_time_order, replay_calls
 from toolcall_cli.pipeline.calls import call_records, calls_from_records
-from toolcall_cli.pipeline.scope import select
+from toolcall_cli.pipeline.scope import call_keys, select
 from toolcall_cli.tools.registry import (
     Declaration,
     declarations_at,
@@ -54,6 +54,9 @@ class ScopeReplayer:
         self._cfg = cfg
         self._registry = registry
         self._index = {c: RowsByKey(ev[c]) for c in _TRACE_KEYS if c in ev.columns}
+        keys = call_keys(ev)  # a call id within its aligned trace: ids are scoped
+        self._by_call = RowsByKey(keys)
+        self._key = _cells(keys.to_frame("key"), "key")
         self._call = _cells(ev, "tool_call_id")
         self._session = _cells(ev, "session_id")
         self._wire = (~ev["source"].isin(CONVERSATION_SOURCES)).tolist()
@@ -124,17 +127,22 @@ class ScopeReplayer:
         if not seed:  # the replay's own error, with its list of known ids
             scope = select(self._events, trace_id=trace_id, session_id=session_id)
             return scope.events.index.tolist(), scope.only_call  # (not reached: it raises)
-        ids = {self._call[i] for i in seed} - {None, ""}
-        linked = set(seed) | set(self._rows("tool_call_id", ids))
+        linked = set(seed) | set(self._sharing_call(seed))
         # a named session pulls in the middleware's session for its calls, never another
         # conversation that happens to reuse an id; a trace pulls in its calls' conversations
         link = {i for i in linked if self._wire[i]} if session_id is not None else linked
         sessions = {self._session[i] for i in set(seed) | link} - {None, ""}
         in_session = self._rows("session_id", sessions)
-        ids |= {self._call[i] for i in in_session} - {None, ""}
         keep = set(seed) | set(in_session)
-        keep.update(i for i in self._rows("tool_call_id", ids) if self._wire[i])
+        keep.update(i for i in self._sharing_call([*seed, *in_session]) if self._wire[i])
         return sorted(keep), only_call
+
+    def _sharing_call(self, rows: Iterable[int]) -> list[int]:
+        """Positions of the rows whose call key (`scope.call_keys`) is one of *rows*'."""
+        out: list[int] = []
+        for key in {self._key[i] for i in rows} - {None}:
+            out.extend(self._by_call.labels(key))
+        return out
 
     def _rows(self, col: str, keys: Iterable[Any]) -> list[int]:
         """Positions of the rows whose *col* is one of *keys*."""

@@ -23,6 +23,7 @@ OUTCOME_STYLE: dict[str, tuple[str, str]] = {
     "timeout": ("tool timeout", "#9a6700"),
     "dropped": ("response dropped", "#8b3fd1"),
     "missing": ("no result", "#5b6472"),
+    "cancelled": ("cancelled by the client", "#6e7781"),
     "result": ("result injected", "#1a7f37"),
 }
 
@@ -59,6 +60,9 @@ SYMBOLS = """<svg class="defs" width="0" height="0" aria-hidden="true" focusable
 stroke-dasharray="2.5 1.8"/><path d="M-2.3 -2.2 A2.4 2.4 0 1 1 0.6 0.4 L0 1.6" fill="none"
   stroke="#5b6472" \
 stroke-width="1.6"/><circle cx="0" cy="4" r="1" fill="#5b6472"/></symbol>
+<symbol id="g-cancelled" viewBox="-8 -8 16 16"><circle r="6.5" fill="#fff" stroke="#6e7781"
+  stroke-width="2"/>\
+<line x1="-4" y1="0" x2="4" y2="0" stroke="#6e7781" stroke-width="2.2"/></symbol>
 <symbol id="g-result" viewBox="-8 -8 16 16"><circle r="6.5" fill="#1a7f37"/>\
 <path d="M-3.2 0.2 L-0.8 2.8 L3.4 -2.6" fill="none" stroke="#fff" stroke-width="2"/></symbol>
 <symbol id="g-error" viewBox="-8 -8 16 16"><circle r="5.5" fill="#c81e1e"/>\

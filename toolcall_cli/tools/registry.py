@@ -1,7 +1,9 @@
 """The tool registry replay validates against: tool name → JSON Schema of its arguments.
 
 Built from `--tools` files (any format `lint` reads, via `tools.loaders.load_tools`), from the
-config's `tools`, or from the tools a session declared (a `system` event with `attrs.tools`).
+config's `tools`, or from the tools a session declared (a `system` event with `attrs.tools`);
+a provider built-in the session declared by type only (`{"type": "code_interpreter"}`) is
+registered under the name its calls carry, without a schema (`tools.builtins`, as PR002 has it).
 A name defined twice is a :class:`UsageError` naming both places — a middleware that let the
 later definition win silently is exactly the kind of defect replay exists to expose.
 
@@ -20,6 +22,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from toolcall_cli.core.jsonio import canonical, try_loads
 from toolcall_cli.errors import UsageError
+from toolcall_cli.tools.builtins import builtin_name
 from toolcall_cli.tools.dialect import normalise
 from toolcall_cli.tools.loaders import ToolDef, load_tools, tools_from_objects
 
@@ -152,7 +155,10 @@ def registry_from_declarations(declared: Sequence[Declaration]) -> ToolRegistry 
         return None
     unique: dict[str, Any] = {}
     notes: list[str] = []
+    builtins: dict[str, RegisteredTool] = {}  # declared by type only: a name, no schema
     for origin, objs, _ in declared:
+        for name in filter(None, map(builtin_name, objs)):
+            builtins.setdefault(name, RegisteredTool(name, {}, origin))
         defs = tools_from_objects(objs, file=origin)
         registry_from_defs(defs)  # a name twice in one declaration: UsageError
         for d in defs:
@@ -165,7 +171,7 @@ def registry_from_declarations(declared: Sequence[Declaration]) -> ToolRegistry 
                 )
     reg = registry_from_defs([d for _, d in unique.values()], source="session")
     return ToolRegistry(
-        tools=reg.tools,
+        tools={**builtins, **reg.tools},
         source=reg.source,
         notes=tuple(dict.fromkeys(notes)),
         declared_in=tuple(dict.fromkeys(d.where for d in declared)),

@@ -41,7 +41,7 @@ from toolcall_cli.diagnose.call_label import call_label
 from toolcall_cli.diagnose.finding_builder import make
 from toolcall_cli.diagnose.frames import objects
 from toolcall_cli.diagnose.protocol.call_rows import call_rows, per_call, row_mask
-from toolcall_cli.diagnose.protocol.tool_names import BUILTIN_TOOLS
+from toolcall_cli.tools.builtins import free_text_reason
 
 RULE = rule(
     "PR001",
@@ -58,12 +58,9 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     calls = call_rows(ctx)
     yield from _invalid_blocks(ctx, calls)
     calls = calls[calls["args"].notna()]
-    code_tools = set(BUILTIN_TOOLS.values())
     keep = [
         a.get("args_type", "string") == "string"
-        and a.get("input_format") != "freeform"  # custom tools take free text by design
-        and not (a.get("protocol") == "react" and not looks_json(args))
-        and not (tool in code_tools and not looks_json(args))  # raw code, by design
+        and free_text_reason(a, tool, args) is None  # custom tools, ReAct, raw code: by design
         and not _lenient_block(a)  # reported once, as the block it came from
         for a, args, tool in zip(
             calls["_attrs"].tolist(),

@@ -12,6 +12,7 @@ from toolcall_cli.core.events import OBSERVED_CALL_KINDS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.frames import first_rows, with_attrs
 from toolcall_cli.diagnose.protocol.name_suggestion import suggest
+from toolcall_cli.tools.builtins import builtin_name
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -22,19 +23,15 @@ def _calls(ctx: DiagnoseContext) -> pd.DataFrame:
     return ev[ev["kind"].isin(OBSERVED_CALL_KINDS)]
 
 
-#: Built-in tools declared by type only, and the name calls to them carry (functionary and
-#: the Assistants API call the code interpreter `python`, with raw code as arguments).
-BUILTIN_TOOLS = {"code_interpreter": "python"}
-
-
 def tool_names(defs: Iterable[Any]) -> set[str]:
     """Names in raw tool definitions (OpenAI, legacy functions, Anthropic, MCP, Bedrock)."""
     out: set[str] = set()
     for d in defs:
         if not isinstance(d, dict):
             continue
-        if d.get("type") in BUILTIN_TOOLS and "name" not in d:
-            out.add(BUILTIN_TOOLS[str(d["type"])])
+        builtin = builtin_name(d)
+        if builtin is not None:
+            out.add(builtin)
             continue
         inner = d.get("function") if isinstance(d.get("function"), dict) else d.get("toolSpec", d)
         name = inner.get("name") if isinstance(inner, dict) else None
