@@ -1,4 +1,4 @@
-"""HTTP messages out of tshark's output: one row per request/response, bodies decoded, paired.
+"""HTTP messages out of tshark's output: one row per request/response, bodies decoded.
 
 The fields pass gives one row per frame; almost every frame carries one HTTP message and is
 normalised column-wise here. The rare frame carrying several (pipelining inside one
@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 import zlib
-from collections import deque
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
@@ -287,51 +286,3 @@ def _inflate(data: bytes, wbits: int, cap: int) -> tuple[bytes, bool] | None:
         return None
     return out[:cap], len(out) > cap
 
-
-def pair(
-    streams: Sequence[Any],
-    is_request: Sequence[bool],
-    codes: Sequence[Any],
-    frames: Sequence[int],
-    request_in: Sequence[Any],
-) -> tuple[np.ndarray, dict[int, str]]:
-    """Link responses to requests per TCP stream, in order (HTTP/1.1 pipelining rule).
-
-    Returns ``peer`` (index of the paired message, -1 for none) and flags by row. tshark's
-    single-pass ``http.request_in`` points at the *latest* request of the stream, which is
-    wrong for pipelined requests, so FIFO order decides; ``request_in`` only places a surplus
-    response (nothing pending: a duplicate or injected answer). Interim 1xx responses link to
-    the request without consuming it.
-    """
-    n = len(frames)
-    peer = np.full(n, -1, dtype=np.int64)
-    flags: dict[int, str] = {}
-    by_frame: dict[int, list[int]] = {}
-    pending: dict[Any, deque[int]] = {}
-    for i in range(n):
-        s = streams[i]
-        if is_request[i]:
-            by_frame.setdefault(int(frames[i]), []).append(i)
-            pending.setdefault(s, deque()).append(i)
-            continue
-        queue = pending.get(s)
-        if queue:
-            j = queue[0]
-            peer[i] = j
-            c = codes[i]
-            if c is None or c is pd.NA or not 100 <= int(c) < 200 or int(c) == 101:
-                peer[j] = i
-                queue.popleft()
-            continue
-        rin = request_in[i]
-        surplus = (
-            []
-            if rin is None or rin is pd.NA
-            else [j for j in by_frame.get(int(rin), ()) if streams[j] == s]
-        )
-        if surplus:
-            peer[i] = surplus[-1]
-            flags[i] = "surplus_response"
-        else:
-            flags[i] = "unmatched_response"
-    return peer, flags
