@@ -23,7 +23,7 @@ from toolcall_cli.core.jsonio import dumps, try_loads
 from toolcall_cli.sources._shared.textlog import const_str, frame, to_str_series
 from toolcall_cli.sources.pcap import arrow_text as at
 from toolcall_cli.sources.pcap import llm_rows
-from toolcall_cli.sources.pcap.body import sse_completion, tool_request, tool_response
+from toolcall_cli.sources.pcap.body import request_fields, response_fields, sse_completion
 from toolcall_cli.sources.pcap.header_columns import header_values, tools_from_paths, trace_ids
 from toolcall_cli.sources.pcap.http import NULL_NS, decode_body
 from toolcall_cli.sources.pcap.pairing import pair
@@ -53,7 +53,7 @@ _HEADER_ATTRS: Final = (
 )
 _LLM_PATH: Final = r"(?s)^[^?]*(?:/completions|/v1/messages)(?:\?|\z)"
 _JSON_START: Final = (b"{", b"[")
-_RESPONSE_FACTS: Final = ("call_id", "timestamp", "message")
+_RESPONSE_FACTS: Final = ("call_id", "timestamp", "message", "data_empty")
 
 
 def events(msgs: pd.DataFrame, path: str, *, cap: int) -> pd.DataFrame:
@@ -82,19 +82,16 @@ def events(msgs: pd.DataFrame, path: str, *, cap: int) -> pd.DataFrame:
     objs = _bodies_json(bodies, ctype, is_req)
     uri = at.text(msgs["uri"])
     by_path = pc.fill_null(pc.match_substring_regex(uri, _LLM_PATH), False).to_numpy(False)
-    llm = np.array(
-        [
-            type(o) is dict
-            and (p or type(o.get("messages")) is list or type(o.get("choices")) is list)
-            for o, p in zip(objs, by_path.tolist(), strict=True)
-        ],
-        dtype=bool,
-    )
+    is_dict = np.fromiter((type(o) is dict for o in objs), bool, n)
+    llm = np.zeros(n, bool)
+    for i in np.flatnonzero(is_dict).tolist():
+        o = objs[i]
+        llm[i] = by_path[i] or type(o.get("messages")) is list or type(o.get("choices")) is list
     req = np.where(is_req, np.arange(n), peer)  # the request of each message, -1 for none
     req_idx = pa.array(req, mask=req < 0)
     has_peer = peer >= 0
     resp_of_req = ~is_req & has_peer
-    body_cols = _body_facts(objs, is_req, llm, tools_from_paths(uri), flags, n)
+    body_cols = _body_facts(objs, is_dict, is_req, llm, tools_from_paths(uri), flags)
     tool = pc.if_else(pa.array(is_req), body_cols["tool"], body_cols["tool"].take(req_idx))
 
     keys = {}
@@ -148,7 +145,7 @@ def events(msgs: pd.DataFrame, path: str, *, cap: int) -> pd.DataFrame:
         },
         n,
     )
-    extras = _llm_extras(msgs, objs, llm, req, is_req, main, path)
+    extras = _llm_extras(msgs, objs, is_dict, llm, req, is_req, main, path)
     if not extras:
         return main
     main["_order"] = np.arange(n, dtype=np.float64)
@@ -180,42 +177,45 @@ def _bodies_json(bodies: list[bytes], ctype: pa.Array, is_req: np.ndarray) -> li
 
 def _body_facts(
     objs: list[Any],
+    is_dict: np.ndarray,
     is_req: np.ndarray,
     llm: np.ndarray,
     path_tool: pa.Array,
     flags: dict[int, dict[str, Any]],
-    n: int,
 ) -> dict[str, pa.Array]:
     """tool / args / args_type of tool-service requests, status and facts of responses."""
-    body_tool: list[Any] = [None] * n
-    args: list[Any] = [None] * n
-    args_type: list[Any] = [None] * n
-    status: list[Any] = [None] * n
-    facts: dict[str, list[Any]] = {k: [None] * n for k in (*_RESPONSE_FACTS, "data_empty")}
-    from_path = path_tool.to_pylist()
-    for i in np.flatnonzero([type(o) is dict for o in objs]).tolist():
-        if is_req[i]:
-            if llm[i]:
-                continue
-            body = tool_request(objs[i])
-            body_tool[i], args[i] = body.get("tool"), body.get("args")
-            args_type[i] = body.get("args_type")
-            if from_path[i] and body_tool[i] and body_tool[i] != from_path[i]:
-                flags.setdefault(i, {})["body_function"] = body_tool[i]
-            continue
-        body = tool_response(objs[i])
-        if body:
-            status[i] = body["status"]
-            for k in facts:
-                facts[k][i] = body[k]
-    tools = pa.array(body_tool, pa.large_string())
+    n = len(objs)
+    asks = np.flatnonzero(is_dict & is_req & ~llm)
+    sent = [request_fields(objs[i]) for i in asks.tolist()]
+    named = [f[0] if f else None for f in sent]
+    for i, tool, by_path in zip(
+        asks.tolist(), named, path_tool.take(asks).to_pylist(), strict=True
+    ):
+        if by_path and tool and tool != by_path:
+            flags.setdefault(i, {})["body_function"] = tool
+    answers = np.flatnonzero(is_dict & ~is_req)
+    got = [response_fields(objs[i]) for i in answers.tolist()]
+    kept = [k for k, f in enumerate(got) if f is not None]
+    rows = answers[kept]
+    facts = [got[k] for k in kept]
+
+    def asked(k: int) -> pa.Array:
+        return at.scatter(n, asks, pa.array([f[k] if f else None for f in sent], pa.large_string()))
+
+    def answered(k: int, text: pa.Array | None = None) -> pa.Array:
+        vals = [f[k] for f in facts]  # type: ignore[index]
+        return at.scatter(n, rows, at.json_values(vals) if text is None else text)
+
     path_hit = pc.and_(pc.is_valid(path_tool), pa.array(~llm))  # an LLM request names no tool
     return {
-        "tool": pc.if_else(path_hit, path_tool.cast(pa.large_string()), tools),
-        "args": pa.array(args, pa.large_string()),
-        "args_type": pa.array(args_type, pa.large_string()),
-        "status": pa.array(status, pa.large_string()),
-        **{k: at.json_values(v) for k, v in facts.items()},
+        "tool": pc.if_else(path_hit, path_tool.cast(pa.large_string()), asked(0)),
+        "args": asked(1),
+        "args_type": asked(2),
+        "status": answered(0, pa.array([f[0] for f in facts], pa.large_string())),  # type: ignore[index]
+        "call_id": answered(1),
+        "timestamp": answered(2),
+        "message": answered(3),
+        "data_empty": answered(4, at.numbers(np.array([f[4] for f in facts], bool))),  # type: ignore[index]
     }
 
 
@@ -255,7 +255,7 @@ def _attrs(
         ("response_frame", at.numbers(peer_frame, is_req & has_peer)),
         ("request_frame", at.numbers(peer_frame, ~is_req & has_peer)),
         ("unmatched", at.numbers(true, ~is_req & ~has_peer)),
-        *((k, body_cols[k]) for k in (*_RESPONSE_FACTS, "data_empty")),
+        *((k, body_cols[k]) for k in _RESPONSE_FACTS),
         ("", at.scatter(n, flag_rows, flag_text)),
     ]
     return at.objects(members, n)
@@ -269,6 +269,7 @@ def _strings(arr: pa.Array) -> pa.Array:
 def _llm_extras(
     msgs: pd.DataFrame,
     objs: list[Any],
+    is_dict: np.ndarray,
     llm: np.ndarray,
     req: np.ndarray,
     is_req: np.ndarray,
@@ -276,7 +277,6 @@ def _llm_extras(
     path: str,
 ) -> list[dict[str, Any]]:
     """The LLM rows of every message whose body (or whose request's body) is an LLM call."""
-    is_dict = np.array([type(o) is dict for o in objs], bool)
     own = llm | (~is_req & (req >= 0) & llm[np.maximum(req, 0)] & is_dict)
     extras: list[dict[str, Any]] = []
     seen: set[str] = set()
