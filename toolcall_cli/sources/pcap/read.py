@@ -75,11 +75,16 @@ def _read(binary: tsh.Tshark, capture: Path, origin_path: str, *, cap: int) -> p
     multi = fields_messages.is_multi(raw)
     several = bool(multi.any())
     msgs = fields_messages.normalise(raw[~multi].reset_index(drop=True) if several else raw)
-    if several:
-        infos = [
+    infos = (
+        [
             {str(k): v for k, v in r.items()}
             for r in fields_messages.normalise(raw[multi].reset_index(drop=True)).to_dict("records")
         ]
+        if several
+        else []
+    )
+    del raw  # tshark's rows: the events below reuse their memory (fewer fresh pages)
+    if infos:
         extra = _split_multi(binary, capture, infos)
         if extra:
             msgs = pd.concat(
