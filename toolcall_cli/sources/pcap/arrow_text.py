@@ -34,9 +34,10 @@ def text(values: Any) -> pa.Array:
     if isinstance(values, pd.Series):
         values = values.array
     if isinstance(values, pd.arrays.ArrowStringArray) or hasattr(values, "_pa_array"):
-        arr = values._pa_array
-        arr = arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr
-        return arr.cast(pa.large_string())
+        arr = values._pa_array  # (pandas keeps the Arrow data there)
+        if isinstance(arr, pa.ChunkedArray):  # one chunk is taken as it is (no copy)
+            arr = arr.chunk(0) if arr.num_chunks == 1 else arr.combine_chunks()
+        return arr if arr.type == pa.large_string() else arr.cast(pa.large_string())
     return pa.array(values, pa.large_string(), from_pandas=True)
 
 
