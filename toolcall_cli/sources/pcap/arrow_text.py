@@ -17,6 +17,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from toolcall_cli.core.arrow import few_distinct
+
 #: Characters a JSON string must escape (orjson escapes exactly these).
 _NEEDS_ESCAPE: Final = r'[\x00-\x1f"\\]'
 
@@ -58,6 +60,9 @@ def scatter(n: int, rows: np.ndarray, values: pa.Array) -> pa.Array:
 
 def quote(arr: pa.Array) -> pa.Array:
     """Strings as JSON string literals, as orjson writes them (null stays null)."""
+    enc = few_distinct(arr)
+    if enc is not None:  # a method, a content type: each distinct value quoted once
+        return quote(enc.dictionary).take(enc.indices)
     bad = pc.match_substring_regex(arr, _NEEDS_ESCAPE)
     plain = pc.binary_join_element_wise(lit('"'), arr, lit('"'), _EMPTY)
     if not pc.any(bad).as_py():
@@ -96,7 +101,8 @@ def objects(members: Sequence[tuple[str, pa.Array]], n: int) -> pa.Array:
             continue
         if key:
             head = lit("," + orjson.dumps(key).decode() + ":")
-            parts.append(pc.fill_null(pc.binary_join_element_wise(head, body, _EMPTY), _EMPTY))
+            member = pc.binary_join_element_wise(head, body, _EMPTY)
+            parts.append(pc.fill_null(member, _EMPTY) if body.null_count else member)
         else:
             inner = pc.utf8_slice_codeunits(body, 1, -1)
             inner = pc.if_else(pc.equal(inner, _EMPTY), pa.scalar(None, inner.type), inner)
