@@ -82,7 +82,17 @@ def numbers(values: np.ndarray, valid: np.ndarray | None = None) -> pa.Array:
 
 
 def json_values(values: Sequence[Any]) -> pa.Array:
-    """Any JSON values as their compact text; None and "" (left out of attrs) as null."""
+    """Any JSON values as their compact text; None and "" (left out of attrs) as null.
+
+    All-text and all-integer columns are written column-wise, anything else value by value."""
+    kinds = {type(v) for v in values}
+    try:
+        if kinds <= {str, type(None)}:
+            return quote(nonempty(pa.array(values, pa.large_string())))
+        if kinds <= {int, type(None)}:
+            return pa.array(values, pa.int64()).cast(pa.large_string())
+    except OverflowError:  # beyond 64 bits: orjson's own answer below
+        pass
     out = [
         None
         if v is None or (type(v) is str and not v)

@@ -36,9 +36,8 @@ def header_values(hdr: pa.Array, wanted: Mapping[str, str]) -> dict[str, pa.Arra
     names = sorted({name.lower() for name in wanted.values()})
     ascii_rows = pc.fill_null(pc.string_is_ascii(hdr), True).to_numpy(zero_copy_only=False)
     odd = np.flatnonzero(~ascii_rows)
-    lines = pc.split_pattern(
-        pc.if_else(pa.array(ascii_rows), hdr, pa.scalar(None, hdr.type)), AGGREGATOR
-    )
+    plain = pc.if_else(pa.array(ascii_rows), hdr, pa.scalar(None, hdr.type)) if len(odd) else hdr
+    lines = pc.split_pattern(plain, AGGREGATOR)
     row = pc.list_parent_indices(lines)
     flat = pc.list_flatten(lines)
     colon = pc.greater_equal(pc.find_substring(flat, ":"), 0)
