@@ -145,7 +145,7 @@ def events(msgs: pd.DataFrame, path: str, *, cap: int) -> pd.DataFrame:
         },
         n,
     )
-    extras = _llm_extras(msgs, objs, is_dict, llm, req, is_req, main, path)
+    extras = llm_rows.message_rows(msgs, objs, is_dict, llm, req, is_req, main, path)
     if not extras:
         return main
     main["_order"] = np.arange(n, dtype=np.float64)
@@ -264,41 +264,6 @@ def _attrs(
 def _strings(arr: pa.Array) -> pa.Array:
     """JSON string members; `attrs` leaves empty strings out, as it leaves out nulls."""
     return at.quote(at.nonempty(arr))
-
-
-def _llm_extras(
-    msgs: pd.DataFrame,
-    objs: list[Any],
-    is_dict: np.ndarray,
-    llm: np.ndarray,
-    req: np.ndarray,
-    is_req: np.ndarray,
-    main: pd.DataFrame,
-    path: str,
-) -> list[dict[str, Any]]:
-    """The LLM rows of every message whose body (or whose request's body) is an LLM call."""
-    own = llm | (~is_req & (req >= 0) & llm[np.maximum(req, 0)] & is_dict)
-    extras: list[dict[str, Any]] = []
-    seen: set[str] = set()
-    for i in np.flatnonzero(own).tolist():
-        code, stream = msgs["code"].iloc[i], msgs["stream"].iloc[i]
-        code = None if pd.isna(code) else int(code)
-        stream = None if pd.isna(stream) else int(stream)
-        frame_no = int(msgs["frame"].iloc[i])
-        rows = llm_rows.llm_rows(i, objs[i], bool(is_req[i]), code, frame_no, stream, seen)
-        if rows:
-            row = main.iloc[i]
-            keys = {k: _py(row[k]) for k in llm_rows.KEYS}
-            extras.extend(
-                llm_rows.placed_rows(
-                    rows, keys, int(msgs["ts_ns"].iloc[i]), path, frame_no, _py(row["client"]), i
-                )
-            )
-    return extras
-
-
-def _py(value: Any) -> Any:
-    return None if pd.isna(value) else value
 
 
 def unparsed_frame(path: str, items: list[tuple[str, str]]) -> pd.DataFrame:

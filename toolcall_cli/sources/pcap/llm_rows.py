@@ -99,3 +99,38 @@ def extra_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     )
     df["_order"] = np.array([r["_order"] for r in rows], dtype=np.float64)
     return df
+
+
+def message_rows(
+    msgs: pd.DataFrame,
+    objs: list[Any],
+    is_dict: np.ndarray,
+    llm: np.ndarray,
+    req: np.ndarray,
+    is_req: np.ndarray,
+    main: pd.DataFrame,
+    path: str,
+) -> list[dict[str, Any]]:
+    """The LLM rows of every message whose body (or whose request's body) is an LLM call."""
+    own = llm | (~is_req & (req >= 0) & llm[np.maximum(req, 0)] & is_dict)
+    extras: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for i in np.flatnonzero(own).tolist():
+        code, stream = msgs["code"].iloc[i], msgs["stream"].iloc[i]
+        code = None if pd.isna(code) else int(code)
+        stream = None if pd.isna(stream) else int(stream)
+        frame_no = int(msgs["frame"].iloc[i])
+        rows = llm_rows(i, objs[i], bool(is_req[i]), code, frame_no, stream, seen)
+        if rows:
+            row = main.iloc[i]
+            keys = {k: _py(row[k]) for k in KEYS}
+            extras.extend(
+                placed_rows(
+                    rows, keys, int(msgs["ts_ns"].iloc[i]), path, frame_no, _py(row["client"]), i
+                )
+            )
+    return extras
+
+
+def _py(value: Any) -> Any:
+    return None if pd.isna(value) else value
