@@ -27,46 +27,78 @@ def _is_map(obj: Any) -> bool:
     return type(obj) is dict or (not isinstance(obj, _NOT_MAPPINGS) and isinstance(obj, Mapping))
 
 
+#: args_type of arguments sent as something other than a string.
+_ARGS_TYPES: Final = {
+    dict: "object",
+    list: "array",
+    bool: "boolean",
+    int: "number",
+    float: "number",
+}
+#: Tool-service `data` values that count as empty (compared with ==, as `in` does).
+_EMPTY_DATA: Final[tuple[Any, ...]] = (None, "", [], {})
+#: What a tool-service request or response body is read into (absent: None).
+RequestFields = tuple[Any, "str | None", "str | None", bool]
+ResponseFields = tuple["str | None", Any, Any, Any, bool]
+
+
 def raw_args(value: Any) -> tuple[str | None, str | None]:
     """(args text verbatim, args_type when it was not a string)."""
     if value is None:
         return None, None
     if isinstance(value, str):
         return value, None
-    kind = {dict: "object", list: "array", bool: "boolean", int: "number", float: "number"}.get(
-        type(value), "other"
-    )
-    return dumps(value), kind
+    return dumps(value), _ARGS_TYPES.get(type(value), "other")
+
+
+def request_fields(obj: Any) -> RequestFields | None:
+    """(tool, args, args_type, has arguments) of a ``{"function", "arguments"}`` request body,
+    None when it is not an object; the tool is None unless it is a string."""
+    if not _is_map(obj):
+        return None
+    name = obj.get("function", obj.get("tool", obj.get("name")))
+    if _is_map(name):  # {"function": {"name":..., "arguments":...}}
+        obj, name = name, name.get("name")
+    if "arguments" in obj:
+        args, kind = raw_args(obj["arguments"])
+        return (name if isinstance(name, str) else None), args, kind, True
+    return (name if isinstance(name, str) else None), None, None, False
 
 
 def tool_request(obj: Any) -> dict[str, Any]:
     """tool / args / args_type from a ``{"function", "arguments"}`` request body."""
-    if not _is_map(obj):
+    fields = request_fields(obj)
+    if fields is None:
         return {}
-    name = obj.get("function", obj.get("tool", obj.get("name")))
-    if _is_map(name):  # {"function": {"name":..., "arguments":...}}
-        obj, name = name, name.get("name")
-    out: dict[str, Any] = {"tool": name if isinstance(name, str) else None}
-    if "arguments" in obj:
-        out["args"], out["args_type"] = raw_args(obj.get("arguments"))
+    out: dict[str, Any] = {"tool": fields[0]}
+    if fields[3]:
+        out["args"], out["args_type"] = fields[1], fields[2]
     return out
+
+
+def response_fields(obj: Any) -> ResponseFields | None:
+    """(status, call_id, timestamp, message, data_empty) of a tool-service response body,
+    None when it is not one (no ``status``, ``call_id`` or ``data``)."""
+    if not _is_map(obj) or not ("status" in obj or "call_id" in obj or "data" in obj):
+        return None
+    status = obj.get("status")
+    return (
+        None if status is None else (status if isinstance(status, str) else dumps(status)),
+        obj.get("call_id"),
+        obj.get("timestamp"),
+        obj.get("message"),
+        obj.get("data") in _EMPTY_DATA,
+    )
 
 
 def tool_response(obj: Any) -> dict[str, Any]:
     """status / call_id / timestamp / message / data_empty from a tool-service response body."""
-    if not _is_map(obj) or not ({"status", "call_id", "data"} & obj.keys()):
+    fields = response_fields(obj)
+    if fields is None:
         return {}
-    status = obj.get("status")
-    data = obj.get("data")
-    return {
-        "status": None
-        if status is None
-        else (status if isinstance(status, str) else dumps(status)),
-        "call_id": obj.get("call_id"),
-        "timestamp": obj.get("timestamp"),
-        "message": obj.get("message"),
-        "data_empty": data in (None, "", [], {}),
-    }
+    return dict(
+        zip(("status", "call_id", "timestamp", "message", "data_empty"), fields, strict=True)
+    )
 
 
 def is_llm(uri: str | None, obj: Any) -> bool:

@@ -4,12 +4,12 @@ tshark needs ~0.17 s to load its dissectors before it reads a packet, about half
 importing pandas and pyarrow takes; a small diagnose paid both, one after the other. As soon
 as a command knows its PATHs, :func:`start` walks them as the ingest walk will and, for the
 first few plain (not gzip) captures, starts the exact command :func:`.tshark.command` builds,
-its output into a pipe (enlarged, so a small capture's whole output fits while Python is
-still importing). :func:`take` hands the running process to :func:`.tshark.read_fields` when
-it asks for that command on the same, unchanged file; a process nobody takes — the file was
-read with another ``--source``, the run stopped early — is killed at exit or by the next
-:func:`start`. Nothing here raises: a capture that cannot be started early is simply read
-the usual way, which reports whatever is wrong with it.
+its output into a temporary file (so it runs to the end while Python is still importing,
+whatever the size of its output). :func:`take` hands the running process to
+:func:`.tshark.read_fields` when it asks for that command on the same, unchanged file; a
+process nobody takes — the file was read with another ``--source``, the run stopped early —
+is killed at exit or by the next :func:`start`. Nothing here raises: a capture that cannot be
+started early is simply read the usual way, which reports whatever is wrong with it.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Final
 
+from toolcall_cli.errors import MissingDependencyError
 from toolcall_cli.sources.pcap import ADAPTER, is_capture
 from toolcall_cli.sources.pcap import tshark as tsh
 
@@ -30,9 +31,6 @@ from toolcall_cli.sources.pcap import tshark as tsh
 MAX_EARLY: Final = 2
 #: Files looked at, at most: a big directory is not read twice just to find its captures.
 MAX_LOOKED_AT: Final = 64
-#: Pipe size asked for (Linux caps it at /proc/sys/fs/pipe-max-size, 1 MiB by default).
-PIPE_BYTES: Final = 1 << 20
-_F_SETPIPE_SZ: Final = 1031  # fcntl.F_SETPIPE_SZ (Linux), named in fcntl only from 3.10 on
 
 
 @dataclass(slots=True)
@@ -40,6 +38,7 @@ class Started:
     """A tshark fields pass started before anyone asked for it."""
 
     proc: subprocess.Popen[bytes]
+    stdout: IO[bytes]
     stderr: IO[bytes]
     stamp: tuple[int, int, int, int] | None  # the capture's identity when it started
 
@@ -66,14 +65,14 @@ def start(paths: Sequence[Path], *, source: str | None, follow_symlinks: bool = 
         cmd = tsh.command(binary, capture)
         try:
             _STARTED[tuple(cmd)] = _spawn(cmd, capture)
-        except OSError:
+        except (OSError, MissingDependencyError):
             break
     return len(_STARTED)
 
 
 def take(cmd: Sequence[str], capture: Path) -> Started | None:
     """The process started early for *cmd*, if there is one and *capture* is unchanged."""
-    if os.getpid() != _OWNER:  # a forked worker: the pipe is its parent's to read
+    if os.getpid() != _OWNER:  # a forked worker: the output is its parent's to read
         return None
     started = _STARTED.pop(tuple(cmd), None)
     if started is not None and started.stamp != _stamp(capture):
@@ -115,31 +114,15 @@ def _captures(paths: Sequence[Path], *, follow_symlinks: bool) -> list[Path]:
 
 
 def _spawn(cmd: list[str], capture: Path) -> Started:
-    stderr = tempfile.TemporaryFile()  # noqa: SIM115 (kept open until the process is taken)
+    stdout = tempfile.TemporaryFile()  # noqa: SIM115 (kept open until the process is taken)
+    stderr = tempfile.TemporaryFile()  # noqa: SIM115
     try:
-        proc = subprocess.Popen(
-            cmd,
-            stdout=subprocess.PIPE,
-            stderr=stderr,
-            stdin=subprocess.DEVNULL,
-            env=tsh.run_env(),
-        )
-    except OSError:
+        proc = tsh.spawn(cmd, stdout, stderr)
+    except Exception:
+        stdout.close()
         stderr.close()
         raise
-    _enlarge(proc)
-    return Started(proc, stderr, _stamp(capture))
-
-
-def _enlarge(proc: subprocess.Popen[bytes]) -> None:
-    """Let tshark write up to PIPE_BYTES before it waits for a reader (best effort)."""
-    try:
-        import fcntl
-
-        assert proc.stdout is not None
-        fcntl.fcntl(proc.stdout.fileno(), _F_SETPIPE_SZ, PIPE_BYTES)
-    except (ImportError, OSError):
-        pass
+    return Started(proc, stdout, stderr, _stamp(capture))
 
 
 def _stamp(path: Path) -> tuple[int, int, int, int] | None:
@@ -152,9 +135,8 @@ def _stamp(path: Path) -> tuple[int, int, int, int] | None:
 
 def _stop(started: Started) -> None:
     started.proc.kill()
-    if started.proc.stdout is not None:
-        started.proc.stdout.close()
     started.proc.wait()
+    started.stdout.close()
     started.stderr.close()
 
 

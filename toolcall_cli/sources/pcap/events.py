@@ -3,33 +3,32 @@
 http_request / http_response per message; keys from headers (a response falls back to its
 request's keys); tool-service JSON bodies fill tool/args/status; LLM API bodies add
 tool_call / tool_result (or provider-error / tools-declared system) events right after their
-message. Headers are extracted column-wise; the remaining per-message work is one light loop.
+message (:mod:`.llm_rows`). Headers, pairing, keys, details and the `attrs` text are built
+column-wise (pyarrow, numpy); what stays per message is what only Python reads: each body's
+JSON (orjson), the few fields taken out of it, and its sha256.
 """
 
 from __future__ import annotations
 
 import hashlib
-import re
 from typing import Any, Final
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from toolcall_cli.core.events import UNPARSED, build_frame, concat_frames
-from toolcall_cli.core.jsonio import canonical, dumps, try_loads
-from toolcall_cli.sources.pcap.body import (
-    is_llm,
-    llm_request_events,
-    llm_response_events,
-    sse_completion,
-    tool_request,
-    tool_response,
-)
-from toolcall_cli.sources.pcap.http import NULL_NS, decode_body, headers, pair
+from toolcall_cli.core.jsonio import dumps, try_loads
+from toolcall_cli.sources._shared.textlog import const_str, frame, to_str_series
+from toolcall_cli.sources.pcap import arrow_text as at
+from toolcall_cli.sources.pcap import llm_rows
+from toolcall_cli.sources.pcap.body import request_fields, response_fields, sse_completion
+from toolcall_cli.sources.pcap.header_columns import header_values, tools_from_paths, trace_ids
+from toolcall_cli.sources.pcap.http import NULL_NS, decode_body
+from toolcall_cli.sources.pcap.pairing import pair
 
-SOURCE: Final = "pcap"
-_TRACEPARENT = re.compile(r"^\s*[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}", re.IGNORECASE)
-_TOOL_PATH = re.compile(r"^(?:https?://[^/]+)?/tools/([^/?#\s]+)")
+SOURCE: Final = llm_rows.SOURCE
 _KEYS: Final = ("session_id", "trace_id", "tool_call_id", "request_id")
 _HEADERS: Final = {
     "session_id": "x-session-id",
@@ -44,238 +43,227 @@ _HEADERS: Final = {
     "content_encoding": "content-encoding",
     "transfer_encoding": "transfer-encoding",
 }
-
-
-def _ts(ns: list[int] | np.ndarray) -> pd.Series:
-    arr = np.asarray(ns, dtype=np.int64)
-    ts = pd.Series(pd.to_datetime(arr, unit="ns", utc=True))
-    return ts.where(arr != NULL_NS)
-
-
-def _pylist(col: pd.Series) -> list[Any]:
-    """The column's values as Python objects, every missing one (None, NaN, NA) as None."""
-    return col.astype(object).where(col.notna(), None).tolist()
+#: `attrs` members taken from the message's own headers, after method and uri.
+_HEADER_ATTRS: Final = (
+    "x_original_id",
+    "x_request_timestamp",
+    "content_type",
+    "content_encoding",
+    "transfer_encoding",
+)
+_LLM_PATH: Final = r"(?s)^[^?]*(?:/completions|/v1/messages)(?:\?|\z)"
+_JSON_START: Final = (b"{", b"[")
+_RESPONSE_FACTS: Final = ("call_id", "timestamp", "message", "data_empty")
 
 
 def events(msgs: pd.DataFrame, path: str, *, cap: int) -> pd.DataFrame:
     """The event table for a message table (capture order)."""
     n = len(msgs)
-    found = headers(msgs["hdr"].tolist(), list(_HEADERS.values()))
-    h = {k: found[name] for k, name in _HEADERS.items()}
-    h["trace_id"] = [
-        x or _trace_from_parent(t) for x, t in zip(h["x_trace"], h["traceparent"], strict=True)
-    ]
+    h = header_values(at.text(msgs["hdr"]), _HEADERS)
+    h["trace_id"] = pc.coalesce(h["x_trace"], trace_ids(h["traceparent"]))
+    ctype = pc.utf8_lower(h["content_type"])
     bodies: list[bytes] = msgs["body"].tolist()
-    flags: list[dict[str, Any]] = [dict(f) if f else {} for f in msgs["flags"].tolist()]
-    for i in (i for i, e in enumerate(h["content_encoding"]) if e):
-        bodies[i], extra = decode_body(bodies[i], h["content_encoding"][i], cap=cap)
-        flags[i].update(extra)
-    frames, ts_ns = msgs["frame"].tolist(), msgs["ts_ns"].tolist()
-    streams, codes = _pylist(msgs["stream"]), _pylist(msgs["code"])
-    is_req, methods, uris = (
-        msgs["is_request"].tolist(),
-        _pylist(msgs["method"]),
-        _pylist(msgs["uri"]),
-    )
-    versions, phrases = _pylist(msgs["version"]), _pylist(msgs["phrase"])
-    srcs, dsts = _pylist(msgs["src"]), _pylist(msgs["dst"])
-    peer, pflags = pair(streams, is_req, codes, frames, _pylist(msgs["request_in"]))
+    flags: dict[int, dict[str, Any]] = {i: dict(f) for i, f in enumerate(msgs["flags"]) if f}
+    encoding = h["content_encoding"]
+    encoded = np.flatnonzero(pc.is_valid(encoding).to_numpy(zero_copy_only=False))
+    for i, enc in zip(encoded.tolist(), encoding.take(encoded).to_pylist(), strict=True):
+        bodies[i], extra = decode_body(bodies[i], enc, cap=cap)
+        if extra:
+            flags.setdefault(i, {}).update(extra)
+    frames = msgs["frame"].to_numpy(np.int64)
+    ts_ns = msgs["ts_ns"].to_numpy(np.int64)
+    is_req = msgs["is_request"].to_numpy(bool)
+    codes = _floats(msgs["code"])
+    stream_ids = pd.factorize(msgs["stream"], use_na_sentinel=False)[0]
+    peer, pflags = pair(stream_ids, is_req, codes, frames, _floats(msgs["request_in"]))
     for i, f in pflags.items():
-        flags[i][f] = True
-    objs = [_json(b, ct) for b, ct in zip(bodies, h["content_type"], strict=True)]
-    for i, ct in enumerate(h["content_type"]):
-        if not is_req[i] and bodies[i] and "event-stream" in (ct or "").lower():
-            objs[i] = sse_completion(bodies[i])
-    llm = [isinstance(o, dict) and is_llm(u, o) for o, u in zip(objs, uris, strict=True)]
+        flags.setdefault(i, {})[f] = True
 
-    # Pass 1: request-side facts that responses inherit.
-    tool: list[str | None] = [None] * n
-    args: list[str | None] = [None] * n
-    args_type: list[str | None] = [None] * n
-    for i in range(n):
-        if is_req[i] and not llm[i]:
-            body = tool_request(objs[i])
-            path_tool = _tool_from_path(uris[i])
-            tool[i], args[i], args_type[i] = (
-                path_tool or body.get("tool"),
-                body.get("args"),
-                body.get("args_type"),
-            )
-            if path_tool and body.get("tool") and body["tool"] != path_tool:
-                flags[i]["body_function"] = body["tool"]
+    objs = _bodies_json(bodies, ctype, is_req)
+    uri = at.text(msgs["uri"])
+    by_path = pc.fill_null(pc.match_substring_regex(uri, _LLM_PATH), False).to_numpy(False)
+    is_dict = np.fromiter((type(o) is dict for o in objs), bool, n)
+    llm = np.zeros(n, bool)
+    for i in np.flatnonzero(is_dict).tolist():
+        o = objs[i]
+        llm[i] = by_path[i] or type(o.get("messages")) is list or type(o.get("choices")) is list
+    req = np.where(is_req, np.arange(n), peer)  # the request of each message, -1 for none
+    req_idx = pa.array(req, mask=req < 0)
+    has_peer = peer >= 0
+    resp_of_req = ~is_req & has_peer
+    body_cols = _body_facts(objs, is_dict, is_req, llm, tools_from_paths(uri), flags)
+    tool = pc.if_else(pa.array(is_req), body_cols["tool"], body_cols["tool"].take(req_idx))
 
-    cols: dict[str, list[Any]] = {
-        k: [None] * n
-        for k in (
-            *_KEYS,
-            "kind",
-            "tool",
-            "args",
-            "status",
-            "http_status",
-            "duration_ms",
-            "size",
-            "client",
-            "detail",
-            "attrs",
-        )
-    }
-    extras: list[dict[str, Any]] = []  # LLM rows of every message, built as one frame below
-    seen: set[str] = set()
-    for i in range(n):
-        j = int(peer[i])
-        req = i if is_req[i] else j
-        for k in _KEYS:
-            v = h[k][i]
-            cols[k][i] = v if v is not None or is_req[i] or j < 0 else h[k][j]
-        attrs: dict[str, Any] = {
-            "method": methods[req] if req >= 0 else None,
-            "uri": uris[req] if req >= 0 else None,
-            "host": h["host"][i],
-            "stream": streams[i],
-            "frame": frames[i],
-            "x_original_id": h["x_original_id"][i],
-            "x_request_timestamp": h["x_request_timestamp"][i],
-            "content_type": h["content_type"][i],
-            "content_encoding": h["content_encoding"][i],
-            "transfer_encoding": h["transfer_encoding"][i],
-        }
-        if bodies[i] and objs[i] is None and "json" in (h["content_type"][i] or "").lower():
-            attrs["body_not_json"] = True
-        cols["size"][i] = len(bodies[i])
-        version = versions[i]
-        if is_req[i]:
-            cols["kind"][i], cols["client"][i] = "http_request", srcs[i]
-            cols["tool"][i], cols["args"][i] = tool[i], args[i]
-            cols["detail"][i] = " ".join(x for x in (methods[i], uris[i], version) if x)
-            attrs["args_type"] = args_type[i]
-            if bodies[i]:  # FL002 tells a resent body from a new one of the same size
-                attrs["body_sha256"] = hashlib.sha256(bodies[i]).hexdigest()[:16]
-            if j < 0:
-                attrs["no_response"] = True
-            else:
-                attrs["response_frame"] = frames[j]
-        else:
-            body = tool_response(objs[i])
-            cols["kind"][i], cols["client"][i] = "http_response", dsts[i]
-            cols["tool"][i], cols["status"][i], cols["http_status"][i] = (
-                tool[j] if j >= 0 else None,
-                body.get("status"),
-                codes[i],
-            )
-            if j >= 0:
-                attrs["request_frame"] = frames[j]
-                if ts_ns[i] != NULL_NS and ts_ns[j] != NULL_NS:
-                    cols["duration_ms"][i] = (ts_ns[i] - ts_ns[j]) / 1e6
-            else:
-                attrs["unmatched"] = True
-            attrs.update(
-                {k: body.get(k) for k in ("call_id", "timestamp", "message", "data_empty")}
-            )
-            cols["detail"][i] = " ".join(str(x) for x in (version, codes[i], phrases[i]) if x)
-        attrs.update(flags[i])
-        cols["attrs"][i] = dumps({k: v for k, v in attrs.items() if v is not None and v != ""})
-        if llm[i] or (req >= 0 and req != i and llm[req] and isinstance(objs[i], dict)):
-            rows = _llm_rows(i, objs[i], is_req[i], codes[i], frames[i], streams[i], seen)
-            if rows:
-                keys = {k: cols[k][i] for k in _KEYS if k != "tool_call_id"}
-                extras.extend(
-                    _extra_rows(rows, keys, ts_ns[i], path, frames[i], cols["client"][i], i)
-                )
-    main = build_frame(
-        {
-            "ts": _ts(ts_ns),
-            "seq": list(range(n)),
-            "source": [SOURCE] * n,
-            "origin": [f"{path}#frame={f}" for f in frames],
-            **cols,
-        }
+    keys = {}
+    for k in _KEYS:
+        inherited = pc.if_else(pa.array(resp_of_req), h[k].take(req_idx), pa.nulls(n, h[k].type))
+        keys[k] = pc.coalesce(h[k], inherited)
+    client = pc.if_else(pa.array(is_req), at.text(msgs["src"]), at.text(msgs["dst"]))
+    method, version = at.text(msgs["method"]), at.text(msgs["version"])
+    phrase = at.text(msgs["phrase"])
+    code_text = at.numbers(np.nan_to_num(codes).astype(np.int64), (codes == codes) & (codes != 0))
+    detail = pc.if_else(
+        pa.array(is_req),
+        at.words([method, uri, version]),
+        at.words([version, code_text, phrase]),
     )
+    sizes = np.fromiter((len(b) for b in bodies), np.int64, n)
+    valid_ts = (ts_ns != NULL_NS) & (ts_ns[np.maximum(peer, 0)] != NULL_NS)
+    duration = np.where(resp_of_req & valid_ts, (ts_ns - ts_ns[np.maximum(peer, 0)]) / 1e6, np.nan)
+    not_json = np.array([o is None for o in objs], bool) & (sizes > 0)
+    not_json &= pc.fill_null(pc.match_substring(ctype, "json"), False).to_numpy(False)
+    attrs = _attrs(msgs, h, body_cols, bodies, flags, req_idx, peer, is_req, not_json, frames)
+
+    status = pc.if_else(pa.array(is_req), pa.nulls(n, pa.large_string()), body_cols["status"])
+    http_status = pd.array(np.nan_to_num(codes).astype(np.int64), dtype="Int64")
+    http_status[is_req | (codes != codes)] = pd.NA
+    main = frame(
+        {
+            "ts": llm_rows.timestamps(ts_ns),
+            "seq": np.arange(n, dtype=np.int64),
+            "source": const_str(SOURCE, n),
+            "origin": to_str_series(
+                pc.binary_join_element_wise(
+                    at.lit(f"{path}#frame="), pa.array(frames).cast(pa.large_string()), at.lit("")
+                )
+            ),
+            "kind": to_str_series(
+                pc.if_else(pa.array(is_req), at.lit("http_request"), at.lit("http_response"))
+            ),
+            **{k: to_str_series(v) for k, v in keys.items()},
+            "tool": to_str_series(tool),
+            "args": to_str_series(
+                pc.if_else(pa.array(is_req), body_cols["args"], pa.nulls(n, pa.large_string()))
+            ),
+            "status": to_str_series(status),
+            "http_status": http_status,
+            "duration_ms": duration,
+            "size": pd.array(sizes, dtype="Int64"),
+            "client": to_str_series(client),
+            "detail": to_str_series(detail),
+            "attrs": to_str_series(attrs),
+        },
+        n,
+    )
+    extras = llm_rows.message_rows(msgs, objs, is_dict, llm, req, is_req, main, path)
     if not extras:
         return main
     main["_order"] = np.arange(n, dtype=np.float64)
-    out = pd.concat([main, _extra_frame(extras)], ignore_index=True)
+    out = pd.concat([main, llm_rows.extra_frame(extras)], ignore_index=True)
     out = out.sort_values("_order", kind="stable")
     out = out.drop(columns="_order").reset_index(drop=True)
     out["seq"] = np.arange(len(out), dtype=np.int64)
     return concat_frames([out])
 
 
-def _json(body: bytes, ctype: str | None) -> Any:
-    head = body[:64].lstrip()[:1]
-    if head in (b"{", b"[") or (body and "json" in (ctype or "").lower()):
-        return try_loads(body)
-    return None
+def _floats(col: pd.Series) -> np.ndarray:
+    """A column of integers or missing values as float64 (NaN: missing)."""
+    return pd.to_numeric(pd.Series(col, dtype=object), errors="coerce").to_numpy(np.float64)
 
 
-def _llm_rows(
-    i: int, obj: dict[str, Any], is_req: bool, code: Any, frame: int, stream: Any, seen: set[str]
-) -> list[dict[str, Any]]:
-    evs = llm_request_events(obj) if is_req else llm_response_events(obj, code)
-    if is_req and isinstance(obj.get("tools"), list):
-        evs.insert(
-            0, {"kind": "system", "detail": "tools declared", "attrs": {"tools": obj["tools"]}}
-        )
-    rows = []
-    for ev in evs:
-        key = canonical(
-            [
-                ev["kind"],
-                ev.get("tool_call_id"),
-                ev.get("tool"),
-                ev.get("args"),
-                ev.get("detail"),
-                ev["attrs"].get("tools"),
-                frame if ev.get("status") == "error" else None,
-            ]
-        )
-        if key in seen:  # chat requests resend the whole history: keep the first sighting
-            continue
-        seen.add(key)
-        attrs = {
-            **ev.pop("attrs"),
-            "frame": frame,
-            "stream": stream,
-            "from": "request" if is_req else "response",
-        }
-        if ev["kind"] == "system" and ev.get("status") == "error":
-            ev["http_status"] = code
-        rows.append({**ev, "attrs": dumps({k: v for k, v in attrs.items() if v is not None})})
-    return rows
+def _bodies_json(bodies: list[bytes], ctype: pa.Array, is_req: np.ndarray) -> list[Any]:
+    """Each body's JSON (a streamed completion folded into one), None when it is not JSON."""
+    json_ct = pc.fill_null(pc.match_substring(ctype, "json"), False).to_numpy(False).tolist()
+    objs = [
+        try_loads(b) if b[:64].lstrip()[:1] in _JSON_START or (b and j) else None
+        for b, j in zip(bodies, json_ct, strict=True)
+    ]
+    sse = pc.fill_null(pc.match_substring(ctype, "event-stream"), False).to_numpy(False)
+    for i in np.flatnonzero(sse & ~is_req).tolist():
+        if bodies[i]:
+            objs[i] = sse_completion(bodies[i])
+    return objs
 
 
-def _extra_rows(
-    rows: list[dict[str, Any]],
-    keys: dict[str, Any],
-    ts_ns: int,
-    path: str,
-    frame: int,
-    client: Any,
-    i: int,
-) -> list[dict[str, Any]]:
-    """The LLM rows of message *i*, placed right after it (`_order`), with its keys."""
-    m = len(rows)
-    base = {"ts_ns": ts_ns, "origin": f"{path}#frame={frame}", "client": client, **keys}
-    return [{**base, **r, "_order": i + (k + 1) / (m + 1)} for k, r in enumerate(rows)]
+def _body_facts(
+    objs: list[Any],
+    is_dict: np.ndarray,
+    is_req: np.ndarray,
+    llm: np.ndarray,
+    path_tool: pa.Array,
+    flags: dict[int, dict[str, Any]],
+) -> dict[str, pa.Array]:
+    """tool / args / args_type of tool-service requests, status and facts of responses."""
+    n = len(objs)
+    asks = np.flatnonzero(is_dict & is_req & ~llm)
+    sent = [request_fields(objs[i]) for i in asks.tolist()]
+    named = [f[0] if f else None for f in sent]
+    for i, tool, by_path in zip(
+        asks.tolist(), named, path_tool.take(asks).to_pylist(), strict=True
+    ):
+        if by_path and tool and tool != by_path:
+            flags.setdefault(i, {})["body_function"] = tool
+    answers = np.flatnonzero(is_dict & ~is_req)
+    got = [response_fields(objs[i]) for i in answers.tolist()]
+    kept = [k for k, f in enumerate(got) if f is not None]
+    rows = answers[kept]
+    facts = [got[k] for k in kept]
+
+    def asked(k: int) -> pa.Array:
+        return at.scatter(n, asks, pa.array([f[k] if f else None for f in sent], pa.large_string()))
+
+    def answered(k: int, text: pa.Array | None = None) -> pa.Array:
+        vals = [f[k] for f in facts]  # type: ignore[index]
+        return at.scatter(n, rows, at.json_values(vals) if text is None else text)
+
+    path_hit = pc.and_(pc.is_valid(path_tool), pa.array(~llm))  # an LLM request names no tool
+    return {
+        "tool": pc.if_else(path_hit, path_tool.cast(pa.large_string()), asked(0)),
+        "args": asked(1),
+        "args_type": asked(2),
+        "status": answered(0, pa.array([f[0] for f in facts], pa.large_string())),  # type: ignore[index]
+        "call_id": answered(1),
+        "timestamp": answered(2),
+        "message": answered(3),
+        "data_empty": answered(4, at.numbers(np.array([f[4] for f in facts], bool))),  # type: ignore[index]
+    }
 
 
-def _extra_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
-    """One event frame for all LLM rows (a frame per message costs more than its rows)."""
-    m = len(rows)
-    cols = (
-        "kind", "tool_call_id", "tool", "args", "status", "http_status", "size", "detail",
-        "attrs", "origin", "client", *(k for k in _KEYS if k != "tool_call_id"),
-    )  # fmt: skip
-    df = build_frame(
-        {
-            "ts": _ts([r["ts_ns"] for r in rows]),
-            "seq": [0] * m,
-            "source": [SOURCE] * m,
-            **{c: [r.get(c) for r in rows] for c in cols},
-        }
-    )
-    df["_order"] = np.array([r["_order"] for r in rows], dtype=np.float64)
-    return df
+def _attrs(
+    msgs: pd.DataFrame,
+    h: dict[str, pa.Array],
+    body_cols: dict[str, pa.Array],
+    bodies: list[bytes],
+    flags: dict[int, dict[str, Any]],
+    req_idx: pa.Array,
+    peer: np.ndarray,
+    is_req: np.ndarray,
+    not_json: np.ndarray,
+    frames: np.ndarray,
+) -> pa.Array:
+    """The `attrs` object of every message, members in the row-wise builder's order."""
+    n = len(msgs)
+    has_peer = peer >= 0
+    peer_frame = frames[np.maximum(peer, 0)]
+    stream = _floats(msgs["stream"])
+    true = np.ones(n, bool)
+    req_rows = np.flatnonzero(is_req & (np.fromiter(map(len, bodies), np.int64, n) > 0))
+    sha = [hashlib.sha256(bodies[i]).hexdigest()[:16] for i in req_rows.tolist()]
+    flag_rows = np.array(sorted(flags), np.int64)
+    flag_text = pa.array([dumps(flags[i]) for i in flag_rows.tolist()], pa.large_string())
+    members = [
+        ("method", _strings(at.text(msgs["method"]).take(req_idx))),
+        ("uri", _strings(at.text(msgs["uri"]).take(req_idx))),
+        ("host", _strings(h["host"])),
+        ("stream", at.numbers(np.nan_to_num(stream).astype(np.int64), stream == stream)),
+        ("frame", at.numbers(frames)),
+        *((k, _strings(h[k])) for k in _HEADER_ATTRS),
+        ("body_not_json", at.numbers(true, not_json)),
+        ("args_type", _strings(body_cols["args_type"])),
+        ("body_sha256", at.scatter(n, req_rows, at.quote(pa.array(sha, pa.large_string())))),
+        ("no_response", at.numbers(true, is_req & ~has_peer)),
+        ("response_frame", at.numbers(peer_frame, is_req & has_peer)),
+        ("request_frame", at.numbers(peer_frame, ~is_req & has_peer)),
+        ("unmatched", at.numbers(true, ~is_req & ~has_peer)),
+        *((k, body_cols[k]) for k in _RESPONSE_FACTS),
+        ("", at.scatter(n, flag_rows, flag_text)),
+    ]
+    return at.objects(members, n)
+
+
+def _strings(arr: pa.Array) -> pa.Array:
+    """JSON string members; `attrs` leaves empty strings out, as it leaves out nulls."""
+    return at.quote(at.nonempty(arr))
 
 
 def unparsed_frame(path: str, items: list[tuple[str, str]]) -> pd.DataFrame:
@@ -283,7 +271,7 @@ def unparsed_frame(path: str, items: list[tuple[str, str]]) -> pd.DataFrame:
     m = len(items)
     return build_frame(
         {
-            "ts": _ts([NULL_NS] * m),
+            "ts": llm_rows.timestamps([NULL_NS] * m),
             "seq": list(range(m)),
             "source": [SOURCE] * m,
             "origin": [path] * m,
@@ -292,13 +280,3 @@ def unparsed_frame(path: str, items: list[tuple[str, str]]) -> pd.DataFrame:
             "attrs": [dumps({"reason": why}) for _, why in items],
         }
     )
-
-
-def _trace_from_parent(value: str | None) -> str | None:
-    match = _TRACEPARENT.match(value or "")
-    return match.group(1).lower() if match else None
-
-
-def _tool_from_path(uri: str | None) -> str | None:
-    match = _TOOL_PATH.match(uri or "")
-    return match.group(1) if match else None

@@ -1,23 +1,21 @@
-"""HTTP messages out of tshark's output: one row per request/response, bodies decoded, paired.
+"""HTTP messages out of tshark's output: one row per request/response, bodies decoded.
 
 The fields pass gives one row per frame; almost every frame carries one HTTP message and is
-normalised column-wise here. The rare frame carrying several (pipelining inside one
-segment, smuggling) is re-read as per-layer JSON (:func:`from_json_layers`) and its
-messages are appended as rows of the same shape. Column names of the message table:
+normalised column-wise (:mod:`.fields_messages`). The rare frame carrying several
+(pipelining inside one segment, smuggling) is re-read as per-layer JSON
+(:func:`from_json_layers`) and its messages are appended as rows of the same shape.
+Column names of the message table:
 frame, ts_ns, stream, is_request, src, dst, method, uri, version, code, phrase,
 request_in, hdr (header lines joined by U+001F), body (bytes), flags (dict or None).
 """
 
 from __future__ import annotations
 
-import re
 import zlib
-from collections import deque
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 import numpy as np
-import pandas as pd
 
 from toolcall_cli.sources.pcap.tshark import AGGREGATOR
 
@@ -26,12 +24,6 @@ BODY_CAP: Final = 16 << 20
 NULL_NS: Final = int(np.iinfo(np.int64).min)
 
 _GZIP_MAGIC = b"\x1f\x8b"
-_ESCAPES = re.compile(r"\\([nrt])")
-_FLAG_FIELDS: Final = {
-    "http.te_and_length": "te_and_length",
-    "http.decompression_failed": "decompression_failed",
-    "http.bad_header_name": "bad_header_name",
-}
 MESSAGE_COLUMNS: Final = (
     "frame",
     "ts_ns",
@@ -49,105 +41,6 @@ MESSAGE_COLUMNS: Final = (
     "body",
     "flags",
 )
-
-
-def is_multi(raw: pd.DataFrame) -> pd.Series:
-    """Rows (frames) that hold more than one HTTP message."""
-    req, resp = raw["http.request"], raw["http.response"]
-    return (
-        req.str.contains(AGGREGATOR, regex=False)
-        | resp.str.contains(AGGREGATOR, regex=False)
-        | ((req != "") & (resp != ""))
-    )
-
-
-def _first(col: pd.Series) -> pd.Series:
-    multi = col.str.contains(AGGREGATOR, regex=False)
-    if not multi.any():
-        return col
-    return col.where(~multi, col.str.split(AGGREGATOR, n=1, regex=False).str[0])
-
-
-def _num(col: pd.Series) -> pd.Series:
-    return pd.to_numeric(_first(col), errors="coerce").astype("Int64")
-
-
-def epoch_ns(col: pd.Series) -> np.ndarray:
-    """``"1363709111.086948000"`` strings → int64 nanoseconds (no float rounding); bad → NULL_NS."""
-    parts = col.str.partition(".")
-    sec = pd.to_numeric(parts[0], errors="coerce")
-    frac = pd.to_numeric(parts[2].str.ljust(9, "0").str[:9], errors="coerce").fillna(0)
-    ns = sec.astype("Int64") * 1_000_000_000 + frac.astype("Int64")
-    return ns.fillna(NULL_NS).to_numpy(dtype=np.int64)
-
-
-def _endpoint(ip4: pd.Series, ip6: pd.Series, port: pd.Series) -> pd.Series:
-    ip = _first(ip4).where(ip4 != "", "[" + _first(ip6) + "]")
-    out = ip + ":" + _first(port)
-    return out.where((ip4 != "") | (ip6 != ""), None)
-
-
-def normalise(raw: pd.DataFrame) -> pd.DataFrame:
-    """Single-message frames of the fields pass → the message table."""
-    if raw.empty:
-        return pd.DataFrame({c: pd.Series([], dtype=object) for c in MESSAGE_COLUMNS})
-    is_req = raw["http.request"] != ""
-    hdr = raw["http.request.line"].where(is_req, raw["http.response.line"])
-    ver = raw["http.request.version"].where(is_req, raw["http.response.version"])
-    bodies, lossy = _bodies(
-        raw["media.type"].tolist(), raw["data.data"].tolist(), raw["http.file_data"].tolist()
-    )
-    flags: list[dict[str, Any] | None] = [{"body_lossy": True} if x else None for x in lossy]
-    for field, name in _FLAG_FIELDS.items():
-        for i in np.flatnonzero((raw[field] != "").to_numpy()):
-            flags[i] = {**(flags[i] or {}), name: True}
-    out = pd.DataFrame(
-        {
-            "frame": pd.to_numeric(raw["frame.number"], errors="coerce")
-            .fillna(0)
-            .astype("int64")
-            .to_numpy(),
-            "ts_ns": epoch_ns(raw["frame.time_epoch"]),
-            "stream": _num(raw["tcp.stream"]),
-            "is_request": is_req.to_numpy(),
-            "src": _endpoint(raw["ip.src"], raw["ipv6.src"], raw["tcp.srcport"]).to_numpy(),
-            "dst": _endpoint(raw["ip.dst"], raw["ipv6.dst"], raw["tcp.dstport"]).to_numpy(),
-            "method": _first(raw["http.request.method"]).to_numpy(),
-            "uri": _first(raw["http.request.uri"]).to_numpy(),
-            "version": _first(ver).to_numpy(),
-            "code": _num(raw["http.response.code"]),
-            "phrase": _first(raw["http.response.phrase"]).to_numpy(),
-            "request_in": _num(raw["http.request_in"]),
-            "hdr": hdr.to_numpy(),
-            "body": pd.Series(bodies, dtype=object).to_numpy(),
-            "flags": pd.Series(flags, dtype=object).to_numpy(),
-        }
-    )
-    return out
-
-
-def _bodies(media: list[str], data: list[str], text: list[str]) -> tuple[list[bytes], list[bool]]:
-    """Hex body fields (lossless) first, tshark's escaped string field as the fallback."""
-    bodies: list[bytes] = []
-    lossy: list[bool] = []
-    for m, d, t in zip(media, data, text, strict=True):
-        h = m.split(AGGREGATOR, 1)[0] if m else (d.rsplit(AGGREGATOR, 1)[-1] if d else "")
-        if h:
-            try:
-                bodies.append(bytes.fromhex(h))
-                lossy.append(False)
-                continue
-            except ValueError:
-                pass
-        if t:
-            # tshark escapes \n \r \t but not a backslash: U+FFFD or "\\" make the text ambiguous
-            lossy.append("\ufffd" in t or "\\" in t)
-            t = _ESCAPES.sub(lambda x: {"n": "\n", "r": "\r", "t": "\t"}[x.group(1)], t)
-            bodies.append(t.encode("utf-8", "surrogatepass"))
-        else:
-            bodies.append(b"")
-            lossy.append(False)
-    return bodies, lossy
 
 
 def headers(hdr: Sequence[str], names: Sequence[str]) -> dict[str, list[str | None]]:
@@ -286,52 +179,3 @@ def _inflate(data: bytes, wbits: int, cap: int) -> tuple[bytes, bool] | None:
     if not out:
         return None
     return out[:cap], len(out) > cap
-
-
-def pair(
-    streams: Sequence[Any],
-    is_request: Sequence[bool],
-    codes: Sequence[Any],
-    frames: Sequence[int],
-    request_in: Sequence[Any],
-) -> tuple[np.ndarray, dict[int, str]]:
-    """Link responses to requests per TCP stream, in order (HTTP/1.1 pipelining rule).
-
-    Returns ``peer`` (index of the paired message, -1 for none) and flags by row. tshark's
-    single-pass ``http.request_in`` points at the *latest* request of the stream, which is
-    wrong for pipelined requests, so FIFO order decides; ``request_in`` only places a surplus
-    response (nothing pending: a duplicate or injected answer). Interim 1xx responses link to
-    the request without consuming it.
-    """
-    n = len(frames)
-    peer = np.full(n, -1, dtype=np.int64)
-    flags: dict[int, str] = {}
-    by_frame: dict[int, list[int]] = {}
-    pending: dict[Any, deque[int]] = {}
-    for i in range(n):
-        s = streams[i]
-        if is_request[i]:
-            by_frame.setdefault(int(frames[i]), []).append(i)
-            pending.setdefault(s, deque()).append(i)
-            continue
-        queue = pending.get(s)
-        if queue:
-            j = queue[0]
-            peer[i] = j
-            c = codes[i]
-            if c is None or c is pd.NA or not 100 <= int(c) < 200 or int(c) == 101:
-                peer[j] = i
-                queue.popleft()
-            continue
-        rin = request_in[i]
-        surplus = (
-            []
-            if rin is None or rin is pd.NA
-            else [j for j in by_frame.get(int(rin), ()) if streams[j] == s]
-        )
-        if surplus:
-            peer[i] = surplus[-1]
-            flags[i] = "surplus_response"
-        else:
-            flags[i] = "unmatched_response"
-    return peer, flags

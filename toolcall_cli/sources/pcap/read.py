@@ -22,7 +22,7 @@ from toolcall_cli.core.words import plural
 from toolcall_cli.errors import InputError
 from toolcall_cli.sources._shared.files import is_gzip
 from toolcall_cli.sources.base import ParseOptions
-from toolcall_cli.sources.pcap import TooBig, file_chunks, gunzip, http
+from toolcall_cli.sources.pcap import TooBig, fields_messages, file_chunks, gunzip, http
 from toolcall_cli.sources.pcap import events as pcap_events
 from toolcall_cli.sources.pcap import tshark as tsh
 
@@ -72,13 +72,19 @@ def _read(binary: tsh.Tshark, capture: Path, origin_path: str, *, cap: int) -> p
     if result.returncode != 0 or result.problems:
         text = "; ".join(result.notes) or f"tshark exited with {result.returncode}"
         bad.append((text, "capture damaged; events before the damage were kept"))
-    multi = http.is_multi(raw)
-    msgs = http.normalise(raw[~multi].reset_index(drop=True))
-    if multi.any():
-        infos = [
+    multi = fields_messages.is_multi(raw)
+    several = bool(multi.any())
+    msgs = fields_messages.normalise(raw[~multi].reset_index(drop=True) if several else raw)
+    infos = (
+        [
             {str(k): v for k, v in r.items()}
-            for r in http.normalise(raw[multi].reset_index(drop=True)).to_dict("records")
+            for r in fields_messages.normalise(raw[multi].reset_index(drop=True)).to_dict("records")
         ]
+        if several
+        else []
+    )
+    del raw  # tshark's rows: the events below reuse their memory (fewer fresh pages)
+    if infos:
         extra = _split_multi(binary, capture, infos)
         if extra:
             msgs = pd.concat(

@@ -1,0 +1,222 @@
+"""The column-wise pcap event builder gives, column for column, the table the row-wise one
+gave (tests/sources/pcap_rowwise.py): on every capture and HAR of the fixtures and the corpus,
+and on seeded hostile message tables (non-ASCII and repeated headers, pipelining, interim,
+surplus and unmatched answers, odd JSON bodies, LLM bodies, encoded bodies)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from tests.conftest import FIXTURES
+from tests.sources.pcap_rowwise import row_wise_events
+from toolcall_cli.sources import parse_file
+from toolcall_cli.sources.pcap import events as pcap_events
+from toolcall_cli.sources.pcap.http import BODY_CAP, MESSAGE_COLUMNS, NULL_NS
+from toolcall_cli.sources.pcap.tshark import AGGREGATOR
+
+Message = dict[str, Any]
+
+
+def _both(msgs: pd.DataFrame, path: str, cap: int = BODY_CAP) -> pd.DataFrame:
+    """The column-wise table, checked against the row-wise one."""
+    fast = pcap_events.events(msgs.copy(), path, cap=cap)
+    pd.testing.assert_frame_equal(fast, row_wise_events(msgs.copy(), path, cap=cap), obj=path)
+    return fast
+
+
+_RECORDINGS = (".pcap", ".pcapng", ".pcap.gz", ".pcapng.gz", ".har")
+
+
+def _recordings(corpus: Path) -> list[Path]:
+    found = []
+    for top in (FIXTURES, corpus):
+        for p in sorted(top.rglob("*")):
+            if p.is_file() and p.name.endswith(_RECORDINGS):
+                found.append(p)
+    return found
+
+
+@pytest.mark.tshark
+@pytest.mark.corpus
+def test_every_recording_reads_alike(
+    tshark: str, corpus: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = pcap_events.events
+    compared: list[int] = []
+
+    def checked(msgs: pd.DataFrame, path: str, *, cap: int) -> pd.DataFrame:
+        fast = real(msgs.copy(), path, cap=cap)
+        slow = row_wise_events(msgs.copy(), path, cap=cap)
+        pd.testing.assert_frame_equal(fast, slow, obj=path)
+        compared.append(len(fast))
+        return fast
+
+    monkeypatch.setattr(pcap_events, "events", checked)
+    paths = _recordings(corpus)
+    for p in paths:
+        parse_file(p)
+    assert len(paths) >= 40 and len(compared) >= 40
+    assert sum(compared) > 2000  # Zeek's 1,000 requests among them
+
+
+def _message(rnd: random.Random, frame: int, streams: int) -> Message:
+    is_req = rnd.random() < 0.55
+    stream = rnd.choice([*range(streams), None]) if rnd.random() < 0.95 else None
+    lines = [("POST /tools/x HTTP/1.1" if is_req else "HTTP/1.1 200 OK") + "\\r\\n"]
+    for _ in range(rnd.randint(0, 6)):
+        lines.append(rnd.choice(_HEADER_LINES)(rnd))
+    body = rnd.choice(_REQUEST_BODIES if is_req else _RESPONSE_BODIES)(rnd)
+    if rnd.random() < 0.08:  # gzip (sometimes not really)
+        lines.append("Content-Encoding: gzip\\r\\n")
+        body = gzip.compress(body) if rnd.random() < 0.8 else body
+    code = rnd.choice([200, 200, 200, 100, 101, 103, 404, 0, None])
+    return {
+        "frame": frame,
+        "ts_ns": NULL_NS if rnd.random() < 0.05 else 1_700_000_000_000_000_000 + frame * 1000,
+        "stream": stream,
+        "is_request": is_req,
+        "src": rnd.choice(["10.0.0.1:5000", None, "[::1]:80"]),
+        "dst": rnd.choice(["10.0.0.9:8080", None]),
+        "method": rnd.choice(["POST", "GET", "", None]) if is_req else "",
+        "uri": rnd.choice(_URIS) if is_req else "",
+        "version": rnd.choice(["HTTP/1.1", "", None]),
+        "code": None if is_req else code,
+        "phrase": None if is_req else rnd.choice(["OK", "", None, "Continue"]),
+        "request_in": None if is_req else rnd.choice([None, frame - 1, frame - 2, 1]),
+        "hdr": AGGREGATOR.join(lines),
+        "body": body,
+        "flags": rnd.choice([None, None, None, {"body_lossy": True}, {"malformed": True}]),
+    }
+
+
+_HEADER_LINES = [
+    lambda r: f"X-Tool-Call-ID: call_{r.randint(0, 9)}\\r\\n",
+    lambda r: "x-tool-call-id:   \\r\\n",  # empty: the next one counts
+    lambda r: f"X-Trace-ID: t{r.randint(0, 3)}  \\r\\n",
+    lambda r: "traceparent: 00-0AF7651916CD43DD8448EB211C80319C-B7AD6B7169203331-01\\r\\n",
+    lambda r: "traceparent: 00-nothex-01\\r\\n",
+    lambda r: f"X-Session-ID: s{r.randint(0, 2)}\\r\\n",
+    lambda r: "X-Request-ID: r\u00e9q\u00a0\\r\\n",  # non-ASCII, no-break space at the end
+    lambda r: "Ho\u017ft: not-a-host\\r\\n",  # long s: not "host"
+    lambda r: "\u00a0Host: spaced\\r\\n",
+    lambda r: "Host: api.example\\r\\n",
+    lambda r: "Content-Type: application/json\\r\\n",
+    lambda r: "Content-Type: text/event-stream\\r\\n",
+    lambda r: "content-type: APPLICATION/JSON; charset=utf-8\\r\\n",
+    lambda r: "Transfer-Encoding: chunked\\r\\n",
+    lambda r: 'X-Original-ID: o"1\\\\\\r\\n',  # quote and backslash in a value
+    lambda r: "X-Request-Timestamp: 1700000000000\\r\\n",
+    lambda r: "no colon here\\r\\n",
+    lambda r: ": empty name\\r\\n",
+]
+_URIS = [
+    "/tools/get_weather",
+    "http://h:1/tools/search?q=1",
+    "/tools/a\u00a0b",
+    "/v1/chat/completions",
+    "/v1/messages?beta=1",
+    "/other",
+    "",
+    None,
+]
+
+
+def _dump(obj: Any) -> bytes:
+    return json.dumps(obj, ensure_ascii=False).encode()
+
+
+_REQUEST_BODIES = [
+    lambda r: b"",
+    lambda r: _dump({"function": "get_weather", "arguments": {"city": "Z\u00fcrich"}}),
+    lambda r: _dump({"function": "other_tool", "arguments": '{"a": 1}'}),
+    lambda r: _dump({"function": {"name": "nested", "arguments": [1, 2]}}),
+    lambda r: _dump({"tool": "t", "arguments": 3.5}),
+    lambda r: _dump({"name": 7}),
+    lambda r: _dump(
+        {
+            "messages": [
+                {"role": "user", "content": "hi"},
+                {
+                    "role": "assistant",
+                    "tool_calls": [
+                        {"id": f"c{r.randint(0, 2)}", "function": {"name": "f", "arguments": "{}"}}
+                    ],
+                },
+                {"role": "tool", "tool_call_id": "c1", "content": "ok"},
+            ],
+            "tools": [{"type": "function", "function": {"name": "f"}}],
+        }
+    ),
+    lambda r: b"  [1, 2]",
+    lambda r: b"{not json",
+    lambda r: b"plain text",
+]
+_RESPONSE_BODIES = [
+    lambda r: b"",
+    lambda r: _dump({"status": "success", "data": {"n": 1}, "message": "", "call_id": "c1"}),
+    lambda r: _dump({"status": {"code": 1}, "data": [], "call_id": 5, "timestamp": 1.5}),
+    lambda r: _dump({"data": "", "message": "line\nbreak \u2028", "timestamp": "2025-01-01"}),
+    lambda r: _dump({"status": None, "data": 0, "call_id": ""}),
+    lambda r: _dump(
+        {"choices": [{"index": 0, "message": {"tool_calls": [{"id": "c9", "function": {}}]}}]}
+    ),
+    lambda r: _dump({"error": {"message": "rate limited", "type": "rate_limit"}}),
+    lambda r: b'data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"s1"}]}}]}\n',
+    lambda r: b"<html>",
+    lambda r: b"{broken",
+]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_hostile_message_tables_read_alike(seed: int) -> None:
+    rnd = random.Random(seed)
+    rows = [_message(rnd, f, streams=1 + seed % 4) for f in range(1, 300)]
+    msgs = pd.DataFrame({c: pd.Series([r[c] for r in rows], dtype=object) for c in MESSAGE_COLUMNS})
+    df = _both(msgs, f"cap{seed}.pcap", cap=1 << 16)
+    kinds = set(df["kind"])
+    assert {"http_request", "http_response"} <= kinds
+    assert len(df) >= len(rows)
+
+
+def test_pairing_cases_read_alike() -> None:
+    """Pipelined requests, an interim answer, a 101, a surplus and an unmatched answer."""
+    plan = [
+        (1, True, None, None),
+        (2, True, None, None),
+        (3, False, 100, None),
+        (4, False, 200, None),
+        (5, False, 101, None),
+        (6, False, 200, 2),  # nobody waiting: request_in names frame 2 (surplus)
+        (7, False, 200, 99),  # nobody waiting, no such request (unmatched)
+        (8, True, None, None),
+    ]
+    rows = [
+        {
+            **dict.fromkeys(MESSAGE_COLUMNS),
+            "frame": f,
+            "ts_ns": f * 1_000_000,
+            "stream": 0,
+            "is_request": req,
+            "code": code,
+            "request_in": rin,
+            "hdr": "",
+            "body": b"",
+        }
+        for f, req, code, rin in plan
+    ]
+    msgs = pd.DataFrame({c: pd.Series([r[c] for r in rows], dtype=object) for c in MESSAGE_COLUMNS})
+    df = _both(msgs, "pairs.pcap")
+    attrs = [json.loads(a) for a in df["attrs"]]
+    assert [a.get("response_frame") for a in attrs[:2]] == [4, 5]
+    assert [a.get("request_frame") for a in attrs[2:7]] == [1, 1, 2, 2, None]
+    assert attrs[5]["surplus_response"] and attrs[6]["unmatched_response"]
+    assert attrs[7]["no_response"]
+    assert np.isnan(df["duration_ms"].iloc[6])
