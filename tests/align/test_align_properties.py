@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from toolcall_cli.align import align
 from toolcall_cli.align.select import select
-from toolcall_cli.core.events import KINDS, build_frame
+from toolcall_cli.core.events import CONVERSATION_SOURCES, KINDS, build_frame
 
 T0 = pd.Timestamp("2025-03-01T12:00:00Z")
 IDS = st.sampled_from([None, "", " ", "a", "b", "c"])
@@ -77,12 +77,17 @@ def test_align_invariants(ev: pd.DataFrame, correct: bool) -> None:
     assert len(out) == len(ev)
     assert sorted(out["origin"]) == sorted(ev["origin"])
     # one non-empty tool_call_id → one trace, unless the sessions or trace ids carrying it
-    # contradict each other (then it is a reused id: DESIGN §3, scoped ids)
+    # contradict each other, or two conversations (files of conversation sources) carry it
+    # with nothing else linking them: then it is a reused id (DESIGN §3, scoped ids)
     sessions = out["session_id"].fillna("").str.strip()
     traces = out["trace_id"].fillna("").str.strip()
+    ids = out[out["tool_call_id"].fillna("").str.strip() != ""]
+    conversations = ids[ids["source"].isin(CONVERSATION_SOURCES)]["origin"].str.split("#").str[0]
     if sessions[sessions != ""].nunique() <= 1 and traces[traces != ""].nunique() <= 1:
-        ids = out[out["tool_call_id"].fillna("").str.strip() != ""]
-        assert (ids.groupby("tool_call_id")["trace"].nunique() <= 1).all()
+        by_file = ids.assign(file=ids["origin"].str.split("#").str[0])
+        assert (by_file.groupby(["file", "tool_call_id"])["trace"].nunique() <= 1).all()
+        if conversations.nunique() <= 1:
+            assert (ids.groupby("tool_call_id")["trace"].nunique() <= 1).all()
     assert {c.outcome for c in tl.calls} <= {
         "result",
         "rejected",
