@@ -96,7 +96,7 @@ lint-code: setup
 	$(BIN)/mypy
 
 test: setup lint-code
-	$(BIN)/python -m pytest -q -p no:cacheprovider
+	$(BIN)/python -m pytest -q -p no:cacheprovider --durations=15
 
 check: test
 
