@@ -26,7 +26,6 @@ with atheris.instrument_imports(include=["toolcall_cli"]):
     from toolcall_cli.sources.messages import text_protocols
 
 from tests.fuzz.harness import parse_bytes
-from toolcall_cli.core.events import TEXT_PROTOCOLS
 
 _WORKDIR = tempfile.mkdtemp(prefix="toolcall-fuzz-")
 
@@ -41,7 +40,7 @@ def _adapter(source: str) -> Callable[[bytes], None]:
 def _tagged(data: bytes) -> None:
     text = data.decode("utf-8", errors="replace")
     for call in text_protocols.extract_calls(text):
-        assert call.protocol in TEXT_PROTOCOLS, call
+        assert call.protocol in text_protocols.PROTOCOLS, call
         assert 0 <= call.span[0] <= call.span[1] <= len(text), call
     for role, _body, line in text_protocols.parse_transcript(text):
         assert role and line >= 0

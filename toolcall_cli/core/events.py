@@ -487,11 +487,3 @@ def assemble_chunks(chunks: Iterable[EventChunk]) -> pd.DataFrame:
         return out
     order = np.argsort(np.concatenate(places), kind="stable")
     return out.take(order).reset_index(drop=True)
-
-
-#: Every `attrs.protocol` of a tool call found in message text: ReAct and tagged blocks, and
-#: the open-weight forms (`<function=>`, Harmony, Mistral `[ARGS]`, python_tag, bare JSON).
-#: Such calls carry no id by design (sources/messages/text_protocols.py writes them).
-TEXT_PROTOCOLS: Final = frozenset(
-    {"react", "tagged", "function-tag", "harmony", "mistral", "python_tag", "bare-json"}
-)

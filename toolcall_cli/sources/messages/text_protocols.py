@@ -42,6 +42,13 @@ _NAME_KEYS = ("name", "function", "action", "tool", "tool_name")
 _ARG_KEYS = ("arguments", "parameters", "action_input", "args", "input")
 
 
+#: Every `TextCall.protocol`: ReAct and tagged blocks here, and the open-weight forms of
+#: open_model_calls (`<function=>`, Harmony, Mistral `[ARGS]`, python_tag, bare JSON).
+PROTOCOLS = frozenset(
+    {"react", "tagged", "function-tag", "harmony", "mistral", "python_tag", "bare-json"}
+)
+
+
 @dataclass(frozen=True, slots=True)
 class TextCall:
     """A tool call found in message text."""
@@ -49,7 +56,7 @@ class TextCall:
     tool: str | None
     args: str | None
     call_id: str | None
-    protocol: str  # one of core.events.TEXT_PROTOCOLS
+    protocol: str  # one of PROTOCOLS
     span: tuple[int, int]
     observation: str | None = None
     attrs: dict[str, Any] = field(default_factory=dict)
