@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 import orjson
@@ -85,15 +85,18 @@ def _finding_row(d: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _buckets(
-    store: Path, n: int, ids: Sequence[tuple[str | None, str | None, str | None]]
-) -> np.ndarray:
-    """Bucket of each (trace id, call id, session id): the first id the key map knows."""
-    out = np.zeros(len(ids), dtype=np.int64)
+#: An id column as the findings and calls tables hold it.
+_Ids: TypeAlias = pa.Array | pa.ChunkedArray
+
+
+def _buckets(store: Path, n: int, trace: _Ids, call: _Ids, session: _Ids) -> np.ndarray:
+    """Bucket of each row given by its trace, call and session id columns: the first id the
+    key map knows."""
+    out = np.zeros(len(trace), dtype=np.int64)
     path = store / "keys.parquet"
-    if not ids or not path.exists():
+    if not len(trace) or not path.exists():
         return out
-    keys = [_tagged(tag, col) for tag, col in zip("tcs", zip(*ids, strict=True), strict=True)]
+    keys = [_tagged(tag, col) for tag, col in zip("tcs", (trace, call, session), strict=True)]
     flat = pc.unique(pa.concat_arrays(keys)).drop_null()
     if not len(flat):
         return out
@@ -113,9 +116,10 @@ def _buckets(
     return out
 
 
-def _tagged(tag: str, ids: Sequence[str | None]) -> pa.Array:
+def _tagged(tag: str, ids: _Ids) -> pa.Array:
     """`tag\x1fid` per id (the key map's key text), null where the id is missing or blank."""
-    text = pc.utf8_trim_whitespace(pa.array(ids, pa.string()))
+    whole = ids.combine_chunks() if isinstance(ids, pa.ChunkedArray) else ids
+    text = pc.utf8_trim_whitespace(whole.cast(pa.string()))
     text = pc.if_else(pc.equal(text, ""), pa.scalar(None, pa.string()), text)
     return pc.binary_join_element_wise(pa.scalar(f"{tag}\x1f"), text, "")
 
@@ -168,8 +172,9 @@ def record_run(
     ftable = pa.Table.from_pylist(
         [{**base, "config_fingerprint": fingerprint, **r} for r in rows], schema=FINDINGS_SCHEMA
     )
-    ids = [(r["trace_id"], (r["tool_call_ids"] or [None])[0], r["session_id"]) for r in rows]
-    _write(store, "findings", run, ftable, _buckets(store, n, ids))
+    first_call = pa.array([(r["tool_call_ids"] or [None])[0] for r in rows], pa.string())
+    fbuckets = _buckets(store, n, ftable["trace_id"], first_call, ftable["session_id"])
+    _write(store, "findings", run, ftable, fbuckets)
     if calls is None:
         return run
     ctable = calls if isinstance(calls, pa.Table) else calls_table(calls)
@@ -184,8 +189,8 @@ def record_run(
         schema=CALLS_SCHEMA,
     )
     if known is None:  # calls of a one-piece run: each call's bucket from the key map
-        cols = [ctable[c].to_pylist() for c in ("trace_id", "tool_call_id", "session_id")]
-        known = _buckets(store, n, list(zip(*cols, strict=True)))
+        ids = (ctable[c] for c in ("trace_id", "tool_call_id", "session_id"))
+        known = _buckets(store, n, *ids)
     _write(store, "calls", run, ctable, known)
     for old in (store / "calls").glob("bucket=*/*.parquet"):  # the calls of earlier runs
         if old.stem != run:
