@@ -26,3 +26,31 @@ def test_a_cancelled_call_is_cancelled(name: str) -> None:
 def test_a_session_without_cancellation_has_none() -> None:
     tl = align(parse_file(MCP / "session_2025-06-18.jsonl"))
     assert tl.calls and "cancelled" not in {c.outcome for c in tl.calls}
+
+
+def test_a_call_the_user_aborted_is_cancelled_beside_one_still_missing(tmp_path: Path) -> None:
+    """Codex `turn_aborted` after the last call: that call is `cancelled`; a result dropped
+    from an earlier turn of the same rollout is still `missing` (the abort does not reach
+    back past the model's next turn)."""
+    rollout = MCP.parent / "transcripts" / "codex_rollout.jsonl"
+    lines = rollout.read_text().splitlines()
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("\n".join(ln for ln in lines if "function_call_output" not in ln) + "\n")
+    outcome = {c.tool_call_id: c.outcome for c in align(parse_file(path)).calls}
+    assert outcome == {
+        "call_Q1w2e3": "missing",
+        "call_L9k8": "result",
+        "call_P4tch": "result",
+        "call_R3run": "cancelled",
+    }
+
+
+@pytest.mark.parametrize(
+    "name", ["groq__groq-tool-call.json", "anthropic__anthropic-tool-no-args.chunks.txt"]
+)
+def test_a_real_unanswered_call_without_an_abort_stays_missing(corpus: Path, name: str) -> None:
+    """The negative, on recorded provider traffic: a response that ends on a call nobody
+    aborted is `missing`, as before."""
+    path = corpus / "conversations" / "vercel-ai_provider_fixtures" / name
+    outcomes = {c.outcome for c in align(parse_file(path)).calls}
+    assert outcomes == {"missing"}

@@ -65,12 +65,9 @@ def test_claude_code_broken_threads() -> None:
 
 
 def test_codex_rollout() -> None:
-    """The last `make test` was aborted by the user: unanswered, the rollout ends there; the
-    apply_patch call's free-text input is not a PR001."""
-    sid = "0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b"
-    assert findings((FIX / "codex_rollout.jsonl",)) == [
-        ("OR001", "warning", ("call_R3run",), sid),
-    ]
+    """The last `make test` was aborted by the user: cancelled, not an orphan (the timeline
+    says so); the apply_patch call's free-text input is not a PR001."""
+    assert findings((FIX / "codex_rollout.jsonl",)) == []
 
 
 def _or001(path: Path) -> list[tuple[str, str, str, list[str]]]:
@@ -82,25 +79,37 @@ def _or001(path: Path) -> list[tuple[str, str, str, list[str]]]:
     ]
 
 
-def test_a_call_of_an_aborted_codex_turn_is_cancelled_not_the_end() -> None:
-    """`turn_aborted` after the last call: the user stopped the turn. The finding says so and
-    quotes the marker; it does not say the conversation ended with the call."""
+def _outcomes(path: Path) -> dict[str, str]:
+    """Timeline outcome of every call of *path*."""
+    from toolcall_cli.align import align
+    from toolcall_cli.sources import parse_file
+
+    return {c.tool_call_id: c.outcome for c in align(parse_file(path)).calls}
+
+
+def test_a_call_of_an_aborted_codex_turn_is_cancelled_not_an_orphan() -> None:
+    """`turn_aborted` after the last call: the user stopped the turn. No hop lost the call, so
+    no OR001 says it has no result; the timeline calls it `cancelled`, not `missing`."""
     path = FIX / "codex_rollout.jsonl"
-    ((sev, bp, message, origins),) = _or001(path)
-    assert (sev, bp) == ("warning", "cancelled")
-    assert "the user aborted the turn (interrupted)" in message
-    assert "conversation ends" not in message
-    assert origins[-1] == f"{path}:14#/payload"  # {"type": "turn_aborted", ...}
+    assert _or001(path) == []
+    assert _outcomes(path) == {
+        "call_Q1w2e3": "result",
+        "call_L9k8": "result",
+        "call_P4tch": "result",
+        "call_R3run": "cancelled",
+    }
 
 
 def test_a_result_missing_before_the_model_moved_on_is_not_the_abort(tmp_path: Path) -> None:
     """The abort explains only the calls of the turn it stopped: a result missing from an
-    earlier model turn of the same rollout stays an error."""
+    earlier model turn of the same rollout stays an error (and `missing` in the timeline)."""
     lines = (FIX / "codex_rollout.jsonl").read_text().splitlines()
     path = tmp_path / "rollout.jsonl"
     path.write_text("\n".join(ln for ln in lines if "function_call_output" not in ln) + "\n")
     got = sorted((sev, bp, m.split(" ")[1]) for sev, bp, m, _ in _or001(path))
-    assert got == [("error", "unknown", "call_Q1w2e3"), ("warning", "cancelled", "call_R3run")]
+    assert got == [("error", "unknown", "call_Q1w2e3")]
+    outcomes = _outcomes(path)
+    assert (outcomes["call_Q1w2e3"], outcomes["call_R3run"]) == ("missing", "cancelled")
 
 
 def _claude_code_with(tmp_path: Path, *, keep_result: bool, end: bool = False) -> Path:
@@ -130,12 +139,11 @@ def _claude_code_with(tmp_path: Path, *, keep_result: bool, end: bool = False) -
 
 @pytest.mark.parametrize("end", [False, True], ids=["session-goes-on", "session-ends"])
 def test_a_claude_code_interrupted_call_is_cancelled(tmp_path: Path, end: bool) -> None:
-    """No result, then the user's interrupt: `cancelled` (a warning), not "no other source
-    records this call" (an error) — whether the session goes on after it or ends there."""
-    ((sev, bp, message, origins),) = _or001(_claude_code_with(tmp_path, keep_result=False, end=end))
-    assert (sev, bp) == ("warning", "cancelled")
-    assert "the user aborted the turn (interrupted)" in message
-    assert origins[-1].endswith(":5#/message")  # the interrupt, quoted
+    """No result, then the user's interrupt: `cancelled` in the timeline, not `missing`, and
+    no OR001 "no other source records this call" — whether the session goes on or ends."""
+    path = _claude_code_with(tmp_path, keep_result=False, end=end)
+    assert _or001(path) == []
+    assert _outcomes(path)["toolu_01Bash"] == "cancelled"
 
 
 def test_a_claude_code_interrupt_answered_by_its_result_is_healthy(tmp_path: Path) -> None:

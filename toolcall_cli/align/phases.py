@@ -15,6 +15,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from toolcall_cli.align.aborted import aborted_positions
 from toolcall_cli.align.arrays import (
     NAT,
     Coded,
@@ -229,6 +230,11 @@ def call_views(
         hit = np.zeros(n, dtype=bool)
         hit[grp[kind == kinds.get(k, -2)]] = True
         outcome[hit] = o
+    # a call left without an outcome whose turn the user aborted was cancelled, not lost
+    aborted = aborted_positions(events, a)
+    user_stopped = np.zeros(n, dtype=bool)
+    user_stopped[grp[np.isin(rows, aborted)]] = True
+    outcome[user_stopped & (outcome == "missing")] = "cancelled"
     ids = a.tool_call_id.values.take(pa.array(g.call))
     if pc.any(pc.match_substring(ids, _SEP)).as_py():
         ids = pc.list_element(pc.split_pattern(ids, _SEP, max_splits=1), 0)
@@ -243,7 +249,7 @@ def call_views(
         "trace_code": g.trace,
         **phases,
     }
-    empty = _empty_id_calls(events, a, trace, ts)
+    empty = _empty_id_calls(events, a, trace, ts, aborted)
     both = {
         k: pa.concat_arrays([v, empty[k]]) if isinstance(v, pa.Array) else np.r_[v, empty[k]]
         for k, v in cols.items()
@@ -252,9 +258,10 @@ def call_views(
 
 
 def _empty_id_calls(
-    events: pd.DataFrame, a: EventArrays, trace: Coded, ts: np.ndarray
+    events: pd.DataFrame, a: EventArrays, trace: Coded, ts: np.ndarray, aborted: np.ndarray
 ) -> dict[str, Any]:
-    """Tool calls sent with an empty id: each is its own call, and nothing can answer it."""
+    """Tool calls sent with an empty id: each is its own call, and nothing can answer it
+    (`cancelled` when the user aborted its turn: at *aborted*, positions of such calls)."""
     raw = arrow(events["tool_call_id"])
     rows = np.flatnonzero(
         a.kind.mask(["tool_call"]) & true_mask(pc.equal(pc.utf8_trim_whitespace(raw), ""))
@@ -265,7 +272,7 @@ def _empty_id_calls(
         "tool": arrow(events["tool"]).take(take),
         "trace": trace.text().take(take),
         "session_id": arrow(events["session_id"]).take(take),
-        "outcome": np.full(len(rows), "missing", dtype=object),
+        "outcome": np.where(np.isin(rows, aborted), "cancelled", "missing").astype(object),
         "origin": a.origin.take(take),
         "start": ts[rows],
         "trace_code": trace.codes[rows],

@@ -9,8 +9,8 @@ What it does
   response carrying another call_id, or dropped by the middleware → `response-dropped`; a
   response received but never injected → `not-injected`; otherwise `unknown`. When nothing
   else records the call and the user aborted its turn (Codex `turn_aborted`, Claude Code's
-  `[Request interrupted by user]`), the breakpoint is `cancelled` and the finding a warning:
-  the user stopped the turn, no hop failed.
+  `[Request interrupted by user]`), it is not reported: the user stopped the turn, no hop
+  failed, and the timeline shows the call `cancelled` beside the abort.
   A recorded conversation may legitimately end on an assistant turn whose calls were never
   answered (a cassette's final response, a transcript cut when the session closed). When the
   unanswered call is in the conversation's last message and no other source says anything
@@ -69,8 +69,7 @@ RULE = rule(
     "a tool call with no tool result",
     doc=__doc__,
     other_severities={
-        Severity.warning: "the unanswered call ends the conversation, or the user aborted its "
-        "turn, and no other source records it"
+        Severity.warning: "the unanswered call ends the conversation and no other source records it"
     },
     explains=(SLOW_REQUEST,),
 )
@@ -78,12 +77,6 @@ RULE = rule(
 _FAILED_HTTP = (499, 502, 503, 504)
 #: Answer actions: the call that ends an agent's run with its answer, never sent to a tool.
 ANSWER_ACTIONS = frozenset({"Finish", "final_result", "finish"})
-#: The fix of a call whose turn the user aborted: no hop to repair, a history to keep valid.
-ABORTED_FIX = (
-    "Nothing on the round trip failed: the user stopped the turn. If the session goes on, the "
-    "agent must answer the call first (a tool result saying it was aborted), or the provider "
-    "rejects the next request."
-)
 
 
 def _chain(ctx: DiagnoseContext) -> RowsByKey:
@@ -219,11 +212,10 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
         trace = text(trace_l[k])
         infra = _has_infra(ctx, sid, trace)
         bp, why, proof = walk(ctx, _chain(ctx).labels(cid) if cid else [], cid, infra=infra)
+        if bp == "unknown" and i in aborted_calls(ctx):
+            continue  # the user stopped the turn: cancelled (the timeline says so), not lost
         trailing = idx.is_trailing(i)
-        aborted = aborted_calls(ctx).get(i) if bp == "unknown" else None
-        if aborted is not None:  # the user stopped the turn: quote the marker that says so
-            bp, why, proof = "cancelled", _abort_reason(ctx, aborted), [aborted]
-        quiet = aborted is not None or (trailing and bp == "unknown")
+        quiet = trailing and bp == "unknown"
         sev = Severity.warning if quiet else Severity.error
         if bp == "unknown" and '"ends_on_call":true' in (text(calls.at[i, "attrs"]) or ""):
             continue  # an eval record ends at the call: the harness ran it outside the file
@@ -240,15 +232,6 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
             call_ids=[cid] if cid else [],
             severity=sev,
             extra={"breakpoint": bp},
-            fix=ABORTED_FIX if aborted is not None else None,
             aims={i: Aim(key="id", needle=cid or None)},
             aim=Aim(key="msg", needle=cid or None),  # the breakpoint lines: what they say
         )
-
-
-def _abort_reason(ctx: DiagnoseContext, marker: int) -> str:
-    """Why the call has no result, from the marker that aborted its turn."""
-    cells: _Cells = ctx.memo("orphan_cells", lambda: _Cells(ctx))
-    said = cells.attrs[marker].get("turn_aborted")
-    how = f" ({said})" if isinstance(said, str) and said else ""
-    return f"the user aborted the turn{how} before the call had a result"

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from toolcall_cli.align.aborted import conversation_of
 from toolcall_cli.core.cells import text
 from toolcall_cli.core.events import CONVERSATION_KINDS
 from toolcall_cli.diagnose.base import DiagnoseContext
@@ -145,15 +146,7 @@ def _build_conversation_rows(ctx: DiagnoseContext) -> pd.DataFrame:
     the session (trace) they name, a messages JSONL line without one is a conversation by
     itself."""
     ev = of_kind(ctx, *CONVERSATION_KINDS)
-    record = ev["origin"].astype(str).str.split("#", n=1).str[0]  # `path` or `path:N`
-    file = record.str.replace(r":\d+$", "", regex=True)
-    session = ev["session_id"].fillna("").astype(str)
-    trace = ev["trace_id"].fillna("").astype(str)
-    # named session: the file (the session is the other grouping key); else a named trace:
-    # the file's records of that trace; else the record itself
-    conversation = record.mask(session != "", file).mask(
-        (session == "") & (trace != ""), file + "\x1ftrace:" + trace
-    )
+    conversation = conversation_of(ev["origin"], ev["session_id"], ev["trace_id"])
     ev = ev.assign(_msg=_msg_index(ev), _file=conversation)
     return ev.sort_values("seq", kind="stable")
 
