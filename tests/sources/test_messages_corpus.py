@@ -186,3 +186,43 @@ def test_other_corpus_formats_score_zero(corpus: Path) -> None:
     # MCP sampling requests are real conversations (messages with tool_use/tool_result blocks).
     assert all(n.startswith("CreateMessageRequestParams__") for n in claimed), sorted(claimed)
     assert len(OTHER) > 100
+
+
+def test_responses_additional_tools_are_a_declaration_not_an_empty_message(
+    corpus: Path, tmp_path: Path
+) -> None:
+    """pydantic-ai's capability replay sends the Responses item `{"type": "additional_tools",
+    "role": "developer", "tools": [lookup_refund_policy]}` after `load_capability` answered:
+    tools added mid-conversation. It declares the tool (the session's registry has it, from
+    there) instead of reading as an empty developer turn; a developer message with words is
+    still a system message with its text (the negative)."""
+    from toolcall_cli.tools.registry import registry_from_session
+
+    rel = (
+        f"{PYD}/test_tool_search__test_cross_provider_capability_replay"
+        "[openai-responses-gpt-5.4-anthropic-claude-sonnet-4-5].yaml"
+    )
+    df = parse(corpus, rel)
+    system = df[df["kind"] == "system"]
+    assert not (system["detail"].isna() | (system["detail"] == "")).any()
+    (added,) = system[
+        system["origin"].str.endswith("/interactions/1/request/parsed_body/input/3/tools")
+    ].itertuples()
+    assert added.detail == "tools added: lookup_refund_policy"
+    registry = registry_from_session(df)
+    assert registry is not None
+    where = registry.tools["lookup_refund_policy"].location
+    assert where.startswith(added.origin), where
+    assert registry.tools["lookup_refund_policy"].schema["required"] == ["order_id"]
+    body = {
+        "model": "gpt-5.4",
+        "input": [
+            {"role": "developer", "content": "Answer in French."},
+            {"role": "user", "content": "Hi"},
+        ],
+    }
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps(body))
+    got = ADAPTER.parse(path, ParseOptions())
+    dev = got[got["kind"] == "system"]
+    assert dev["detail"].tolist() == ["Answer in French."]

@@ -1,8 +1,8 @@
 """Other providers' message shapes: OpenAI Responses-API items and Gemini `contents`.
 
 Responses API: `input`/`output` lists of items (`message`, `function_call`,
-`function_call_output`, `reasoning`). Gemini: `contents[]`/`candidates[].content` with `parts`
-(`text`, `functionCall`, `functionResponse`).
+`function_call_output`, `reasoning`, `additional_tools`). Gemini:
+`contents[]`/`candidates[].content` with `parts` (`text`, `functionCall`, `functionResponse`).
 """
 
 from __future__ import annotations
@@ -113,10 +113,49 @@ def emit_item(
             detail=text,
             attrs={"msg_index": idx, "role": role, "api": "responses"},
         )
+    elif itype == "additional_tools":
+        emit_added_tools(sink, conv, item, origin, idx, ts=ts)
     elif itype in SKIP_ITEMS:
         return
     else:
         sink.unparsed(conv, origin, item, f"unknown item type {str(item.get('type'))[:40]!r}")
+
+
+def emit_added_tools(
+    sink: Sink,
+    conv: Conv,
+    item: dict[str, Any],
+    origin: str,
+    idx: int,
+    *,
+    ts: datetime | None = None,
+) -> None:
+    """A Responses `additional_tools` input item (`{"type": "additional_tools", "role":
+    "developer", "tools": [...]}`): tools added to the session mid-conversation (a capability
+    or tool search loaded them), declared from here on like the request's `tools`. It is not
+    a message the model reads, so it neither closes the assistant's call block nor becomes an
+    empty developer turn."""
+    tools = item.get("tools")
+    if tools is None or tools == []:
+        return
+    if not isinstance(tools, list) or safe_dump(tools) is None:
+        sink.unparsed(conv, origin, item, "additional_tools: tools is not a list of definitions")
+        return
+    names = [t.get("name") for t in tools if isinstance(t, dict) and isinstance(t.get("name"), str)]
+    listed = f": {', '.join(names)}" if names else ""
+    sink.add(
+        conv,
+        "system",
+        ptr(origin, "tools"),
+        ts=ts,
+        detail=f"tools added{listed}",
+        attrs={
+            "tools": tools,
+            "msg_index": idx,
+            "role": as_str(item.get("role")),
+            "api": "responses",
+        },
+    )
 
 
 def emit_output(

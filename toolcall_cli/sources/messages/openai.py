@@ -46,7 +46,9 @@ def emit_message(
     if not isinstance(msg, dict):
         sink.unparsed(conv, origin, msg, "message is not an object")
         return
-    if "role" not in msg and isinstance(msg.get("type"), str):
+    if ("role" not in msg and isinstance(msg.get("type"), str)) or msg.get(
+        "type"
+    ) == "additional_tools":  # an item, though it has a role: tools added, not a message
         items.emit_item(sink, conv, msg, origin, idx, ts=ts)
         return
     role = msg.get("role")
