@@ -141,7 +141,8 @@ def emit_added_tools(
     if not isinstance(tools, list) or safe_dump(tools) is None:
         sink.unparsed(conv, origin, item, "additional_tools: tools is not a list of definitions")
         return
-    names = [str(t["name"]) for t in tools if isinstance(t, dict) and isinstance(t.get("name"), str)]
+    named = (t.get("name") for t in tools if isinstance(t, dict))
+    names = [n for n in named if isinstance(n, str)]
     listed = f": {', '.join(names)}" if names else ""
     sink.add(
         conv,
