@@ -56,6 +56,60 @@ def test_no_tool_definition_is_an_input_error(corpus: Path) -> None:
     assert res.exit_code == 0 and "(1 tool, profile generic)" in res.stderr
 
 
+MCP_SERVERS = ("tool_schemas", "mcp", "reference_servers_tools_list_generated")
+
+
+def test_a_walked_directory_names_the_files_it_skipped(corpus: Path, update_goldens: bool) -> None:
+    """The reference servers' capture holds a tools/list response and an initialize response
+    per server: the four initialize files hold no tool. They are named with the reason (stderr
+    line, JSON summary), and the verdict counts the four files linted, not eight."""
+    folder = corpus.joinpath(*MCP_SERVERS)
+    args = ["lint", str(folder), "--select", "SC003", "--fail-on", "never"]
+    assert_golden("lint/directory_skipped_files", args, update=update_goldens)
+    doc = json.loads(run_cli([*args, "-f", "json"], cwd=ROOT).stdout)
+    names = [Path(s["path"]).name for s in doc["summary"]["skipped"]]
+    assert names == [
+        f"server-{s}.initialize.response.json"
+        for s in ("everything", "filesystem", "memory", "sequential-thinking")
+    ]
+    assert {s["reason"] for s in doc["summary"]["skipped"]} == {"no tool definitions"}
+    assert (doc["summary"]["files"], doc["summary"]["skipped_files"]) == (8, 4)
+
+
+def test_a_directory_of_tool_files_skips_nothing(corpus: Path) -> None:
+    """The negative: BFCL's multi-turn function docs are all tools; nothing is called skipped."""
+    folder = corpus / "bfcl" / "gorilla_v4_data" / "multi_turn_func_doc"
+    res = run_cli(["lint", str(folder), "--fail-on", "never", "-f", "json"], cwd=ROOT)
+    summary = json.loads(res.stdout)["summary"]
+    assert "skipped" not in summary and summary["skipped_files"] == 0
+    assert "skipped" not in res.stderr
+
+
+def test_skipped_files_in_every_format(tmp_path: Path) -> None:
+    """A file that is not JSON and one without tools, beside a tool file: each format names
+    them (markdown line, SARIF invocation notes that validate), and stderr says why."""
+    (tmp_path / "tools.json").write_text((ROOT / BAD).read_text())
+    (tmp_path / "broken.json").write_text("not json {")
+    (tmp_path / "package.json").write_text('{"name": "x"}')
+    base = ["lint", str(tmp_path), "--fail-on", "never"]
+    res = run_cli([*base, "-f", "markdown"], cwd=ROOT)
+    assert f"toolcall: skipped {tmp_path / 'broken.json'}: not JSON, JSON lines or YAML\n" in (
+        res.stderr
+    )
+    assert f"toolcall: skipped {tmp_path / 'package.json'}: no tool definitions\n" in res.stderr
+    assert "in 1 file (2 tools, profile generic); 2 files skipped" in res.stderr
+    assert "Skipped 2 files: " in res.stdout and "package.json (no tool definitions)" in res.stdout
+    log = json.loads(run_cli([*base, "-f", "sarif"], cwd=ROOT).stdout)
+    schema = json.loads(SARIF_SCHEMA.read_text(encoding="utf-8"))
+    assert [e.message for e in jsonschema.Draft4Validator(schema).iter_errors(log)] == []
+    (inv,) = log["runs"][0]["invocations"]
+    texts = [n["message"]["text"] for n in inv["toolExecutionNotifications"]]
+    assert texts == [
+        f"skipped {tmp_path / 'broken.json'}: not JSON, JSON lines or YAML",
+        f"skipped {tmp_path / 'package.json'}: no tool definitions",
+    ]
+
+
 def test_exit_codes(tmp_path: Path) -> None:
     assert run_cli(["lint", "fixtures/rules/SC007/negative.json"], cwd=ROOT).exit_code == 0
     assert run_cli(["lint", BAD], cwd=ROOT).exit_code == 1

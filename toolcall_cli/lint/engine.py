@@ -144,6 +144,9 @@ def lint(paths: Sequence[Path], opts: LintOptions) -> LintReport:
             "not_fixable": list(fixed.unfixable),
         }
     files = loaded.files
+    skipped = [{"path": f.path, "reason": skip_reason(f)} for f in files if f.status != "tools"]
+    if skipped:  # a walked file that held no definitions is named, never just counted
+        extra["skipped"] = skipped
     summary = summarise(
         findings,
         profile=profile.name,
@@ -159,10 +162,18 @@ def lint(paths: Sequence[Path], opts: LintOptions) -> LintReport:
     return LintReport(findings=tuple(sort_findings(findings)), summary=summary, root=str(opts.root))
 
 
+#: Why a file was skipped, by its load status.
+SKIP_REASONS = {"no-tools": "no tool definitions", "unparsed": "not JSON, JSON lines or YAML"}
+
+
+def skip_reason(f: FileLoad) -> str:
+    """Why *f* gave no tools, in words."""
+    return SKIP_REASONS.get(f.status, f.status)
+
+
 def _nothing_to_lint(files: Sequence[FileLoad]) -> InputError:
     """The error of a run whose inputs hold no tool definition: each file and why."""
-    why = {"no-tools": "no tool definitions", "unparsed": "not JSON, JSON lines or YAML"}
-    named = [f"{f.path} ({why.get(f.status, f.status)})" for f in files[:5]]
+    named = [f"{f.path} ({skip_reason(f)})" for f in files[:5]]
     more = f" and {len(files) - 5} more" if len(files) > 5 else ""
     where = f": {', '.join(named)}{more}" if files else ""
     return InputError(

@@ -24,11 +24,16 @@ def summary_line(report: LintReport) -> str:
     """`N errors, M warnings, K info in F files (T tools)` — also the CLI's stderr line."""
     c = report.counts()
     s = report.summary
+    skipped = s.get("skipped_files", 0)
+    # the files linted, not the files walked: a skipped file was not checked, so not "clean"
+    linted = s.get("tool_files", s.get("files", 0)) if skipped else s.get("files", 0)
     line = (
         f"{plural(c['error'], 'error')}, {plural(c['warning'], 'warning')}, "
-        f"{plural(c['info'], 'info')} in {plural(s.get('files', 0), 'file')} "
+        f"{plural(c['info'], 'info')} in {plural(linted, 'file')} "
         f"({plural(s.get('tools', 0), 'tool')}, profile {s.get('profile')})"
     )
+    if skipped:
+        line += f"; {plural(skipped, 'file')} skipped"
     if s.get("suppressed"):
         line += f", {s['suppressed']} suppressed by the baseline"
     fixed = s.get("fixed")
@@ -105,6 +110,10 @@ def to_json(report: LintReport, out: TextIO, opts: RenderOptions) -> None:
 def to_markdown(report: LintReport, out: TextIO, opts: RenderOptions) -> None:
     """A summary line and a findings table for PR comments."""
     out.write(f"**toolcall lint**: {md(summary_line(report))}\n\n")
+    skipped = report.summary.get("skipped", ())
+    if skipped:
+        named = ", ".join(f"{md(s['path'])} ({md(s['reason'])})" for s in skipped)
+        out.write(f"Skipped {plural(len(skipped), 'file')}: {named}\n\n")
     if not report.findings:
         return
     out.write(
@@ -138,6 +147,7 @@ def to_sarif(report: LintReport, out: TextIO, opts: RenderOptions) -> None:
         tool_name="toolcall",
         version=__version__,
         root=Path(report.root),
+        skipped=[(s["path"], s["reason"]) for s in report.summary.get("skipped", ())],
     )
     out.write(pretty(log) + "\n")
 

@@ -112,8 +112,11 @@ def sarif_log(
     tool_name: str = "toolcall",
     version: str,
     root: Path,
+    skipped: Iterable[tuple[str, str]] = (),
 ) -> dict[str, Any]:
-    """The SARIF 2.1.0 log of *findings*; *rules* become ``tool.driver.rules``."""
+    """The SARIF 2.1.0 log of *findings*; *rules* become ``tool.driver.rules``; each
+    *skipped* (path, reason) input is a note of the run's invocation (a tool execution
+    notification), so a scanner's view names what was not analysed."""
     rule_list = sorted({r.code: r for r in rules}.values(), key=lambda r: r.code)
     index = {r.code: i for i, r in enumerate(rule_list)}
     findings = list(findings)
@@ -156,20 +159,31 @@ def sarif_log(
         if props:
             res["properties"] = props
         results.append(res)
-    return {
-        "$schema": SARIF_SCHEMA,
-        "version": SARIF_VERSION,
-        "runs": [
-            {
-                "tool": {
-                    "driver": {
-                        "name": tool_name,
-                        "version": version,
-                        "rules": [_rule_entry(r) for r in rule_list],
-                    }
-                },
-                "originalUriBaseIds": {"%SRCROOT%": {"uri": root.resolve().as_uri() + "/"}},
-                "results": results,
+    run: dict[str, Any] = {
+        "tool": {
+            "driver": {
+                "name": tool_name,
+                "version": version,
+                "rules": [_rule_entry(r) for r in rule_list],
             }
-        ],
+        },
+        "originalUriBaseIds": {"%SRCROOT%": {"uri": root.resolve().as_uri() + "/"}},
+        "results": results,
+    }
+    notes = [_skipped_note(path, why, root) for path, why in skipped]
+    if notes:
+        run["invocations"] = [{"executionSuccessful": True, "toolExecutionNotifications": notes}]
+    return {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": [run]}
+
+
+def _skipped_note(path: str, why: str, root: Path) -> dict[str, Any]:
+    """A `notification` saying *path* was skipped and why."""
+    uri, relative = _uri(path, root)
+    artifact: dict[str, Any] = {"uri": uri}
+    if relative:
+        artifact["uriBaseId"] = "%SRCROOT%"
+    return {
+        "level": "note",
+        "message": {"text": f"skipped {path}: {why}"},
+        "locations": [{"physicalLocation": {"artifactLocation": artifact}}],
     }
