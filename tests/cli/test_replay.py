@@ -277,3 +277,55 @@ def test_live_target_on_loopback(echo: str) -> None:
     assert sorted(live) == ["call_1", "call_5", "call_6", "call_8"]
     assert all(r["verdict"]["verdict"] == "pass" and r["http_status"] == 200 for r in live.values())
     assert live["call_1"]["diffs"] == []  # status and call_id as recorded by the middleware
+
+
+def _two_bundles(tmp_path: Path) -> list[str]:
+    """The OR001 fixture as two unrelated conversations (sessions a and b) with the same ids."""
+    doc = json.loads((FIXTURES / "rules" / "OR001" / "positive.json").read_text())
+    paths = []
+    for name in ("a", "b"):
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps({**doc, "session_id": f"sess-{name}"}))
+        paths.append(str(path))
+    return paths
+
+
+def test_a_call_id_two_unrelated_files_reuse_is_refused_naming_both(tmp_path: Path) -> None:
+    """DESIGN §3: `call_w` of one conversation and `call_w` of an unrelated one are two calls
+    (align names their traces `call_w@sess-a`, `call_w@sess-b`). `--trace-id call_w` does not
+    replay them as one call: a usage error (2) names each trace and its file; the trace it
+    suggests replays that conversation's call alone, as the file would by itself."""
+    a, b = _two_bundles(tmp_path)
+    res = run_cli(["replay", a, b, "--trace-id", "call_w"], cwd=ROOT)
+    assert res.exit_code == 2
+    assert res.stdout == ""
+    assert res.stderr == (
+        "toolcall: error: call id 'call_w' is used in 2 unrelated traces (call_w@sess-a in "
+        f"{a}; call_w@sess-b in {b}); replay takes one\n"
+        "  hint: pass --trace-id call_w@sess-a (or another of them)\n"
+    )
+    scoped = run_cli(["replay", a, b, "--trace-id", "call_w@sess-b", "-f", "json"], cwd=ROOT)
+    alone = run_cli(["replay", b, "--trace-id", "call_w", "-f", "json"], cwd=ROOT)
+    assert scoped.exit_code == alone.exit_code == 0, scoped.stderr
+    got, want = json.loads(scoped.stdout)["calls"], json.loads(alone.stdout)["calls"]
+    assert [c["tool_call_id"] for c in got] == ["call_w"]
+    assert [(c["replayed"], c["observed"]) for c in got] == [
+        (c["replayed"], c["observed"]) for c in want
+    ]
+
+
+def test_distinct_call_ids_of_unrelated_real_files_replay_as_before() -> None:
+    """The negative, on recorded provider responses: two unrelated files, each id in one of
+    them; `--trace-id` of one call replays that call and nothing of the other file."""
+    folder = need_corpus() / "conversations" / "vercel-ai_provider_fixtures"
+    groq, deepseek = (
+        folder / "groq__groq-tool-call.json",
+        folder / "deepseek__chat__deepseek-tool-call.json",
+    )
+    res = run_cli(
+        ["replay", str(groq), str(deepseek), "--trace-id", "ax9fskhev", "-f", "json"], cwd=ROOT
+    )
+    assert res.exit_code == 0, res.stderr
+    assert [(c["tool_call_id"], c["tool"]) for c in json.loads(res.stdout)["calls"]] == [
+        ("ax9fskhev", "weather")
+    ]

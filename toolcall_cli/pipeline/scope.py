@@ -7,13 +7,16 @@ and the duplicate-id check need every earlier call of the session — plus every
 call with them (the middleware and the wire often use other session keys than the
 conversation): the same `tool_call_id` in the same aligned trace, so an id that another
 conversation reuses brings in nothing of it (`call_keys`). When the ID named a single call
-(a `tool_call_id`, or an aligned trace keyed by one), only that call is reported; a trace id
-reports every call of its sessions, so calls the middleware never logged (silent drops) show
-up beside the ones it did.
+(a `tool_call_id`, or an aligned trace keyed by one: `ID`, or `ID@SCOPE` for an id that
+unrelated conversations reuse), only that call is reported; a trace id reports every call of
+its sessions, so calls the middleware never logged (silent drops) show up beside the ones it
+did. A bare call id that alignment split into several traces is a UsageError naming them and
+their files: replay never merges unrelated conversations into one.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,9 +74,12 @@ def select(
             if col in events.columns:
                 seed = (events[col] == trace_id).fillna(False)
                 if seed.any():
+                    named = str(trace_id)  # (set: no session id was given)
+                    if col == "tool_call_id":
+                        refuse_split_call(events[seed.fillna(False).astype(bool)], named)
                     # a trace keyed by a call's own id (no trace_id anywhere) is that one call
-                    named_call = (events.loc[seed, "tool_call_id"] == trace_id).fillna(False).any()
-                    only_call = trace_id if col == "tool_call_id" or named_call else None
+                    ids = _ids(events.loc[seed, "tool_call_id"])
+                    only_call = named if col == "tool_call_id" else call_named(ids, named)
                     break
     seed = seed.fillna(False).astype(bool)
     if not seed.any():
@@ -99,6 +105,37 @@ def select(
         else (sorted(traces)[0] if len(traces) == 1 else None),
         session_ids=tuple(sorted(sessions)),
         only_call=only_call,
+    )
+
+
+def call_named(ids: Iterable[str], trace_id: str) -> str | None:
+    """The call id an aligned trace name stands for, among the seed rows' *ids*: the id
+    itself, or `ID@SCOPE` when the id is reused by another conversation (align names each
+    such trace so); else None."""
+    ids = set(ids)
+    if trace_id in ids:
+        return trace_id
+    named = [cid for cid in ids if trace_id.startswith(cid + "@")]
+    return named[0] if len(named) == 1 else None
+
+
+def refuse_split_call(rows: pd.DataFrame, call_id: str) -> None:
+    """Refuse a bare call id whose *rows* alignment split into several traces (DESIGN §3: an
+    id used in unrelated conversations is several calls), naming each trace and its files,
+    instead of replaying them as one call of one session."""
+    if "trace" not in rows.columns:
+        return
+    traces = sorted(_ids(rows["trace"]))
+    if len(traces) < 2:
+        return
+    origin = rows["origin"].astype(str).str.split("#", n=1).str[0]
+    files = origin.str.replace(r":\d+$", "", regex=True)
+    where = [f"{t} in {', '.join(sorted(set(files[rows['trace'] == t])))}" for t in traces[:5]]
+    more = f" and {len(traces) - 5} more" if len(traces) > 5 else ""
+    raise UsageError(
+        f"call id {call_id!r} is used in {len(traces)} unrelated traces "
+        f"({'; '.join(where)}{more}); replay takes one",
+        hint=f"pass --trace-id {traces[0]} (or another of them)",
     )
 
 

@@ -22,7 +22,7 @@ from toolcall_cli.core.rows_by_key import RowsByKey
 from toolcall_cli.errors import UsageError
 from toolcall_cli.pipeline import CallReplay, aligned, in_time_order, replay_calls
 from toolcall_cli.pipeline.calls import call_records, calls_from_records
-from toolcall_cli.pipeline.scope import call_keys, select
+from toolcall_cli.pipeline.scope import call_keys, call_named, refuse_split_call, select
 from toolcall_cli.tools.registry import (
     Declaration,
     declarations_at,
@@ -121,8 +121,11 @@ class ScopeReplayer:
                 if col in self._index:
                     seed = self._rows(col, [trace_id])
                     if seed:
-                        named = any(self._call[i] == trace_id for i in seed)
-                        only_call = trace_id if col == "tool_call_id" or named else None
+                        named = str(trace_id)  # (set: no session id was given)
+                        if col == "tool_call_id":
+                            refuse_split_call(self._events.iloc[sorted(seed)], named)
+                        ids = {str(self._call[i]) for i in seed if self._call[i]}
+                        only_call = named if col == "tool_call_id" else call_named(ids, named)
                         break
         if not seed:  # the replay's own error, with its list of known ids
             scope = select(self._events, trace_id=trace_id, session_id=session_id)
