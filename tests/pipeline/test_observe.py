@@ -48,3 +48,26 @@ def test_observe(kinds: set[str], kw: dict[str, Any], expected: str) -> None:  #
 )
 def test_agrees(replayed: str, observed: str, ok: bool) -> None:
     assert agrees(replayed, observed) is ok
+
+
+@pytest.mark.parametrize("end", [False, True], ids=["session-goes-on", "session-ends"])
+def test_a_call_the_user_interrupted_is_not_a_silent_drop(tmp_path: Any, end: bool) -> None:
+    """Claude Code: no result for the running `pytest`, then `[Request interrupted by user]`,
+    then (or not) the session goes on. The user cancelled it: observed `unknown` (nothing to
+    contradict), not `missing` (a drop the replay then disagrees with); the same session with
+    the result simply lost (no interrupt) is still `missing` when the session goes on."""
+    from tests.diagnose.test_diagnose_transcripts import FIX, _claude_code_with
+    from toolcall_cli.pipeline import replay
+    from toolcall_cli.sources import parse_file
+
+    path = _claude_code_with(tmp_path, keep_result=False, end=end)
+    (call,) = replay(parse_file(path), trace_id="toolu_01Bash").calls
+    assert (call.observed, call.agrees) == ("unknown", True)
+    lines = (FIX / "claude_code_session.jsonl").read_text().splitlines()
+    lost = tmp_path / "lost.jsonl"
+    lost.write_text(
+        "\n".join(ln for ln in lines if "toolu_01Bash" not in ln or '"tool_use_id"' not in ln)
+        + "\n"
+    )
+    (call,) = replay(parse_file(lost), trace_id="toolu_01Bash").calls
+    assert call.observed == "missing"

@@ -3,11 +3,14 @@
 in its conversation before the model's next turn and before the next prompt. The user stopped
 the turn while the call was pending; a call the model had moved on from is not explained so.
 
-The timeline calls such a call `cancelled` (not `missing`), and OR001 leaves it alone: no hop
-of the round trip failed. Both read :func:`aborted_turn_calls`, so they never disagree.
+The timeline calls such a call `cancelled` (not `missing`), OR001 leaves it alone (no hop of
+the round trip failed) and replay observes it `unknown` (not a silent drop). All read
+:func:`aborted_turn_calls`, so they never disagree.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -75,8 +78,26 @@ def aborted_positions(events: pd.DataFrame, a: EventArrays) -> np.ndarray:
     attrs = a.attrs.take(pa.array(rows))
     if not true_mask(pc.match_substring(attrs, f'"{MARKER}"')).any():
         return np.array([], dtype=np.int64)
+    sub = events.iloc[rows].set_axis(rows)
+    got = _aborted(sub, attrs, a.seq[rows])
+    return np.array(sorted(got), dtype=np.int64)
+
+
+def aborted_rows(events: pd.DataFrame) -> set[Any]:
+    """Row labels of the tool calls of *events* whose turn the user aborted (the event table
+    as is, aligned or not)."""
+    sub = events[events["kind"].isin(CONVERSATION_KINDS).to_numpy(dtype=bool)]
+    marked = sub["attrs"].str.contains(f'"{MARKER}"', regex=False).fillna(False)
+    if not marked.to_numpy(dtype=bool).any():
+        return set()
+    attrs = pa.array(sub["attrs"].astype(object), type=pa.large_string(), from_pandas=True)
+    return set(_aborted(sub, attrs, sub["seq"].to_numpy()))
+
+
+def _aborted(sub: pd.DataFrame, attrs: pa.Array, seq: np.ndarray) -> dict[Any, Any]:
+    """`aborted_turn_calls` of the conversation rows *sub* (their `attrs` as Arrow text and
+    their `seq`), by *sub*'s labels."""
     fields = attr_fields(attrs, (MARKER, "turn", "msg_index"))
-    sub = events.iloc[rows]
     conv = pd.DataFrame(
         {
             "kind": sub["kind"].to_numpy(dtype=object),
@@ -90,8 +111,7 @@ def aborted_positions(events: pd.DataFrame, a: EventArrays) -> np.ndarray:
             "_turn": fields["turn"].to_pandas().to_numpy(dtype=object),
             "_marker": true_mask(pc.is_valid(fields[MARKER])),
         },
-        index=rows,
+        index=sub.index,
     )
-    conv = conv.iloc[np.argsort(a.seq[rows], kind="stable")]
-    got = aborted_turn_calls(conv, conv["_marker"].to_numpy(dtype=bool), conv["_turn"])
-    return np.array(sorted(got), dtype=np.int64)
+    conv = conv.iloc[np.argsort(seq, kind="stable")]
+    return aborted_turn_calls(conv, conv["_marker"].to_numpy(dtype=bool), conv["_turn"])

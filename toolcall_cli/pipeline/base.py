@@ -122,6 +122,7 @@ class ToolCall:
     kinds: frozenset[str] = frozenset()  # event kinds recorded for this id
     wire_in_scope: bool = False  # middleware or pcap evidence exists for the session
     later_messages: bool = False  # the conversation continued after this call's message
+    user_aborted: bool = False  # the user aborted the call's turn (align.aborted)
     #: False when the evidence holds no id at all (a Gemini `functionCall`, a BFCL result, a
     #: SWE-agent action): the format pairs by position, so an id check has nothing to check.
     #: An id sent empty (`"id": ""`) is recorded, and empty.

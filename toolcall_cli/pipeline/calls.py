@@ -51,13 +51,18 @@ def extract_calls(scope: pd.DataFrame) -> list[ToolCall]:
 
 
 def call_records(events: pd.DataFrame) -> list[Any]:
-    """The rows of *events* as the records `calls_from_records` reads (its clock `t_` and
-    authority rank `rank_` added), in frame order. The records of a subset of the rows are
-    the subset of the records: a batch replay (`pipeline.scopes`) builds them once."""
+    """The rows of *events* as the records `calls_from_records` reads (its clock `t_`,
+    authority rank `rank_` and `aborted_`: the user aborted the call's turn), in frame order.
+    The records of a subset of the rows are the subset of the records: a batch replay
+    (`pipeline.scopes`) builds them once."""
+    from toolcall_cli.align.aborted import aborted_rows
+
     tcol = "ts_corrected" if "ts_corrected" in events.columns else "ts"
     # a source without traits ranks after every declared one (the trait's default is 9)
     ev = events.assign(
-        t_=events[tcol], rank_=events["source"].astype(object).map(_AUTHORITY).fillna(9)
+        t_=events[tcol],
+        rank_=events["source"].astype(object).map(_AUTHORITY).fillna(9),
+        aborted_=events.index.isin(list(aborted_rows(events))),
     )
     return list(ev.itertuples(index=False))
 
@@ -213,6 +218,7 @@ def _build(
         kinds=frozenset(kinds),
         wire_in_scope=wire,
         later_messages=later,
+        user_aborted=bool(row.aborted_),
         id_recorded=text(row.tool_call_id) is not None,
         free_text=free_text_reason(d.attrs, tool, text(row.args)),
     )

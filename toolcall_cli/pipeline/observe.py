@@ -8,7 +8,8 @@ Observed outcome, first match wins:
   or a tool result came back into the conversation;
 - ``missing`` — middleware or pcap evidence exists for the session but none for this call, or
   the conversation went on after the call without a result (a silent drop);
-- ``unknown`` — only the conversation, which ends at the call.
+- ``unknown`` — only the conversation, which ends at the call, or the user aborted the call's
+  turn (Codex `turn_aborted`, Claude Code's interrupt): it was cancelled, not dropped.
 
 Agreement: a replayed call counts as dispatched when it passed the pre-dispatch stages
 (prescreen, schema, ratelimit) — a `response` or `inject` failure happens after the request
@@ -33,6 +34,8 @@ def observe(call: ToolCall) -> str:
         return "flooded"
     if kinds & DISPATCH_KINDS or call.result is not None:
         return "dispatched"
+    if call.user_aborted:  # cancelled by the user: nothing says a hop dropped it
+        return "unknown"
     if call.wire_in_scope:
         return "missing"
     return "missing" if call.later_messages else "unknown"
