@@ -127,3 +127,38 @@ def test_the_diagnose_table_never_rewraps_a_frame(width: int) -> None:
             assert re.match(r"^\s*\d*\s\|", c), (width, c)
             framed += 1
     assert framed > 20
+
+
+def test_a_quoted_value_numbers_only_its_own_line_of_the_file(corpus: object) -> None:
+    """tau-bench's few-shot JSONL keeps each conversation as one string (`messages_display`)
+    on one line: the PR006 quote of line 11 holds that string's newlines, which are `\\n`
+    escapes, not lines 12 and 13 of the file (those are other conversations)."""
+    from pathlib import Path
+
+    from tests.conftest import ROOT
+    from toolcall_cli.cli._inputs import evidence_for
+    from toolcall_cli.diagnose.run import DiagnoseRequest, diagnose
+    from toolcall_cli.sources.base import ParseOptions
+
+    assert isinstance(corpus, Path)
+    path = (
+        corpus
+        / "conversations"
+        / "tau-bench"
+        / "few_shot_data__MockAirlineDomainEnv-few_shot.jsonl"
+    )
+    got = evidence_for([path], store=ROOT / "unused-store", source=None, opts=ParseOptions())
+    report = diagnose(
+        got.events, DiagnoseRequest(select=("PR006",)), inputs=got.inputs, quotable=got.quotable
+    )
+    (e,) = report.findings[0].evidence
+    assert e.line == 11 and "\n" in e.text
+    con = Console(width=100, color_system=None)
+    with con.capture() as cap:
+        con.print(frame(e, 80))
+    numbers = re.findall(r"^\s*(\d+) \|", cap.get(), flags=re.MULTILINE)
+    assert numbers == ["11"]
+    raw = Evidence(origin="log.txt:7", text="first\nsecond", line=7)  # file lines: consecutive
+    with con.capture() as cap:
+        con.print(frame(raw, 80))
+    assert re.findall(r"^\s*(\d+) \|", cap.get(), flags=re.MULTILINE) == ["7", "8"]

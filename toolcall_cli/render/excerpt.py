@@ -68,6 +68,9 @@ def frame(e: Evidence, width: int) -> Text:
     whole = e.focus is None or (e.focus[0] <= 0 and e.focus[1] >= len(e.text))
     text, (start, end) = _cleaned(e, room * MAX_LINES)
     pad = " " * gutter
+    # a quoted value (an origin with a JSON pointer) is decoded text: its newlines are `\n`
+    # escapes inside one line of the file, so only its first line carries the file's number
+    file_lines = "#" not in e.origin
     out = Text()
     out.append(_arrow(e, pad, width), style="dim")
     out.append(f"\n{pad} |", style="dim")
@@ -76,7 +79,8 @@ def frame(e: Evidence, width: int) -> Text:
         lo = offset
         offset += len(source_line) + 1
         for k, (s, t, indent) in enumerate(wrap(source_line, room)):
-            number = str(e.line + n) if e.line is not None and k == 0 else ""
+            first = k == 0 and (file_lines or n == 0)
+            number = str(e.line + n) if e.line is not None and first else ""
             out.append(f"\n{number:>{gutter}} | ", style="dim")
             out.append(" " * indent)
             _piece(out, source_line[s:t], s + lo, start, end)
