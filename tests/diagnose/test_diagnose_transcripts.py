@@ -206,3 +206,19 @@ def test_gpt_oss_exchange_names_the_stop_word() -> None:
     report = _diagnose((TEXT / "openhands_llamacpp_exchange.json",))
     tr003 = [f for f in report.findings if f.code == "TR003"]
     assert len(tr003) == 1 and "'</function'" in tr003[0].message
+
+
+def test_a_cancelled_call_is_not_counted_healthy() -> None:
+    """No findings on the aborted rollout, but the verdict does not vouch for the call the user
+    cancelled: 3 of its 4 calls look healthy, 1 was cancelled (and the JSON summary counts
+    it); a run without a cancelled call reads as before (exit0_clean golden)."""
+    from tests.conftest import ROOT, run_cli
+
+    path = FIX / "codex_rollout.jsonl"
+    res = run_cli(["diagnose", str(path)], cwd=ROOT)
+    assert res.exit_code == 0
+    assert res.stdout.startswith(
+        "no findings · 4 calls in 5 traces: 3 look healthy, 1 was cancelled"
+    )
+    assert _diagnose((path,)).summary["cancelled"] == 1
+    assert "cancelled" not in _diagnose((FIX / "claude_code_session.jsonl",)).summary

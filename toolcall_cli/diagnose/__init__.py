@@ -74,7 +74,8 @@ def classify(
 
 def summarize(ctx: DiagnoseContext, findings: list[Finding]) -> dict[str, Any]:
     """`{"traces","sessions","calls","events","findings":{severity:n},"by_code":{code:n},
-    "incidents":n,"symptoms":n,"headlines":{trace:sentence}}` of linked *findings*."""
+    "incidents":n,"symptoms":n,"headlines":{trace:sentence}}` of linked *findings*, and
+    `"cancelled":n` when some calls were cancelled."""
     from toolcall_cli.diagnose.frames import first_rows
     from toolcall_cli.diagnose.headlines import incident_counts, trace_headlines
 
@@ -92,7 +93,10 @@ def summarize(ctx: DiagnoseContext, findings: list[Finding]) -> dict[str, Any]:
     keys = [c for c in ("trace", "call") if c in calls.columns]
     repeats = len(calls) - len(first_rows(calls, keys)) if len(calls) and keys else 0
     n_calls = (len(ctx.timeline.calls) + repeats) or len(calls)
+    # a call cancelled (the user aborted its turn, the client withdrew it) is not "healthy"
+    cancelled = sum(c.outcome == "cancelled" for c in ctx.timeline.calls)
     return {
+        **({"cancelled": cancelled} if cancelled else {}),
         "traces": int(traces),
         "sessions": int(good["session_id"].dropna().nunique()),
         "calls": int(n_calls),

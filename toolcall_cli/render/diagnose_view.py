@@ -122,7 +122,7 @@ def to_table(report: DiagnoseReport, out: TextIO, opts: RenderOptions) -> None:
         traces = plural(n, "trace")
         # no call is nothing to vouch for: say so, never "0 calls look healthy"
         verdict = (
-            f"{plural(calls, 'call')} in {traces} {'looks' if calls == 1 else 'look'} healthy"
+            _healthy(calls, traces, report.summary.get("cancelled", 0))
             if calls
             else f"no tool call in {traces if n else 'the evidence'}: nothing to call healthy"
         )
@@ -144,6 +144,16 @@ def to_table(report: DiagnoseReport, out: TextIO, opts: RenderOptions) -> None:
             con.print(_trace_table(findings, width))
     if rest:
         con.print(cell(_more(rest), one_line=False, limit=None))
+
+
+def _healthy(calls: int, traces: str, cancelled: int) -> str:
+    """`N calls in T traces look healthy`; a cancelled call is counted apart, never healthy."""
+    if not cancelled:
+        return f"{plural(calls, 'call')} in {traces} {'looks' if calls == 1 else 'look'} healthy"
+    rest = calls - cancelled
+    parts = [f"{rest} {'looks' if rest == 1 else 'look'} healthy"] if rest > 0 else []
+    parts.append(f"{cancelled} {'was' if cancelled == 1 else 'were'} cancelled")
+    return f"{plural(calls, 'call')} in {traces}: {', '.join(parts)}"
 
 
 def _lead(report: DiagnoseReport) -> str:
