@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import ROOT, run_cli
 from toolcall_cli.align import align
 from toolcall_cli.sources import parse_file
 
@@ -36,13 +37,22 @@ def test_a_call_the_user_aborted_is_cancelled_beside_one_still_missing(tmp_path:
     lines = rollout.read_text().splitlines()
     path = tmp_path / "rollout.jsonl"
     path.write_text("\n".join(ln for ln in lines if "function_call_output" not in ln) + "\n")
-    outcome = {c.tool_call_id: c.outcome for c in align(parse_file(path)).calls}
+    calls = align(parse_file(path)).calls
+    outcome = {c.tool_call_id: c.outcome for c in calls}
     assert outcome == {
         "call_Q1w2e3": "missing",
         "call_L9k8": "result",
         "call_P4tch": "result",
         "call_R3run": "cancelled",
     }
+    # the evidence: the `turn_aborted` line, quoted by the timeline beside the call
+    marker = f"{path}:13#/payload"  # line 14 of the rollout, less the dropped output line
+    assert {c.tool_call_id: c.cancelled_at for c in calls if c.cancelled_at} == {
+        "call_R3run": marker
+    }
+    res = run_cli(["timeline", str(path), "--trace-id", "call_R3run"], cwd=ROOT)
+    said = " ".join(res.stdout.split())  # the line folds at the terminal's width
+    assert f"call_R3run cancelled: the user aborted its turn at {marker}" in said
 
 
 @pytest.mark.parametrize(

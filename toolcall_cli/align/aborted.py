@@ -71,16 +71,21 @@ def aborted_turn_calls(conv: pd.DataFrame, marker: np.ndarray, turn: pd.Series) 
     }
 
 
-def aborted_positions(events: pd.DataFrame, a: EventArrays) -> np.ndarray:
-    """Positions (in *events*) of the tool calls whose turn the user aborted. Cheap when no
-    conversation row carries a marker: one substring scan of the conversation rows' attrs."""
+def aborted_positions(events: pd.DataFrame, a: EventArrays) -> tuple[np.ndarray, np.ndarray]:
+    """(positions in *events* of the tool calls whose turn the user aborted, the position of
+    the marker that aborted each). Cheap when no conversation row carries a marker: one
+    substring scan of the conversation rows' attrs."""
+    none = np.array([], dtype=np.int64)
     rows = np.flatnonzero(a.kind.mask(CONVERSATION_KINDS))
     attrs = a.attrs.take(pa.array(rows))
     if not true_mask(pc.match_substring(attrs, f'"{MARKER}"')).any():
-        return np.array([], dtype=np.int64)
+        return none, none
     sub = events.iloc[rows].set_axis(rows)
-    got = _aborted(sub, attrs, a.seq[rows])
-    return np.array(sorted(got), dtype=np.int64)
+    got = sorted(_aborted(sub, attrs, a.seq[rows]).items())
+    if not got:
+        return none, none
+    calls, markers = zip(*got, strict=True)
+    return np.array(calls, dtype=np.int64), np.array(markers, dtype=np.int64)
 
 
 def aborted_rows(events: pd.DataFrame) -> set[Any]:

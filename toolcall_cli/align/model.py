@@ -33,6 +33,7 @@ class CallView:
     breaches: tuple[str, ...] = ()
     origin: str | None = None  # evidence pointer of the call's first event
     start_ns: int | None = None  # earliest corrected time of the call, ns since the epoch (UTC)
+    cancelled_at: str | None = None  # evidence pointer of the user's abort that cancelled it
 
     @property
     def start(self) -> pd.Timestamp | None:

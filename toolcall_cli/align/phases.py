@@ -231,10 +231,13 @@ def call_views(
         hit[grp[kind == kinds.get(k, -2)]] = True
         outcome[hit] = o
     # a call left without an outcome whose turn the user aborted was cancelled, not lost
-    aborted = aborted_positions(events, a)
-    user_stopped = np.zeros(n, dtype=bool)
-    user_stopped[grp[np.isin(rows, aborted)]] = True
-    outcome[user_stopped & (outcome == "missing")] = "cancelled"
+    aborted, markers = aborted_positions(events, a)
+    marker_of = np.full(n, -1, dtype=np.int64)  # per call, the abort marker's position
+    at = np.isin(rows, aborted)
+    marker_of[grp[at]] = markers[np.searchsorted(aborted, rows[at])]
+    user_stopped = (marker_of >= 0) & (outcome == "missing")
+    outcome[user_stopped] = "cancelled"
+    cancelled_at = a.origin.take(pa.array(marker_of, mask=~user_stopped))
     ids = a.tool_call_id.values.take(pa.array(g.call))
     if pc.any(pc.match_substring(ids, _SEP)).as_py():
         ids = pc.list_element(pc.split_pattern(ids, _SEP, max_splits=1), 0)
@@ -247,9 +250,10 @@ def call_views(
         "origin": a.origin.take(pa.array(first_row)),
         "start": lo,
         "trace_code": g.trace,
+        "cancelled_at": cancelled_at,
         **phases,
     }
-    empty = _empty_id_calls(events, a, trace, ts, aborted)
+    empty = _empty_id_calls(events, a, trace, ts, aborted, markers)
     both = {
         k: pa.concat_arrays([v, empty[k]]) if isinstance(v, pa.Array) else np.r_[v, empty[k]]
         for k, v in cols.items()
@@ -258,22 +262,32 @@ def call_views(
 
 
 def _empty_id_calls(
-    events: pd.DataFrame, a: EventArrays, trace: Coded, ts: np.ndarray, aborted: np.ndarray
+    events: pd.DataFrame,
+    a: EventArrays,
+    trace: Coded,
+    ts: np.ndarray,
+    aborted: np.ndarray,
+    markers: np.ndarray,
 ) -> dict[str, Any]:
     """Tool calls sent with an empty id: each is its own call, and nothing can answer it
-    (`cancelled` when the user aborted its turn: at *aborted*, positions of such calls)."""
+    (`cancelled` when the user aborted its turn: *aborted* are such calls' positions, sorted,
+    and *markers* the positions of the markers that aborted them)."""
     raw = arrow(events["tool_call_id"])
     rows = np.flatnonzero(
         a.kind.mask(["tool_call"]) & true_mask(pc.equal(pc.utf8_trim_whitespace(raw), ""))
     )
     take = pa.array(rows)
+    stopped = np.isin(rows, aborted)
+    marker = np.full(len(rows), 0, dtype=np.int64)
+    marker[stopped] = markers[np.searchsorted(aborted, rows[stopped])]
     return {
         "tool_call_id": pa.array([""] * len(rows), type=pa.large_string()),
         "tool": arrow(events["tool"]).take(take),
         "trace": trace.text().take(take),
         "session_id": arrow(events["session_id"]).take(take),
-        "outcome": np.where(np.isin(rows, aborted), "cancelled", "missing").astype(object),
+        "outcome": np.where(stopped, "cancelled", "missing").astype(object),
         "origin": a.origin.take(take),
+        "cancelled_at": a.origin.take(pa.array(marker, mask=~stopped)),
         "start": ts[rows],
         "trace_code": trace.codes[rows],
         **{p: np.full(len(rows), np.nan) for p in PHASES},

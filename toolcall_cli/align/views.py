@@ -23,9 +23,9 @@ def build_views(cols: dict[str, Any], sla: Sla) -> tuple[CallView, ...]:
     """The CallViews, ordered by start (none last), then trace and origin.
 
     *cols* holds one entry per call in each column: `tool_call_id`, `tool`, `trace`,
-    `session_id`, `origin` (Arrow text), `outcome` (object array), `start` (int64 ns, NAT
-    for none), `trace_code` (codes ranked by `trace_ranks`) and each of :data:`PHASES`
-    (float ms, NaN for none)."""
+    `session_id`, `origin`, `cancelled_at` (Arrow text), `outcome` (object array), `start`
+    (int64 ns, NAT for none), `trace_code` (codes ranked by `trace_ranks`) and each of
+    :data:`PHASES` (float ms, NaN for none)."""
     start = cols["start"]
     isnat = start == NAT
     ranks = np.append(cols["trace_ranks"], -1)  # no trace sorts as "", before any trace
@@ -54,7 +54,7 @@ def build_views(cols: dict[str, Any], sla: Sla) -> tuple[CallView, ...]:
     take = pa.array(order)
     text = {
         k: cols[k].take(take).to_numpy(zero_copy_only=False).tolist()
-        for k in ("tool_call_id", "tool", "trace", "session_id", "origin")
+        for k in ("tool_call_id", "tool", "trace", "session_id", "origin", "cancelled_at")
     }
     starts = np.where(isnat, None, start)[order].tolist()
     with no_gc():  # a quarter of a million small objects: no collections while they are made
@@ -74,5 +74,6 @@ def build_views(cols: dict[str, Any], sla: Sla) -> tuple[CallView, ...]:
                 [combos[m] for m in mask[order].tolist()],
                 text["origin"],
                 starts,
+                text["cancelled_at"],
             )
         )

@@ -210,6 +210,10 @@ def _trace_table(con: Any, b: TraceBlock, present: list[str], shifted: Collectio
             *(cell(_phase(c, p, own)) for p in PHASES),
         )
     con.print(calls)
+    for c in b.calls:  # what says a cancelled call was not lost: the user's abort, quoted
+        if c.outcome == "cancelled" and c.cancelled_at:
+            who = c.tool_call_id or NO_ID
+            con.print(cell(f"{who} cancelled: the user aborted its turn at {c.cancelled_at}"))
 
 
 #: What the calls table's end-to-end column is (the chat request's total is in the title).
