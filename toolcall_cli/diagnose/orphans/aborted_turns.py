@@ -3,7 +3,6 @@ from the same rule), by row label of the diagnose context's event table."""
 
 from __future__ import annotations
 
-from toolcall_cli.align.aborted import MARKER, aborted_turn_calls
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.frames import attr, has_key
 from toolcall_cli.diagnose.orphans.pairing import conversation_rows
@@ -13,6 +12,8 @@ def aborted_calls(ctx: DiagnoseContext) -> dict[int, int]:
     """Call row → the row of the abort marker that ended its turn (computed once)."""
 
     def build() -> dict[int, int]:
+        from toolcall_cli.align.aborted import MARKER, aborted_turn_calls  # pandas: on use
+
         conv = conversation_rows(ctx)
         if not len(conv):
             return {}

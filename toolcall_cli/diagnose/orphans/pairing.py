@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from toolcall_cli.align.aborted import conversation_of
 from toolcall_cli.core.cells import text
 from toolcall_cli.core.events import CONVERSATION_KINDS
 from toolcall_cli.diagnose.base import DiagnoseContext
@@ -145,6 +144,8 @@ def _build_conversation_rows(ctx: DiagnoseContext) -> pd.DataFrame:
     unless it names its session or trace — an agent log's or an export's lines are records of
     the session (trace) they name, a messages JSONL line without one is a conversation by
     itself."""
+    from toolcall_cli.align.aborted import conversation_of  # pandas: only when a rule runs
+
     ev = of_kind(ctx, *CONVERSATION_KINDS)
     conversation = conversation_of(ev["origin"], ev["session_id"], ev["trace_id"])
     ev = ev.assign(_msg=_msg_index(ev), _file=conversation)
