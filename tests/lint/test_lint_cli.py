@@ -110,6 +110,28 @@ def test_skipped_files_in_every_format(tmp_path: Path) -> None:
     ]
 
 
+def test_a_file_a_walk_cannot_read_is_skipped_not_fatal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One file of a directory that lint cannot read (here: over the size limit, lowered for
+    the test) is skipped with the reason, and the other files are linted; named on the
+    command line, it is still an input error (3)."""
+    import toolcall_cli.tools.documents as documents
+
+    (tmp_path / "tools.json").write_text((ROOT / BAD).read_text())
+    big = tmp_path / "big.json"
+    big.write_text("[" + " " * 4000 + "]")
+    monkeypatch.setattr(documents, "MAX_BYTES", len((ROOT / BAD).read_bytes()) + 1)
+    res = run_cli(["lint", str(tmp_path), "--fail-on", "never", "-f", "json"], cwd=ROOT)
+    assert res.exit_code == 0, res.stderr
+    summary = json.loads(res.stdout)["summary"]
+    assert summary["skipped"] == [{"path": str(big), "reason": summary["skipped"][0]["reason"]}]
+    assert summary["skipped"][0]["reason"].startswith("larger than ")
+    assert (summary["tool_files"], summary["tools"]) == (1, 2)
+    assert f"toolcall: skipped {big}: larger than " in res.stderr
+    assert run_cli(["lint", str(big)], cwd=ROOT).exit_code == 3
+
+
 def test_exit_codes(tmp_path: Path) -> None:
     assert run_cli(["lint", "fixtures/rules/SC007/negative.json"], cwd=ROOT).exit_code == 0
     assert run_cli(["lint", BAD], cwd=ROOT).exit_code == 1

@@ -168,7 +168,7 @@ SKIP_REASONS = {"no-tools": "no tool definitions", "unparsed": "not JSON, JSON l
 
 def skip_reason(f: FileLoad) -> str:
     """Why *f* gave no tools, in words."""
-    return SKIP_REASONS.get(f.status, f.status)
+    return f.detail or SKIP_REASONS.get(f.status, f.status)
 
 
 def _nothing_to_lint(files: Sequence[FileLoad]) -> InputError:

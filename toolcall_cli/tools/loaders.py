@@ -67,7 +67,8 @@ class FileLoad:
 
     path: str
     tools: int
-    status: str  # "tools" | "no-tools" | "unparsed"
+    status: str  # "tools" | "no-tools" | "unparsed" | "unreadable"
+    detail: str = ""  # why an unreadable file could not be read
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,15 +88,24 @@ def load_tools(paths: Sequence[Path]) -> list[ToolDef]:
 def load_all(paths: Sequence[Path]) -> LoadResult:
     """Like `load_tools`, with per-file outcomes (for summaries) and bad JSONL records.
 
-    An explicitly named file that is not JSON/JSONL/YAML raises InputError (exit 3); inside a
-    directory walk such files are skipped and counted as ``unparsed``.
+    An explicitly named file that is not JSON/JSONL/YAML, or cannot be read, raises InputError
+    (exit 3); inside a directory walk such files are skipped as ``unparsed`` or
+    ``unreadable``.
     """
     tools: list[ToolDef] = []
     files: list[FileLoad] = []
     bad: list[tuple[str, BadRecord]] = []
     for path, explicit in _expand(paths):
-        parsed = read_documents(path)
         name = str(path)
+        try:
+            parsed = read_documents(path)
+        except InputError as e:
+            if explicit:
+                raise
+            # one file of a walk that cannot be read (permissions, size) does not hide the rest
+            why = e.message.replace(f"{name}: ", "").replace(f" {name}", "")  # named apart
+            files.append(FileLoad(name, 0, "unreadable", why))
+            continue
         if parsed is None:
             if explicit:
                 raise InputError(
