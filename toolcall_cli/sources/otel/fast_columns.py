@@ -215,20 +215,26 @@ def _attributes(
     if key is None:
         return dict.fromkeys(COLUMNS, empty), args_at, slow
     text = scalar_text(field(items, "value"), len(items))
-    special = pc.is_in(key, pa.array(_SLOW_KEYS))
+    # a block holds a few dozen distinct keys over ~100,000 attributes: each key is classified
+    # once (slow family, wanted column) and the answers are spread over the attributes
+    keys = pc.dictionary_encode(key)
+    distinct, key_no = keys.dictionary, keys.indices
+    special_key = pc.is_in(distinct, pa.array(_SLOW_KEYS))
     for prefix in WANTED_PREFIXES:
-        special = pc.or_(special, pc.starts_with(key, prefix))
-    codes = pc.index_in(key, pa.array(COLUMNS))
+        special_key = pc.or_(special_key, pc.starts_with(distinct, prefix))
+    codes = pc.index_in(distinct, pa.array(COLUMNS)).take(key_no)
+    special = special_key.take(key_no)
     # a wanted key holding an array or kvlist needs the full AnyValue reader
     special = pc.or_(special, pc.and_(pc.is_null(text), pc.is_valid(codes)))
     slow[parent[_mask(special)]] = True
     code = pc.fill_null(codes, -1).to_numpy(zero_copy_only=False)
+    present = set(np.flatnonzero(np.bincount(code + 1, minlength=len(COLUMNS) + 1)[1:]).tolist())
     cols: dict[str, pa.Array] = {}
     for j, name in enumerate(COLUMNS):
-        hit = np.flatnonzero(code == j)
-        if not hit.size:
+        if j not in present:
             cols[name] = empty
             continue
+        hit = np.flatnonzero(code == j)
         at = np.full(n, -1, dtype=np.int64)
         at[parent[hit]] = hit  # the last occurrence of a repeated key wins
         cols[name] = text.take(pa.array(at, mask=at < 0))

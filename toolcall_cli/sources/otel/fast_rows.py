@@ -26,8 +26,15 @@ def _mask(arr: pa.Array) -> np.ndarray:
     return np.asarray(pc.fill_null(arr, False).to_numpy(zero_copy_only=False), dtype=bool)
 
 
+def _per_value(arr: pa.Array, derive: Callable[[pa.Array], pa.Array]) -> pa.Array:
+    """*derive* of each row, computed once per distinct value: a block's paths, names and
+    status codes repeat (a few tools, a few endpoints), and a regex costs more than a hash."""
+    enc = pc.dictionary_encode(arr)
+    return derive(enc.dictionary).take(enc.indices)
+
+
 def _group(arr: pa.Array, pattern: str) -> pa.Array:
-    return pc.struct_field(pc.extract_regex(arr, pattern), [0])
+    return _per_value(arr, lambda v: pc.struct_field(pc.extract_regex(v, pattern), [0]))
 
 
 def _before_query(arr: pa.Array) -> pa.Array:
@@ -125,7 +132,8 @@ def tool_rows(c: SpanColumns) -> tuple[pd.DataFrame, np.ndarray]:
         pc.if_else(pa.array(is_oi), col(a["output.value"]), none),
     )
     code_text = pc.coalesce(col(a["http.response.status_code"]), col(a["http.status_code"]))
-    code_text = pc.if_else(pc.match_substring_regex(code_text, r"^\d{1,3}$"), code_text, none)
+    is_code = _per_value(code_text, lambda v: pc.match_substring_regex(v, r"^\d{1,3}$"))
+    code_text = pc.if_else(is_code, code_text, none)
     code = pc.if_else(pa.array(is_http), pc.cast(code_text, pa.int64()), pa.nulls(m, pa.int64()))
     status = pc.if_else(_mask(pc.greater_equal(code, 400)), "error", "ok")
     session = pc.coalesce(
