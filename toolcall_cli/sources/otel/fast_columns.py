@@ -90,8 +90,10 @@ class SpanColumns:
     span_res: np.ndarray
     span_scope: np.ndarray
 
-    def origins(self, at: np.ndarray) -> pa.Array:
-        """The origins of spans *at* (made for the spans that become rows, not for all)."""
+    def origins(self, at: np.ndarray, *tails: pa.Array) -> list[pa.Array]:
+        """The origins of spans *at* (made for the spans that become rows, not for all): one
+        array, and one more per text of *tails* joined to each origin (its pointer inside the
+        span; the heads are written once for all of them)."""
         place = self.place[at]
         # all but the span's own number repeat along a scope's spans (*at* is in file order):
         # each run's head is written once and the span numbers joined to it
@@ -104,7 +106,9 @@ class SpanColumns:
         )
         head_of = pa.array(np.cumsum(new_head) - 1)
         number = pa.array(place[:, 3], pa.int64()).cast(pa.string())
-        return pc.binary_join_element_wise(text.take(head_of), number, "")
+        heads = text.take(head_of)
+        parts: list[list[pa.Array]] = [[], *([t] for t in tails)]
+        return [pc.binary_join_element_wise(heads, number, *tail, "") for tail in parts]
 
     def service_scope(self, i: int) -> tuple[str | None, str | None]:
         """service.name and scope name of span *i*."""

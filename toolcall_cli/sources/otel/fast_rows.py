@@ -33,6 +33,21 @@ def _per_value(arr: pa.Array, derive: Callable[[pa.Array], pa.Array]) -> pa.Arra
     return derive(enc.dictionary).take(enc.indices)
 
 
+def _pointer(at: pa.Array) -> pa.Array:
+    """The pointer from a span to the text of its attribute number *at*."""
+    return pc.binary_join_element_wise(
+        "/attributes/", at.cast(pa.string()), "/value/stringValue", ""
+    )
+
+
+def _nullable_ints(arr: pa.Array) -> pd.Series:
+    """Arrow int64 with nulls as pandas Int64 (no detour through float64)."""
+    mask = arr.is_null().to_numpy(zero_copy_only=False)
+    # 1 under a null, as pandas leaves it when it converts from float (the same bytes)
+    values = arr.fill_null(1).to_numpy(zero_copy_only=False).copy()
+    return pd.Series(pd.arrays.IntegerArray(values, mask))
+
+
 def _group(arr: pa.Array, pattern: str) -> pa.Array:
     return _per_value(arr, lambda v: pc.struct_field(pc.extract_regex(v, pattern), [0]))
 
@@ -173,14 +188,10 @@ def tool_rows(c: SpanColumns) -> tuple[pd.DataFrame, np.ndarray]:
             mcp_m,
         ],
     )
-    at = c.args_at[take]
-    pointer = pc.binary_join_element_wise(
-        "/attributes/", pa.array(at, pa.int64()).cast(pa.string()), "/value/stringValue", ""
-    )
-    origin = c.origins(take)
-    req_origin = pc.if_else(
-        pa.array(is_tool & (at >= 0)), pc.binary_join_element_wise(origin, pointer, ""), origin
-    )
+    # a request's origin points at its arguments (the span itself when it has none)
+    at = pa.array(np.where(is_tool, c.args_at[take], -1))
+    pointer = _per_value(at, lambda v: pc.if_else(pc.less(v, 0), "", _pointer(v)))
+    origin, req_origin = c.origins(take, pointer)
     s_ns, e_ns = c.start[take], c.end[take]
 
     def both(x: pa.Array, y: pa.Array) -> pd.Series:  # two chunks, the frame's type, no copy
@@ -190,7 +201,9 @@ def tool_rows(c: SpanColumns) -> tuple[pd.DataFrame, np.ndarray]:
     traces = col(c.trace)
     frame = build_frame(
         {
-            "ts": pd.Series(pd.to_datetime(np.concatenate([s_ns, e_ns]), unit="ns", utc=True)),
+            "ts": pd.Series(
+                pd.DatetimeIndex(np.concatenate([s_ns, e_ns]).view("M8[ns]")).tz_localize("UTC")
+            ),
             # request and response of one span next to each other, as the per-span path emits
             # them: the row order `seq` gives (the rows themselves are not moved)
             "seq": np.concatenate([np.arange(m) * 2, np.arange(m) * 2 + 1]),
@@ -209,15 +222,10 @@ def tool_rows(c: SpanColumns) -> tuple[pd.DataFrame, np.ndarray]:
             "tool": both(tool, tool),
             "args": both(args, none),
             "status": both(none, status),
-            "http_status": pd.array(
-                pa.concat_arrays([pa.nulls(m, pa.int64()), code]).to_pandas(), dtype="Int64"
-            ),
+            "http_status": _nullable_ints(pa.concat_arrays([pa.nulls(m, pa.int64()), code])),
             "duration_ms": np.concatenate([np.full(m, np.nan), (e_ns - s_ns) / 1e6]),
-            "size": pd.array(
-                pa.concat_arrays(
-                    [pa.nulls(m, pa.int64()), pc.utf8_length(result).cast(pa.int64())]
-                ).to_pandas(),
-                dtype="Int64",
+            "size": _nullable_ints(
+                pa.concat_arrays([pa.nulls(m, pa.int64()), pc.utf8_length(result).cast(pa.int64())])
             ),
             "detail": both(none, result),
             "attrs": both(req_attrs, resp_attrs),
