@@ -100,7 +100,7 @@ def tool_rows(c: SpanColumns) -> tuple[pd.DataFrame, np.ndarray]:
     is_tool = is_mcp | is_genai
     none = pa.nulls(m, pa.string())
     name = col(c.name)
-    tool_name = col(a["gen_ai.tool.name"])
+    tool_name = a.rows("gen_ai.tool.name", take)
     # the name patterns run only when some row needs them (regexes cost most of this step)
     genai_tool = tool_name
     unnamed = pa.array(is_tool) if tool_name.null_count else None  # HTTP rows need no name
@@ -111,14 +111,14 @@ def tool_rows(c: SpanColumns) -> tuple[pd.DataFrame, np.ndarray]:
     mcp_tool = none
     if is_mcp.any():
         mcp_tool = pc.coalesce(
-            genai_tool, col(a["mcp.tool.name"]), _group(name, r"^\S*\s+(?P<t>.+?)\s*$")
+            genai_tool, a.rows("mcp.tool.name", take), _group(name, r"^\S*\s+(?P<t>.+?)\s*$")
         )
     path = _first(
         none,
-        *((col(a[k]), _before_query) for k in ("url.path", "http.target", "http.route")),
-        *((col(a[k]), lambda v: _group(v, _URL_PATH)) for k in ("url.full", "http.url")),
+        *((a.rows(k, take), _before_query) for k in ("url.path", "http.target", "http.route")),
+        *((a.rows(k, take), lambda v: _group(v, _URL_PATH)) for k in ("url.full", "http.url")),
     )
-    oi_tool = pc.coalesce(col(a["tool.name"]), pc.if_else(pc.equal(name, ""), none, name))
+    oi_tool = pc.coalesce(a.rows("tool.name", take), pc.if_else(pc.equal(name, ""), none, name))
     tool = pc.if_else(
         pa.array(is_mcp),
         mcp_tool,
@@ -132,32 +132,34 @@ def tool_rows(c: SpanColumns) -> tuple[pd.DataFrame, np.ndarray]:
     )
     call_id = pc.if_else(
         pa.array(is_tool),
-        col(a["gen_ai.tool.call.id"]),
-        pc.if_else(pa.array(is_oi), col(a["tool.id"]), col(a["tool_call_id"])),
+        a.rows("gen_ai.tool.call.id", take),
+        pc.if_else(pa.array(is_oi), a.rows("tool.id", take), a.rows("tool_call_id", take)),
     )
     call_id = pc.if_else(pc.equal(call_id, ""), none, call_id)
     args = pc.if_else(
         pa.array(is_tool),
-        col(a["gen_ai.tool.call.arguments"]),
-        pc.if_else(pa.array(is_oi), col(a["input.value"]), none),
+        a.rows("gen_ai.tool.call.arguments", take),
+        pc.if_else(pa.array(is_oi), a.rows("input.value", take), none),
     )
     result = pc.if_else(
         pa.array(is_tool),
-        col(a["gen_ai.tool.call.result"]),
-        pc.if_else(pa.array(is_oi), col(a["output.value"]), none),
+        a.rows("gen_ai.tool.call.result", take),
+        pc.if_else(pa.array(is_oi), a.rows("output.value", take), none),
     )
-    code_text = pc.coalesce(col(a["http.response.status_code"]), col(a["http.status_code"]))
+    code_text = pc.coalesce(
+        a.rows("http.response.status_code", take), a.rows("http.status_code", take)
+    )
     is_code = _per_value(code_text, lambda v: pc.match_substring_regex(v, r"^\d{1,3}$"))
     code_text = pc.if_else(is_code, code_text, none)
     code = pc.if_else(pa.array(is_http), pc.cast(code_text, pa.int64()), pa.nulls(m, pa.int64()))
     status = pc.if_else(_mask(pc.greater_equal(code, 400)), "error", "ok")
     session = pc.coalesce(
-        pc.if_else(pa.array(is_mcp), col(a["mcp.session.id"]), none),
-        col(a["gen_ai.conversation.id"]),
-        col(a["session.id"]),
-        col(a["mcp.session.id"]),
+        pc.if_else(pa.array(is_mcp), a.rows("mcp.session.id", take), none),
+        a.rows("gen_ai.conversation.id", take),
+        a.rows("session.id", take),
+        a.rows("mcp.session.id", take),
     )
-    request_id = pc.if_else(pa.array(is_mcp), col(a["jsonrpc.request.id"]), none)
+    request_id = pc.if_else(pa.array(is_mcp), a.rows("jsonrpc.request.id", take), none)
 
     convention = np.where(is_mcp, 0, np.where(is_genai, 1, np.where(is_oi, 2, 3)))
     span_ids = col(c.span)
@@ -176,9 +178,11 @@ def tool_rows(c: SpanColumns) -> tuple[pd.DataFrame, np.ndarray]:
             method_m,
             path_m,
             ("span_kind", ['"server"', '"client"'], np.where(is_http | is_mcp, kind_name, -1)),
-            fast_attrs.encoded("server", pc.if_else(http_only, col(a["server.address"]), none)),
             fast_attrs.encoded(
-                "tool_type", pc.if_else(pa.array(is_tool), col(a["gen_ai.tool.type"]), none)
+                "server", pc.if_else(http_only, a.rows("server.address", take), none)
+            ),
+            fast_attrs.encoded(
+                "tool_type", pc.if_else(pa.array(is_tool), a.rows("gen_ai.tool.type", take), none)
             ),
             (
                 "content_captured",
