@@ -104,6 +104,21 @@ def test_span_keys_read_the_hex_of_sliced_arrays() -> None:
     assert repeats(same_span).tolist() == []
 
 
+def test_all_hex_takes_only_lowercase_hex_of_the_width() -> None:
+    import pyarrow as pa
+
+    from toolcall_cli.sources.otel.hexkeys import all_hex
+
+    good = ["0123456789abcdef", "ffffffffffffffff"]
+    assert all_hex(pa.array(good), 16)
+    assert all_hex(pa.array(["XXXXXXXXXXXXXXXX", *good])[1:], 16)  # a slice: its own bytes
+    assert not all_hex(pa.array([*good, "0123456789ABCDEF"]), 16)
+    assert not all_hex(pa.array([*good, "0123456789abcdeg"]), 16)
+    assert not all_hex(pa.array([*good, "0123456789abcde"]), 16)
+    assert not all_hex(pa.array([*good, None]), 16)
+    assert all_hex(pa.array([], pa.string()), 16)
+
+
 def test_quoted_words_read_the_span_id_out_of_attrs_text() -> None:
     import pyarrow as pa
 

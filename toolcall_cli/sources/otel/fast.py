@@ -149,7 +149,7 @@ def _slow_spans(cols: SpanColumns, label: str, batch: Batch) -> None:
     if not at.size:
         return
     records: list[Any] = _strip(cols.spans.take(pa.array(at)).to_pylist())  # type: ignore[assignment]
-    origins = cols.origins(at).to_pylist()
+    origins = cols.origins(at)[0].to_pylist()
     for i, rec, where in zip(at.tolist(), records, origins, strict=True):
         service, scope = cols.service_scope(i)
         batch.spans.append(otlp_json._span(rec, where, service, scope, batch))

@@ -3,6 +3,7 @@ attribute key) and the mask of spans only the per-span path can read."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Final
 
@@ -66,6 +67,42 @@ def _mask(arr: pa.Array) -> np.ndarray:
     return np.asarray(pc.fill_null(arr, False).to_numpy(zero_copy_only=False), dtype=bool)
 
 
+class AttrColumns(Mapping[str, pa.Array]):
+    """One text column per wanted key over a block's spans (null where a span lacks it), made
+    on first use: most keys are only read for the spans that become rows (`rows`), and taking
+    those straight from the attribute texts moves each value once, not twice."""
+
+    def __init__(self, text: pa.Array, at: dict[str, np.ndarray], n: int) -> None:
+        self._text = text  # the text of every attribute of the block
+        self._at = at  # per key: each span's attribute number (-1: none)
+        self._n = n
+        self._made: dict[str, pa.Array] = {}
+
+    def __getitem__(self, name: str) -> pa.Array:
+        got = self._made.get(name)
+        if got is None:
+            if name not in COLUMNS:
+                raise KeyError(name)
+            got = self._made[name] = self._take(self._at.get(name))
+        return got
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(COLUMNS)
+
+    def __len__(self) -> int:
+        return len(COLUMNS)
+
+    def rows(self, name: str, spans: np.ndarray) -> pa.Array:
+        """Column *name* of the spans numbered *spans* (`self[name].take(spans)`)."""
+        at = self._at.get(name)
+        return self._take(None if at is None else at[spans], len(spans))
+
+    def _take(self, at: np.ndarray | None, n: int | None = None) -> pa.Array:
+        if at is None:
+            return pa.nulls(self._n if n is None else n, pa.string())
+        return self._text.take(pa.array(at, mask=at < 0))
+
+
 @dataclass
 class SpanColumns:
     """The spans of one block, column by column."""
@@ -80,7 +117,7 @@ class SpanColumns:
     kind: np.ndarray
     start: np.ndarray
     end: np.ndarray
-    attrs: dict[str, pa.Array]
+    attrs: AttrColumns
     args_at: np.ndarray  # position of the arguments attribute in its span (-1: none)
     slow: np.ndarray
     keys: np.ndarray  # trace id + span id as n × 3 uint64 (hexkeys.span_keys)
@@ -90,8 +127,10 @@ class SpanColumns:
     span_res: np.ndarray
     span_scope: np.ndarray
 
-    def origins(self, at: np.ndarray) -> pa.Array:
-        """The origins of spans *at* (made for the spans that become rows, not for all)."""
+    def origins(self, at: np.ndarray, *tails: pa.Array) -> list[pa.Array]:
+        """The origins of spans *at* (made for the spans that become rows, not for all): one
+        array, and one more per text of *tails* joined to each origin (its pointer inside the
+        span; the heads are written once for all of them)."""
         place = self.place[at]
         # all but the span's own number repeat along a scope's spans (*at* is in file order):
         # each run's head is written once and the span numbers joined to it
@@ -104,7 +143,9 @@ class SpanColumns:
         )
         head_of = pa.array(np.cumsum(new_head) - 1)
         number = pa.array(place[:, 3], pa.int64()).cast(pa.string())
-        return pc.binary_join_element_wise(text.take(head_of), number, "")
+        heads = text.take(head_of)
+        parts: list[list[pa.Array]] = [[], *([t] for t in tails)]
+        return [pc.binary_join_element_wise(heads, number, *tail, "") for tail in parts]
 
     def service_scope(self, i: int) -> tuple[str | None, str | None]:
         """service.name and scope name of span *i*."""
@@ -169,7 +210,7 @@ def span_columns(table: pa.Table, label: str, line0: int) -> SpanColumns | None:
     )  # fmt: skip
 
 
-def _slow_spans(spans: pa.StructArray, attrs: dict[str, pa.Array]) -> np.ndarray:
+def _slow_spans(spans: pa.StructArray, attrs: Mapping[str, pa.Array]) -> np.ndarray:
     """Spans with an error, events, or a model call: the per-span mappers read them."""
     status = field(spans, "status")
     code = field(status, "code")
@@ -199,39 +240,40 @@ def _services(res: pa.StructArray) -> list[str | None]:
     return out
 
 
-def _attributes(
-    spans: pa.StructArray, n: int
-) -> tuple[dict[str, pa.Array], np.ndarray, np.ndarray]:
+def _attributes(spans: pa.StructArray, n: int) -> tuple[AttrColumns, np.ndarray, np.ndarray]:
     """One column per wanted key (text, null when absent), where each span's arguments sit, and
     which spans need the slow path (indexed families, message attributes, complex values)."""
     slow = np.zeros(n, dtype=bool)
     args_at = np.full(n, -1, dtype=np.int64)
-    empty = pa.nulls(n, pa.string())
+    none = AttrColumns(pa.nulls(0, pa.string()), {}, n)
     attrs = field(spans, "attributes")
     if attrs is None or not pa.types.is_list(attrs.type):
-        return dict.fromkeys(COLUMNS, empty), args_at, slow
+        return none, args_at, slow
     items, parent, pos = flatten(attrs)
     key = field(items, "key")
     if key is None:
-        return dict.fromkeys(COLUMNS, empty), args_at, slow
+        return none, args_at, slow
     text = scalar_text(field(items, "value"), len(items))
-    special = pc.is_in(key, pa.array(_SLOW_KEYS))
+    # a block holds a few dozen distinct keys over ~100,000 attributes: each key is classified
+    # once (slow family, wanted column) and the answers are spread over the attributes
+    keys = pc.dictionary_encode(key)
+    distinct, key_no = keys.dictionary, keys.indices
+    special_key = pc.is_in(distinct, pa.array(_SLOW_KEYS))
     for prefix in WANTED_PREFIXES:
-        special = pc.or_(special, pc.starts_with(key, prefix))
-    codes = pc.index_in(key, pa.array(COLUMNS))
+        special_key = pc.or_(special_key, pc.starts_with(distinct, prefix))
+    codes = pc.index_in(distinct, pa.array(COLUMNS)).take(key_no)
+    special = special_key.take(key_no)
     # a wanted key holding an array or kvlist needs the full AnyValue reader
     special = pc.or_(special, pc.and_(pc.is_null(text), pc.is_valid(codes)))
     slow[parent[_mask(special)]] = True
     code = pc.fill_null(codes, -1).to_numpy(zero_copy_only=False)
-    cols: dict[str, pa.Array] = {}
-    for j, name in enumerate(COLUMNS):
+    present = set(np.flatnonzero(np.bincount(code + 1, minlength=len(COLUMNS) + 1)[1:]).tolist())
+    where: dict[str, np.ndarray] = {}
+    for j in sorted(present):
+        name = COLUMNS[j]
         hit = np.flatnonzero(code == j)
-        if not hit.size:
-            cols[name] = empty
-            continue
-        at = np.full(n, -1, dtype=np.int64)
+        at = where[name] = np.full(n, -1, dtype=np.int64)
         at[parent[hit]] = hit  # the last occurrence of a repeated key wins
-        cols[name] = text.take(pa.array(at, mask=at < 0))
         if name == _ARGS:
             args_at[parent[hit]] = pos[hit]
-    return cols, args_at, slow
+    return AttrColumns(text, where, n), args_at, slow

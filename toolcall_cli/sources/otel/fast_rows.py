@@ -26,8 +26,30 @@ def _mask(arr: pa.Array) -> np.ndarray:
     return np.asarray(pc.fill_null(arr, False).to_numpy(zero_copy_only=False), dtype=bool)
 
 
+def _per_value(arr: pa.Array, derive: Callable[[pa.Array], pa.Array]) -> pa.Array:
+    """*derive* of each row, computed once per distinct value: a block's paths, names and
+    status codes repeat (a few tools, a few endpoints), and a regex costs more than a hash."""
+    enc = pc.dictionary_encode(arr)
+    return derive(enc.dictionary).take(enc.indices)
+
+
+def _pointer(at: pa.Array) -> pa.Array:
+    """The pointer from a span to the text of its attribute number *at*."""
+    return pc.binary_join_element_wise(
+        "/attributes/", at.cast(pa.string()), "/value/stringValue", ""
+    )
+
+
+def _nullable_ints(arr: pa.Array) -> pd.Series:
+    """Arrow int64 with nulls as pandas Int64 (no detour through float64)."""
+    mask = arr.is_null().to_numpy(zero_copy_only=False)
+    # 1 under a null, as pandas leaves it when it converts from float (the same bytes)
+    values = arr.fill_null(1).to_numpy(zero_copy_only=False).copy()
+    return pd.Series(pd.arrays.IntegerArray(values, mask))
+
+
 def _group(arr: pa.Array, pattern: str) -> pa.Array:
-    return pc.struct_field(pc.extract_regex(arr, pattern), [0])
+    return _per_value(arr, lambda v: pc.struct_field(pc.extract_regex(v, pattern), [0]))
 
 
 def _before_query(arr: pa.Array) -> pa.Array:
@@ -78,7 +100,7 @@ def tool_rows(c: SpanColumns) -> tuple[pd.DataFrame, np.ndarray]:
     is_tool = is_mcp | is_genai
     none = pa.nulls(m, pa.string())
     name = col(c.name)
-    tool_name = col(a["gen_ai.tool.name"])
+    tool_name = a.rows("gen_ai.tool.name", take)
     # the name patterns run only when some row needs them (regexes cost most of this step)
     genai_tool = tool_name
     unnamed = pa.array(is_tool) if tool_name.null_count else None  # HTTP rows need no name
@@ -89,14 +111,14 @@ def tool_rows(c: SpanColumns) -> tuple[pd.DataFrame, np.ndarray]:
     mcp_tool = none
     if is_mcp.any():
         mcp_tool = pc.coalesce(
-            genai_tool, col(a["mcp.tool.name"]), _group(name, r"^\S*\s+(?P<t>.+?)\s*$")
+            genai_tool, a.rows("mcp.tool.name", take), _group(name, r"^\S*\s+(?P<t>.+?)\s*$")
         )
     path = _first(
         none,
-        *((col(a[k]), _before_query) for k in ("url.path", "http.target", "http.route")),
-        *((col(a[k]), lambda v: _group(v, _URL_PATH)) for k in ("url.full", "http.url")),
+        *((a.rows(k, take), _before_query) for k in ("url.path", "http.target", "http.route")),
+        *((a.rows(k, take), lambda v: _group(v, _URL_PATH)) for k in ("url.full", "http.url")),
     )
-    oi_tool = pc.coalesce(col(a["tool.name"]), pc.if_else(pc.equal(name, ""), none, name))
+    oi_tool = pc.coalesce(a.rows("tool.name", take), pc.if_else(pc.equal(name, ""), none, name))
     tool = pc.if_else(
         pa.array(is_mcp),
         mcp_tool,
@@ -110,31 +132,34 @@ def tool_rows(c: SpanColumns) -> tuple[pd.DataFrame, np.ndarray]:
     )
     call_id = pc.if_else(
         pa.array(is_tool),
-        col(a["gen_ai.tool.call.id"]),
-        pc.if_else(pa.array(is_oi), col(a["tool.id"]), col(a["tool_call_id"])),
+        a.rows("gen_ai.tool.call.id", take),
+        pc.if_else(pa.array(is_oi), a.rows("tool.id", take), a.rows("tool_call_id", take)),
     )
     call_id = pc.if_else(pc.equal(call_id, ""), none, call_id)
     args = pc.if_else(
         pa.array(is_tool),
-        col(a["gen_ai.tool.call.arguments"]),
-        pc.if_else(pa.array(is_oi), col(a["input.value"]), none),
+        a.rows("gen_ai.tool.call.arguments", take),
+        pc.if_else(pa.array(is_oi), a.rows("input.value", take), none),
     )
     result = pc.if_else(
         pa.array(is_tool),
-        col(a["gen_ai.tool.call.result"]),
-        pc.if_else(pa.array(is_oi), col(a["output.value"]), none),
+        a.rows("gen_ai.tool.call.result", take),
+        pc.if_else(pa.array(is_oi), a.rows("output.value", take), none),
     )
-    code_text = pc.coalesce(col(a["http.response.status_code"]), col(a["http.status_code"]))
-    code_text = pc.if_else(pc.match_substring_regex(code_text, r"^\d{1,3}$"), code_text, none)
+    code_text = pc.coalesce(
+        a.rows("http.response.status_code", take), a.rows("http.status_code", take)
+    )
+    is_code = _per_value(code_text, lambda v: pc.match_substring_regex(v, r"^\d{1,3}$"))
+    code_text = pc.if_else(is_code, code_text, none)
     code = pc.if_else(pa.array(is_http), pc.cast(code_text, pa.int64()), pa.nulls(m, pa.int64()))
     status = pc.if_else(_mask(pc.greater_equal(code, 400)), "error", "ok")
     session = pc.coalesce(
-        pc.if_else(pa.array(is_mcp), col(a["mcp.session.id"]), none),
-        col(a["gen_ai.conversation.id"]),
-        col(a["session.id"]),
-        col(a["mcp.session.id"]),
+        pc.if_else(pa.array(is_mcp), a.rows("mcp.session.id", take), none),
+        a.rows("gen_ai.conversation.id", take),
+        a.rows("session.id", take),
+        a.rows("mcp.session.id", take),
     )
-    request_id = pc.if_else(pa.array(is_mcp), col(a["jsonrpc.request.id"]), none)
+    request_id = pc.if_else(pa.array(is_mcp), a.rows("jsonrpc.request.id", take), none)
 
     convention = np.where(is_mcp, 0, np.where(is_genai, 1, np.where(is_oi, 2, 3)))
     span_ids = col(c.span)
@@ -153,9 +178,11 @@ def tool_rows(c: SpanColumns) -> tuple[pd.DataFrame, np.ndarray]:
             method_m,
             path_m,
             ("span_kind", ['"server"', '"client"'], np.where(is_http | is_mcp, kind_name, -1)),
-            fast_attrs.encoded("server", pc.if_else(http_only, col(a["server.address"]), none)),
             fast_attrs.encoded(
-                "tool_type", pc.if_else(pa.array(is_tool), col(a["gen_ai.tool.type"]), none)
+                "server", pc.if_else(http_only, a.rows("server.address", take), none)
+            ),
+            fast_attrs.encoded(
+                "tool_type", pc.if_else(pa.array(is_tool), a.rows("gen_ai.tool.type", take), none)
             ),
             (
                 "content_captured",
@@ -165,14 +192,10 @@ def tool_rows(c: SpanColumns) -> tuple[pd.DataFrame, np.ndarray]:
             mcp_m,
         ],
     )
-    at = c.args_at[take]
-    pointer = pc.binary_join_element_wise(
-        "/attributes/", pa.array(at, pa.int64()).cast(pa.string()), "/value/stringValue", ""
-    )
-    origin = c.origins(take)
-    req_origin = pc.if_else(
-        pa.array(is_tool & (at >= 0)), pc.binary_join_element_wise(origin, pointer, ""), origin
-    )
+    # a request's origin points at its arguments (the span itself when it has none)
+    at = pa.array(np.where(is_tool, c.args_at[take], -1))
+    pointer = _per_value(at, lambda v: pc.if_else(pc.less(v, 0), "", _pointer(v)))
+    origin, req_origin = c.origins(take, pointer)
     s_ns, e_ns = c.start[take], c.end[take]
 
     def both(x: pa.Array, y: pa.Array) -> pd.Series:  # two chunks, the frame's type, no copy
@@ -182,7 +205,9 @@ def tool_rows(c: SpanColumns) -> tuple[pd.DataFrame, np.ndarray]:
     traces = col(c.trace)
     frame = build_frame(
         {
-            "ts": pd.Series(pd.to_datetime(np.concatenate([s_ns, e_ns]), unit="ns", utc=True)),
+            "ts": pd.Series(
+                pd.DatetimeIndex(np.concatenate([s_ns, e_ns]).view("M8[ns]")).tz_localize("UTC")
+            ),
             # request and response of one span next to each other, as the per-span path emits
             # them: the row order `seq` gives (the rows themselves are not moved)
             "seq": np.concatenate([np.arange(m) * 2, np.arange(m) * 2 + 1]),
@@ -201,15 +226,10 @@ def tool_rows(c: SpanColumns) -> tuple[pd.DataFrame, np.ndarray]:
             "tool": both(tool, tool),
             "args": both(args, none),
             "status": both(none, status),
-            "http_status": pd.array(
-                pa.concat_arrays([pa.nulls(m, pa.int64()), code]).to_pandas(), dtype="Int64"
-            ),
+            "http_status": _nullable_ints(pa.concat_arrays([pa.nulls(m, pa.int64()), code])),
             "duration_ms": np.concatenate([np.full(m, np.nan), (e_ns - s_ns) / 1e6]),
-            "size": pd.array(
-                pa.concat_arrays(
-                    [pa.nulls(m, pa.int64()), pc.utf8_length(result).cast(pa.int64())]
-                ).to_pandas(),
-                dtype="Int64",
+            "size": _nullable_ints(
+                pa.concat_arrays([pa.nulls(m, pa.int64()), pc.utf8_length(result).cast(pa.int64())])
             ),
             "detail": both(none, result),
             "attrs": both(req_attrs, resp_attrs),
