@@ -120,6 +120,7 @@ def cut(
             ),
             convert_options=csv.ConvertOptions(
                 column_types=dict.fromkeys(names, pa.large_string()),
+                check_utf8=False,  # the caller checked all of *data* (csv_combined)
                 strings_can_be_null=False,
                 quoted_strings_can_be_null=False,
             ),

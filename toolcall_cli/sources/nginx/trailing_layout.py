@@ -160,7 +160,8 @@ def by_layout(
         for key in keys:
             hit = present & pc.starts_with(tok, key + "=").to_numpy(zero_copy_only=False)
             matched |= hit
-            value = pc.binary_slice(raw, len(key) + 1, 1 << 40).cast(pa.large_string())
+            # (a view, not a cast: ASCII needs no UTF-8 check)
+            value = pc.binary_slice(raw, len(key) + 1, 1 << 40).view(pa.large_string())
             var = TRAILING_KEYS.get(key.lower())
             if var is not None:
                 hits.setdefault(var, []).append((hit, value))
@@ -222,7 +223,7 @@ def _objects(other_at: list[_Members], ok: np.ndarray) -> pa.Array | None:
         if members
     ]
     joined = pc.binary_join_element_wise(*pieces, empty).cast(pa.large_binary())
-    inner = pc.binary_slice(joined, 1, 1 << 40).cast(pa.large_string())  # drop the first comma
+    inner = pc.binary_slice(joined, 1, 1 << 40).view(pa.large_string())  # drop the first comma
     obj = pc.binary_join_element_wise(
         pa.scalar("{", pa.large_string()), inner, pa.scalar("}", pa.large_string()), empty
     )
