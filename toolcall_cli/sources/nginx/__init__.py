@@ -109,10 +109,10 @@ def _or_nulls(arr: pa.Array | None, n: int) -> pa.Array:
 
 
 def _with_trailing(
-    variables: dict[str, pa.Array], tokens: list[pa.Array], shape: FileShape | None
+    variables: dict[str, pa.Array], tokens: list[pa.Array], shape: FileShape | None, quotes: bool
 ) -> Combined:
-    """The parts combined_variables() gives, of rows the CSV reader cut."""
-    known, others, extras = split_trailing(None, tokens, shape)
+    """The parts combined_variables() gives, of rows the CSV reader cut (*quotes*: CsvCut's)."""
+    known, others, extras = split_trailing(None, tokens, shape, quotes=quotes)
     for var, arr in known.items():
         variables.setdefault(var, arr)
     ok = pa.array(np.ones(len(variables["request"]), bool))
@@ -139,7 +139,7 @@ def csv_combined(data: bytes, shape: FileShape | None = None) -> CsvParts | None
     got = cut(data, starts, ends, shape)
     if got is None:
         return None
-    fast = _with_trailing(got.variables, got.tokens, shape)
+    fast = _with_trailing(got.variables, got.tokens, shape, got.quotes)
     fast_vars = fast[0]
     rest = np.ones(len(starts), bool)
     rest[got.taken] = False

@@ -41,6 +41,7 @@ class CsvCut:
     taken: np.ndarray  # 0-based physical line indices, ascending
     variables: dict[str, pa.Array]  # aligned with `taken`
     tokens: list[pa.Array]  # the trailing columns (their join is the tail text)
+    quotes: bool = True  # False when no column of the taken rows holds a quote
 
 
 def line_bounds(data: bytes) -> tuple[np.ndarray, np.ndarray]:
@@ -137,7 +138,8 @@ def cut(
     good = _canonical(data, cols, starts[rows], ends[rows])
     # the quotes the reader consumed are the six canonical ones only when no value before the
     # trailing holds one: certain at once when the input has no quote beyond six a row taken
-    if not _six_quotes_each(data, starts, ends, rows[good]):
+    quotes = not _six_quotes_each(data, starts, ends, rows[good])
+    if quotes:
         for i in range(_FIXED):
             if _may_hold(cols[i], 34):
                 good &= ~pc.match_substring(cols[i], '"').to_numpy(zero_copy_only=False)
@@ -146,7 +148,7 @@ def cut(
     if len(keep) < len(rows):
         sel = pa.array(keep)
         cols = [c.take(sel) for c in cols]
-    return CsvCut(rows[keep], _variables(cols), cols[_FIXED:])
+    return CsvCut(rows[keep], _variables(cols), cols[_FIXED:], quotes)
 
 
 def _one_array(col: pa.ChunkedArray) -> pa.Array:
@@ -224,12 +226,20 @@ def _fields_ok(data: bytes, cols: list[pa.Array]) -> np.ndarray:
         good &= ~pc.match_substring(cols[3], "]").to_numpy(zero_copy_only=False)
     if _count_byte(cols[4], 93) != closed.sum():  # (else each closed one holds that one only)
         good &= pc.equal(pc.count_substring(cols[4], "]"), 1).to_numpy(zero_copy_only=False)
-    good &= pc.match_substring_regex(cols[6], r"^(?:\d{3}|-)$").to_numpy(zero_copy_only=False)
-    good &= pc.match_substring_regex(cols[7], r"^(?:\d+|-)$").to_numpy(zero_copy_only=False)
+    # (RE2's \d is ASCII: ascii_is_decimal without the regex engine; it is false for "")
+    status, size = cols[6], cols[7]
+    digits = pc.ascii_is_decimal(status).to_numpy(zero_copy_only=False) & (_lengths(status) == 3)
+    good &= digits | _is_dash(status)
+    good &= pc.ascii_is_decimal(size).to_numpy(zero_copy_only=False) | _is_dash(size)
     for i in _QUOTED:  # `\"` is an escape to the regex: those lines are its to read
         if _may_hold(cols[i], 92):
             good &= ~pc.match_substring(cols[i], "\\").to_numpy(zero_copy_only=False)
     return good
+
+
+def _is_dash(text: pa.Array) -> np.ndarray:
+    """Values of a large_string array that are exactly `-` (no kernel)."""
+    return (_lengths(text) == 1) & _edge_byte(text, 45, first=True)
 
 
 def _edge_byte(text: pa.Array, byte: int, *, first: bool) -> np.ndarray:

@@ -55,13 +55,13 @@ def _layout_of(row: str) -> tuple[str, ...] | None:
     return tuple(keys) or None
 
 
-def _plain_rows(text: pa.Array) -> np.ndarray:
+def _plain_rows(text: pa.Array, *, quotes: bool = True) -> np.ndarray:
     """Rows of printable ASCII without a quote (one kernel, and one scan of the data buffer for
-    the quotes)."""
+    the quotes, unless the caller knows there is none: *quotes* False)."""
     n = len(text)
     plain = pc.ascii_is_printable(text).fill_null(True).to_numpy(zero_copy_only=False).copy()
     _, offsets, data = text.buffers()
-    if data is None:
+    if data is None or not quotes:
         return plain
     offs = np.frombuffer(offsets, np.int64)[text.offset : text.offset + n + 1]
     quotes = np.flatnonzero(np.frombuffer(data, np.uint8)[offs[0] : offs[-1]] == 34) + offs[0]
@@ -78,11 +78,12 @@ def joined(tokens: list[pa.Array], rows: np.ndarray | None = None) -> pa.Array:
     return pc.utf8_trim_whitespace(text)
 
 
-def plain_token_rows(tokens: list[pa.Array]) -> np.ndarray:
-    """_plain_rows() of the rows' joined tokens, token by token (no join: a space is plain)."""
-    plain = _plain_rows(tokens[0])
+def plain_token_rows(tokens: list[pa.Array], *, quotes: bool = True) -> np.ndarray:
+    """_plain_rows() of the rows' joined tokens, token by token (no join: a space is plain);
+    *quotes* False when no token holds a quote."""
+    plain = _plain_rows(tokens[0], quotes=quotes)
     for tok in tokens[1:]:
-        plain &= _plain_rows(tok)
+        plain &= _plain_rows(tok, quotes=quotes)
     return plain
 
 
