@@ -47,19 +47,31 @@ class CsvCut:
 def line_bounds(data: bytes) -> tuple[np.ndarray, np.ndarray]:
     """(start, end) byte offsets of each physical line (a final newline adds no line; one
     `\\r` before the newline is left out)."""
+    starts, ends, _ = scan_lines(data)
+    return starts, ends
+
+
+#: Bytes scanned at a time: the masks stay small, and each piece is still in the cache for
+#: the second byte it is searched for.
+_PIECE = 1 << 18
+
+
+def scan_lines(data: bytes) -> tuple[np.ndarray, np.ndarray, int]:
+    """line_bounds() and the number of `"` in *data*, in one pass over it."""
     buf = np.frombuffer(data, np.uint8)
-    block = 1 << 22  # scanned in blocks: a whole-buffer mask would be as large as the input
-    nl = np.concatenate(
-        [np.flatnonzero(buf[i : i + block] == 10) + i for i in range(0, len(buf), block)]
-        or [np.zeros(0, np.int64)]
-    )
+    found, quotes = [], 0
+    for i in range(0, len(buf), _PIECE):
+        piece = buf[i : i + _PIECE]
+        found.append(np.flatnonzero(piece == 10) + i)
+        quotes += int(np.count_nonzero(piece == 34))
+    nl = np.concatenate(found or [np.zeros(0, np.int64)])
     if not data.endswith(b"\n"):
         nl = np.append(nl, len(buf))
     starts = np.concatenate([[0], nl[:-1] + 1]).astype(np.int64)
     ends = nl.astype(np.int64)
     cr = ends > starts
     cr[cr] = buf[ends[cr] - 1] == 13
-    return starts, ends - cr
+    return starts, ends - cr, quotes
 
 
 def _column_count(sample: list[str]) -> int | None:
@@ -80,11 +92,16 @@ def _column_count(sample: list[str]) -> int | None:
 
 
 def cut(
-    data: bytes, starts: np.ndarray, ends: np.ndarray, shape: FileShape | None = None
+    data: bytes,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    shape: FileShape | None = None,
+    quotes_in_data: int | None = None,
 ) -> CsvCut | None:
     """The rows of *data* (valid UTF-8) the reader takes, or None when it cannot be used (no
     common combined shape, or its rows do not line up with the lines). The column count is
-    *shape*'s when an earlier block of the file found it."""
+    *shape*'s when an earlier block of the file found it; *quotes_in_data* is the count of
+    `"` in *data* when the caller has it (scan_lines())."""
     import pyarrow.csv as csv
 
     m = None if shape is None else shape.columns
@@ -138,7 +155,7 @@ def cut(
     good = _canonical(data, cols, starts[rows], ends[rows])
     # the quotes the reader consumed are the six canonical ones only when no value before the
     # trailing holds one: certain at once when the input has no quote beyond six a row taken
-    quotes = not _six_quotes_each(data, starts, ends, rows[good])
+    quotes = not _six_quotes_each(data, starts, ends, rows[good], quotes_in_data)
     if quotes:
         for i in range(_FIXED):
             if _may_hold(cols[i], 34):
@@ -187,16 +204,18 @@ def _lengths(text: pa.Array) -> np.ndarray:
 _COUNTED = 10_000
 
 
-def _six_quotes_each(data: bytes, starts: np.ndarray, ends: np.ndarray, taken: np.ndarray) -> bool:
+def _six_quotes_each(
+    data: bytes, starts: np.ndarray, ends: np.ndarray, taken: np.ndarray, total: int | None
+) -> bool:
     """True when the *taken* lines hold six quotes each and no more (one count over the
-    input, less the quotes of the other lines)."""
+    input, *total* when known, less the quotes of the other lines)."""
     other = np.ones(len(starts), bool)
     other[taken] = False
     idx = np.flatnonzero(other)
     if len(idx) > _COUNTED:
         return False
     elsewhere = sum(data.count(b'"', int(starts[i]), int(ends[i])) for i in idx)
-    return data.count(b'"') == 6 * len(taken) + elsewhere
+    return (data.count(b'"') if total is None else total) == 6 * len(taken) + elsewhere
 
 
 def _may_hold(text: pa.Array, byte: int) -> bool:
