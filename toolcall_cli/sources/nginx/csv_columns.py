@@ -250,6 +250,8 @@ def _fields_ok(data: bytes, cols: list[pa.Array]) -> np.ndarray:
     digits = pc.ascii_is_decimal(status).to_numpy(zero_copy_only=False) & (_lengths(status) == 3)
     good &= digits | _is_dash(status)
     good &= pc.ascii_is_decimal(size).to_numpy(zero_copy_only=False) | _is_dash(size)
+    if b"\\" not in data:  # (one memchr over the block instead of a scan per quoted column)
+        return good
     for i in _QUOTED:  # `\"` is an escape to the regex: those lines are its to read
         if _may_hold(cols[i], 92):
             good &= ~pc.match_substring(cols[i], "\\").to_numpy(zero_copy_only=False)
