@@ -82,3 +82,41 @@ def test_member_order_keeps_the_first_layout() -> None:
         [("a", pa.array(["y", "z"]), "str"), ("b", pa.array([None, "3"]), "str")], 2, order
     )
     assert later.to_pylist() == ['{"a":"y"}', '{"b":"3","a":"z"}']
+
+
+def _log(tmp_path: Path, lines: int) -> Path:
+    path = tmp_path / "access.log"
+    row = '10.0.0.{i} - - [01/Mar/2025:00:00:00 +0000] "GET /t{i} HTTP/1.1" 200 {i} "-" "ua"\n'
+    path.write_text("".join(row.format(i=i) for i in range(lines)))
+    return path
+
+
+def test_a_released_block_buffer_takes_the_next_block(tmp_path: Path) -> None:
+    path = _log(tmp_path, 3000)
+    gen = blocks.file_blocks(path, 20_000)
+    assert gen is not None
+    seen, joined = set(), b""
+    for data in gen:
+        seen.add(id(data))
+        joined += bytes(data)
+        del data
+    assert joined == path.read_bytes()
+    assert len(seen) <= 2  # (the last, partial line may come alone)
+
+
+def test_a_block_still_held_or_viewed_is_never_written_over(tmp_path: Path) -> None:
+    import numpy as np
+
+    path = _log(tmp_path, 3000)
+    gen = blocks.file_blocks(path, 20_000)
+    assert gen is not None
+    kept = list(gen)  # every block still referenced
+    assert b"".join(bytes(b) for b in kept) == path.read_bytes()
+    gen = blocks.file_blocks(path, 20_000)
+    assert gen is not None
+    views, copies = [], []
+    for data in gen:
+        views.append(np.frombuffer(data, np.uint8))  # a view outlives the block's name
+        copies.append(bytes(data))
+        del data
+    assert [v.tobytes() for v in views] == copies

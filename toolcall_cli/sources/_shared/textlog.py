@@ -127,6 +127,19 @@ def frame(columns: dict[str, Any], n: int) -> pd.DataFrame:
 
 def null_if_dash(arr: pa.Array) -> pa.Array:
     """nginx writes `-` for an empty value; make those (and empty strings) null."""
+    if pa.types.is_large_string(arr.type):  # from the offsets: no kernel pass over the text
+        _, offsets, data = arr.buffers()
+        offs = np.frombuffer(offsets, np.int64)[arr.offset : arr.offset + len(arr) + 1]
+        lengths = np.diff(offs)
+        mask = lengths == 0
+        one = np.flatnonzero(lengths == 1)
+        if one.size and data is not None:
+            mask[one] = np.frombuffer(data, np.uint8)[offs[one]] == 45
+        if arr.null_count:
+            mask &= pc.is_valid(arr).to_numpy(zero_copy_only=False)
+        if not mask.any():
+            return arr
+        return pc.if_else(pa.array(mask), pa.scalar(None, arr.type), arr)
     empty = pc.or_(pc.equal(arr, "-"), pc.equal(arr, ""))
     if not pc.any(empty).as_py():
         return arr

@@ -33,7 +33,7 @@ from toolcall_cli.sources._shared.textlog import (
 from toolcall_cli.sources.base import HEAD_BYTES, ParseOptions
 from toolcall_cli.sources.nginx.blocks import file_blocks
 from toolcall_cli.sources.nginx.combined import COMBINED_RX, HEAD_RX, split_trailing
-from toolcall_cli.sources.nginx.csv_columns import cut, interleave, line_bounds
+from toolcall_cli.sources.nginx.csv_columns import cut, interleave, scan_lines
 from toolcall_cli.sources.nginx.escape_json import ACCESS_KEYS, json_variables
 from toolcall_cli.sources.nginx.fastpath import extract_combined
 from toolcall_cli.sources.nginx.log_format import compile_format
@@ -109,10 +109,10 @@ def _or_nulls(arr: pa.Array | None, n: int) -> pa.Array:
 
 
 def _with_trailing(
-    variables: dict[str, pa.Array], tokens: list[pa.Array], shape: FileShape | None
+    variables: dict[str, pa.Array], tokens: list[pa.Array], shape: FileShape | None, quotes: bool
 ) -> Combined:
-    """The parts combined_variables() gives, of rows the CSV reader cut."""
-    known, others, extras = split_trailing(None, tokens, shape)
+    """The parts combined_variables() gives, of rows the CSV reader cut (*quotes*: CsvCut's)."""
+    known, others, extras = split_trailing(None, tokens, shape, quotes=quotes)
     for var, arr in known.items():
         variables.setdefault(var, arr)
     ok = pa.array(np.ones(len(variables["request"]), bool))
@@ -130,16 +130,16 @@ def csv_combined(data: bytes, shape: FileShape | None = None) -> CsvParts | None
     (what its first block found; no JSON sniff: the file's first block was sniffed)."""
     if len(data) >= 1 << 31 or not _valid_utf8(data):
         return None
-    starts, ends = line_bounds(data)
+    starts, ends, quotes = scan_lines(data)
     if len(starts) < CSV_MIN_LINES:
         return None
     head = [data[s:e].decode() for s, e in zip(starts[:50], ends[:50], strict=True)]
     if shape is None and _looks_json(nonblank(pa.array(head, pa.large_string()))[0]):
         return None
-    got = cut(data, starts, ends, shape)
+    got = cut(data, starts, ends, shape, quotes)
     if got is None:
         return None
-    fast = _with_trailing(got.variables, got.tokens, shape)
+    fast = _with_trailing(got.variables, got.tokens, shape, got.quotes)
     fast_vars = fast[0]
     rest = np.ones(len(starts), bool)
     rest[got.taken] = False

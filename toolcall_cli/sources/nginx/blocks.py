@@ -12,6 +12,7 @@ laid out as the first block laid them out (:class:`MemberOrder`). gzip inputs, s
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Generator
 from pathlib import Path
 from typing import cast
@@ -35,26 +36,60 @@ def file_blocks(path: Path, size: int | None = None) -> Generator[bytes, None, N
 
 
 def _blocks(path: Path, size: int) -> Generator[bytes, None, None]:
-    # each block is read into a buffer of its own, cut after its last line end in place (no
-    # copy of the block); the rest of its last line starts the next buffer
-    with path.open("rb") as f:
+    # each block is read into one buffer, cut after its last line end in place (no copy of the
+    # block); the rest of its last line starts the next block, read into the same buffer when
+    # nothing holds on to it (_reuse)
+    with path.open("rb", buffering=0) as f:
         carry = f.read(3)
         if carry == b"\xef\xbb\xbf":
             carry = b""
+        buf: bytearray | None = None
         while True:
-            buf = bytearray(len(carry) + size)
+            buf = _reuse(buf, len(carry) + size, size + (size >> 3))
             buf[: len(carry)] = carry
+            filled = len(carry)
             with memoryview(buf) as view:
-                got = f.readinto(view[len(carry) :])
-            if not got:
+                while filled < len(buf):  # (a raw read may return less than asked)
+                    got = f.readinto(view[filled:])
+                    if not got:
+                        break
+                    filled += got
+            if filled == len(carry):
                 break
-            del buf[len(carry) + got :]
+            del buf[filled:]
             cut = buf.rfind(b"\n", len(carry)) + 1
             if not cut:  # one line longer than a block: it goes on
-                carry = bytes(buf)
+                carry, buf = bytes(buf), None
                 continue
             carry = bytes(buf[cut:])
             del buf[cut:]
             yield cast(bytes, buf)  # (a bytearray: the parsers only read it, as bytes)
         if carry:
             yield carry
+
+
+def _reuse(buf: bytearray | None, need: int, capacity: int) -> bytearray:
+    """*buf* again, *need* bytes long, when nothing else can see its memory; else a new buffer.
+
+    A fresh 32 MB buffer per block costs its pages twice (the kernel zeroes each one as it is
+    first touched, then takes it back when the block is freed): about a fifth of a big file's
+    parse time went there. The last block's buffer is written over only when no one holds a
+    reference to it (refcount) and no view of it is alive (a bytearray with exports refuses to
+    resize: numpy and Arrow views of it raise BufferError here), so no array a parser built on
+    the last block ever sees its bytes change. Trimming a bytearray by less than half keeps its
+    memory (CPython), so a buffer allocated at *capacity* takes every block whose carried line
+    fits beside it.
+    """
+    if buf is not None and need < capacity and sys.getrefcount(buf) <= 3:
+        try:
+            del buf[len(buf) - 1 :]  # a resize: fails while a view of the buffer is alive
+            if len(buf) > need:
+                del buf[need:]
+            else:
+                buf.extend(bytes(need - len(buf)))
+            return buf
+        except BufferError:
+            pass
+    fresh = bytearray(capacity)
+    del fresh[need:]  # (less than half: its memory stays allocated for the next blocks)
+    return fresh

@@ -90,20 +90,24 @@ def _tokens(text: pa.Array) -> tuple[dict[str, pa.Array], np.ndarray]:
 
 
 def split_trailing(
-    trailing: pa.Array | None, tokens: list[pa.Array] | None = None, shape: FileShape | None = None
+    trailing: pa.Array | None,
+    tokens: list[pa.Array] | None = None,
+    shape: FileShape | None = None,
+    *,
+    quotes: bool = True,
 ) -> tuple[dict[str, pa.Array], pa.Array | None, pa.Array | None]:
     """(variables from known keys, attrs object text of other keys, attrs.extra JSON list) per row.
 
     Rows in one of the common layouts (the same keys in the same order, plain values) are read
     column-wise by by_layout(); the others go through split_trailing_tokens(). When the CSV
     reader cut the text into *tokens*, *trailing* is None: the text is their join, made only
-    for the rows by_layout() leaves.
+    for the rows by_layout() leaves; *quotes* is False when no token holds a quote.
     """
     plain = text = None
     if trailing is None:
         if not tokens:
             return {}, None, None
-        plain, has = _token_rows(tokens)
+        plain, has = _token_rows(tokens, quotes=quotes)
         n = len(has)
     else:
         n = len(trailing)
@@ -134,14 +138,15 @@ def split_trailing(
     return variables, layout_others, None if extras is None else scatter(idx, extras, n)
 
 
-def _token_rows(tokens: list[pa.Array]) -> tuple[np.ndarray, np.ndarray]:
+def _token_rows(tokens: list[pa.Array], *, quotes: bool) -> tuple[np.ndarray, np.ndarray]:
     """(rows of plain tokens, rows with trailing text) of the CSV reader's trailing tokens: a
     row of plain tokens (no space in any) holds text when one is not empty; the others (rare:
     a tab, a quote, non-ASCII) are joined and trimmed to know."""
-    plain = plain_token_rows(tokens)
+    plain = plain_token_rows(tokens, quotes=quotes)
     has = np.zeros(len(tokens[0]), bool)
-    for tok in tokens:
-        has |= pc.greater(pc.binary_length(tok), 0).to_numpy(zero_copy_only=False)
+    for tok in tokens:  # (lengths from the offsets: no kernel)
+        offsets = np.frombuffer(tok.cast(pa.large_string()).buffers()[1], np.int64)
+        has |= np.diff(offsets[tok.offset : tok.offset + len(tok) + 1]) > 0
     odd = np.flatnonzero(~plain)
     if odd.size:
         has[odd] = pc.greater(pc.binary_length(joined(tokens, odd)), 0).to_numpy(

@@ -41,24 +41,37 @@ class CsvCut:
     taken: np.ndarray  # 0-based physical line indices, ascending
     variables: dict[str, pa.Array]  # aligned with `taken`
     tokens: list[pa.Array]  # the trailing columns (their join is the tail text)
+    quotes: bool = True  # False when no column of the taken rows holds a quote
 
 
 def line_bounds(data: bytes) -> tuple[np.ndarray, np.ndarray]:
     """(start, end) byte offsets of each physical line (a final newline adds no line; one
     `\\r` before the newline is left out)."""
+    starts, ends, _ = scan_lines(data)
+    return starts, ends
+
+
+#: Bytes scanned at a time: the masks stay small, and each piece is still in the cache for
+#: the second byte it is searched for.
+_PIECE = 1 << 18
+
+
+def scan_lines(data: bytes) -> tuple[np.ndarray, np.ndarray, int]:
+    """line_bounds() and the number of `"` in *data*, in one pass over it."""
     buf = np.frombuffer(data, np.uint8)
-    block = 1 << 22  # scanned in blocks: a whole-buffer mask would be as large as the input
-    nl = np.concatenate(
-        [np.flatnonzero(buf[i : i + block] == 10) + i for i in range(0, len(buf), block)]
-        or [np.zeros(0, np.int64)]
-    )
+    found, quotes = [], 0
+    for i in range(0, len(buf), _PIECE):
+        piece = buf[i : i + _PIECE]
+        found.append(np.flatnonzero(piece == 10) + i)
+        quotes += int(np.count_nonzero(piece == 34))
+    nl = np.concatenate(found or [np.zeros(0, np.int64)])
     if not data.endswith(b"\n"):
         nl = np.append(nl, len(buf))
     starts = np.concatenate([[0], nl[:-1] + 1]).astype(np.int64)
     ends = nl.astype(np.int64)
     cr = ends > starts
     cr[cr] = buf[ends[cr] - 1] == 13
-    return starts, ends - cr
+    return starts, ends - cr, quotes
 
 
 def _column_count(sample: list[str]) -> int | None:
@@ -79,11 +92,16 @@ def _column_count(sample: list[str]) -> int | None:
 
 
 def cut(
-    data: bytes, starts: np.ndarray, ends: np.ndarray, shape: FileShape | None = None
+    data: bytes,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    shape: FileShape | None = None,
+    quotes_in_data: int | None = None,
 ) -> CsvCut | None:
     """The rows of *data* (valid UTF-8) the reader takes, or None when it cannot be used (no
     common combined shape, or its rows do not line up with the lines). The column count is
-    *shape*'s when an earlier block of the file found it."""
+    *shape*'s when an earlier block of the file found it; *quotes_in_data* is the count of
+    `"` in *data* when the caller has it (scan_lines())."""
     import pyarrow.csv as csv
 
     m = None if shape is None else shape.columns
@@ -120,6 +138,7 @@ def cut(
             ),
             convert_options=csv.ConvertOptions(
                 column_types=dict.fromkeys(names, pa.large_string()),
+                check_utf8=False,  # the caller checked all of *data* (csv_combined)
                 strings_can_be_null=False,
                 quoted_strings_can_be_null=False,
             ),
@@ -136,7 +155,8 @@ def cut(
     good = _canonical(data, cols, starts[rows], ends[rows])
     # the quotes the reader consumed are the six canonical ones only when no value before the
     # trailing holds one: certain at once when the input has no quote beyond six a row taken
-    if not _six_quotes_each(data, starts, ends, rows[good]):
+    quotes = not _six_quotes_each(data, starts, ends, rows[good], quotes_in_data)
+    if quotes:
         for i in range(_FIXED):
             if _may_hold(cols[i], 34):
                 good &= ~pc.match_substring(cols[i], '"').to_numpy(zero_copy_only=False)
@@ -145,7 +165,7 @@ def cut(
     if len(keep) < len(rows):
         sel = pa.array(keep)
         cols = [c.take(sel) for c in cols]
-    return CsvCut(rows[keep], _variables(cols), cols[_FIXED:])
+    return CsvCut(rows[keep], _variables(cols), cols[_FIXED:], quotes)
 
 
 def _one_array(col: pa.ChunkedArray) -> pa.Array:
@@ -184,16 +204,18 @@ def _lengths(text: pa.Array) -> np.ndarray:
 _COUNTED = 10_000
 
 
-def _six_quotes_each(data: bytes, starts: np.ndarray, ends: np.ndarray, taken: np.ndarray) -> bool:
+def _six_quotes_each(
+    data: bytes, starts: np.ndarray, ends: np.ndarray, taken: np.ndarray, total: int | None
+) -> bool:
     """True when the *taken* lines hold six quotes each and no more (one count over the
-    input, less the quotes of the other lines)."""
+    input, *total* when known, less the quotes of the other lines)."""
     other = np.ones(len(starts), bool)
     other[taken] = False
     idx = np.flatnonzero(other)
     if len(idx) > _COUNTED:
         return False
     elsewhere = sum(data.count(b'"', int(starts[i]), int(ends[i])) for i in idx)
-    return data.count(b'"') == 6 * len(taken) + elsewhere
+    return (data.count(b'"') if total is None else total) == 6 * len(taken) + elsewhere
 
 
 def _may_hold(text: pa.Array, byte: int) -> bool:
@@ -223,12 +245,22 @@ def _fields_ok(data: bytes, cols: list[pa.Array]) -> np.ndarray:
         good &= ~pc.match_substring(cols[3], "]").to_numpy(zero_copy_only=False)
     if _count_byte(cols[4], 93) != closed.sum():  # (else each closed one holds that one only)
         good &= pc.equal(pc.count_substring(cols[4], "]"), 1).to_numpy(zero_copy_only=False)
-    good &= pc.match_substring_regex(cols[6], r"^(?:\d{3}|-)$").to_numpy(zero_copy_only=False)
-    good &= pc.match_substring_regex(cols[7], r"^(?:\d+|-)$").to_numpy(zero_copy_only=False)
+    # (RE2's \d is ASCII: ascii_is_decimal without the regex engine; it is false for "")
+    status, size = cols[6], cols[7]
+    digits = pc.ascii_is_decimal(status).to_numpy(zero_copy_only=False) & (_lengths(status) == 3)
+    good &= digits | _is_dash(status)
+    good &= pc.ascii_is_decimal(size).to_numpy(zero_copy_only=False) | _is_dash(size)
+    if b"\\" not in data:  # (one memchr over the block instead of a scan per quoted column)
+        return good
     for i in _QUOTED:  # `\"` is an escape to the regex: those lines are its to read
         if _may_hold(cols[i], 92):
             good &= ~pc.match_substring(cols[i], "\\").to_numpy(zero_copy_only=False)
     return good
+
+
+def _is_dash(text: pa.Array) -> np.ndarray:
+    """Values of a large_string array that are exactly `-` (no kernel)."""
+    return (_lengths(text) == 1) & _edge_byte(text, 45, first=True)
 
 
 def _edge_byte(text: pa.Array, byte: int, *, first: bool) -> np.ndarray:

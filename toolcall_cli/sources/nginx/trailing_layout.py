@@ -55,13 +55,13 @@ def _layout_of(row: str) -> tuple[str, ...] | None:
     return tuple(keys) or None
 
 
-def _plain_rows(text: pa.Array) -> np.ndarray:
+def _plain_rows(text: pa.Array, *, quotes: bool = True) -> np.ndarray:
     """Rows of printable ASCII without a quote (one kernel, and one scan of the data buffer for
-    the quotes)."""
+    the quotes, unless the caller knows there is none: *quotes* False)."""
     n = len(text)
     plain = pc.ascii_is_printable(text).fill_null(True).to_numpy(zero_copy_only=False).copy()
     _, offsets, data = text.buffers()
-    if data is None:
+    if data is None or not quotes:
         return plain
     offs = np.frombuffer(offsets, np.int64)[text.offset : text.offset + n + 1]
     quotes = np.flatnonzero(np.frombuffer(data, np.uint8)[offs[0] : offs[-1]] == 34) + offs[0]
@@ -78,11 +78,12 @@ def joined(tokens: list[pa.Array], rows: np.ndarray | None = None) -> pa.Array:
     return pc.utf8_trim_whitespace(text)
 
 
-def plain_token_rows(tokens: list[pa.Array]) -> np.ndarray:
-    """_plain_rows() of the rows' joined tokens, token by token (no join: a space is plain)."""
-    plain = _plain_rows(tokens[0])
+def plain_token_rows(tokens: list[pa.Array], *, quotes: bool = True) -> np.ndarray:
+    """_plain_rows() of the rows' joined tokens, token by token (no join: a space is plain);
+    *quotes* False when no token holds a quote."""
+    plain = _plain_rows(tokens[0], quotes=quotes)
     for tok in tokens[1:]:
-        plain &= _plain_rows(tok)
+        plain &= _plain_rows(tok, quotes=quotes)
     return plain
 
 
@@ -160,7 +161,8 @@ def by_layout(
         for key in keys:
             hit = present & pc.starts_with(tok, key + "=").to_numpy(zero_copy_only=False)
             matched |= hit
-            value = pc.binary_slice(raw, len(key) + 1, 1 << 40).cast(pa.large_string())
+            # (a view, not a cast: ASCII needs no UTF-8 check)
+            value = pc.binary_slice(raw, len(key) + 1, 1 << 40).view(pa.large_string())
             var = TRAILING_KEYS.get(key.lower())
             if var is not None:
                 hits.setdefault(var, []).append((hit, value))
@@ -222,7 +224,7 @@ def _objects(other_at: list[_Members], ok: np.ndarray) -> pa.Array | None:
         if members
     ]
     joined = pc.binary_join_element_wise(*pieces, empty).cast(pa.large_binary())
-    inner = pc.binary_slice(joined, 1, 1 << 40).cast(pa.large_string())  # drop the first comma
+    inner = pc.binary_slice(joined, 1, 1 << 40).view(pa.large_string())  # drop the first comma
     obj = pc.binary_join_element_wise(
         pa.scalar("{", pa.large_string()), inner, pa.scalar("}", pa.large_string()), empty
     )
