@@ -43,7 +43,7 @@ def _arrow(data: bytes, names: Sequence[str]) -> pd.DataFrame | None:
 
     try:
         table = pacsv.read_csv(
-            io.BytesIO(data),
+            pa.BufferReader(pa.py_buffer(data)),  # (a BytesIO would be copied into Arrow)
             read_options=pacsv.ReadOptions(
                 column_names=list(names), use_threads=False, block_size=max(1 << 20, len(data))
             ),
