@@ -62,7 +62,7 @@ def events(msgs: pd.DataFrame, path: str, *, cap: int) -> pd.DataFrame:
     h["trace_id"] = pc.coalesce(h["x_trace"], trace_ids(h["traceparent"]))
     ctype = pc.utf8_lower(h["content_type"])
     bodies: list[bytes] = msgs["body"].tolist()
-    flags: dict[int, dict[str, Any]] = {i: dict(f) for i, f in enumerate(msgs["flags"]) if f}
+    flags = {i: dict(f) for i, f in enumerate(msgs["flags"].tolist()) if f}
     encoding = h["content_encoding"]
     encoded = np.flatnonzero(pc.is_valid(encoding).to_numpy(zero_copy_only=False))
     for i, enc in zip(encoded.tolist(), encoding.take(encoded).to_pylist(), strict=True):

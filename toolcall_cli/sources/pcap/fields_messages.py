@@ -86,9 +86,24 @@ def _strs(arr: pa.Array) -> pd.Series:
 
 def _first(arr: pa.Array) -> pa.Array:
     """The first occurrence of a field that occurred several times."""
-    if not pc.any(pc.match_substring(arr, AGGREGATOR)).as_py():
+    if not _holds(arr, AGGREGATOR):
         return arr
     return pc.list_element(pc.split_pattern(arr, AGGREGATOR, max_splits=1), 0)
+
+
+def _holds(arr: pa.Array, part: str) -> bool:
+    """Whether any text of *arr* contains *part*: one search through its data buffer, which is
+    the texts end to end (what a null slot holds counts too: then the caller splits for nothing).
+    """
+    arr = arr.cast(pa.large_string())
+    if not len(arr):
+        return False
+    offsets = np.frombuffer(arr.buffers()[1], np.int64, len(arr) + 1, arr.offset * 8)
+    start, end = int(offsets[0]), int(offsets[-1])
+    if end == start:
+        return False
+    texts = memoryview(arr.buffers()[2])[start:end]
+    return texts.tobytes().find(part.encode()) >= 0
 
 
 def _ints(arr: pa.Array, *, first: bool = True) -> pd.Series:
@@ -154,7 +169,7 @@ def _from_hex(hexes: pa.Array) -> tuple[list[bytes], np.ndarray]:
     if isinstance(hexes, pa.ChunkedArray):
         hexes = hexes.combine_chunks()
     hexes = hexes.cast(pa.large_string())
-    if not hexes.null_count:
+    if len(hexes) and not hexes.null_count:
         offsets = np.frombuffer(hexes.buffers()[1], np.int64, len(hexes) + 1, hexes.offset * 8)
         if not (offsets % 2).any():
             start, end = int(offsets[0]), int(offsets[-1])
