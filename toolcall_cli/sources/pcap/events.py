@@ -5,7 +5,7 @@ request's keys); tool-service JSON bodies fill tool/args/status; LLM API bodies 
 tool_call / tool_result (or provider-error / tools-declared system) events right after their
 message (:mod:`.llm_rows`). Headers, pairing, keys, details and the `attrs` text are built
 column-wise (pyarrow, numpy); what stays per message is what only Python reads: each body's
-JSON (orjson), the few fields taken out of it, and its sha256.
+JSON (orjson), the few fields taken out of it (one pass: :mod:`.body_scan`), and its sha256.
 """
 
 from __future__ import annotations
