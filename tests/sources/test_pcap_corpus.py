@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import json
 from pathlib import Path
 
@@ -10,7 +9,8 @@ import pandas as pd
 import pytest
 
 from tests.conftest import CORPUS
-from toolcall_cli.sources import detect, parse_file
+from tests.sources.pcap_parsed import parsed
+from toolcall_cli.sources import detect
 
 pytestmark = [pytest.mark.tshark, pytest.mark.corpus]
 
@@ -21,9 +21,8 @@ def _path(corpus: Path, name: str) -> Path:
     return next((corpus / "pcap").glob(f"*/{name}"))
 
 
-@functools.cache
 def _parse(path: Path) -> pd.DataFrame:
-    return parse_file(path)  # each capture costs one tshark start; parse it once per session
+    return parsed(path).frame  # each capture costs one tshark start: once per session
 
 
 @pytest.mark.parametrize("name", CAPTURES or ["(corpus missing)"])

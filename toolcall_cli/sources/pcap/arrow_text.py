@@ -2,8 +2,9 @@
 
 The `attrs` object of every message is written here column-wise, members in the order the
 row-wise builder put them in its dict, so the text is the one ``orjson.dumps`` gave. (pyarrow
-26's ``binary_join_element_wise(null_handling="skip")`` drops rows whose parts are all null,
-so nothing here uses it: a missing part is an empty string and a leading separator is cut.)
+26's ``binary_join_element_wise(null_handling="skip")`` drops rows whose parts are all null, so
+it is used only when one member is never null — the frame number of every message; otherwise
+a missing part is an empty string and a leading separator is cut.)
 """
 
 from __future__ import annotations
@@ -105,10 +106,11 @@ def json_values(values: Sequence[Any]) -> pa.Array:
 def objects(members: Sequence[tuple[str, pa.Array]], n: int) -> pa.Array:
     """One JSON object per row from (key, JSON text) members in order; null members are left
     out; a member whose key is empty is an object text spliced in (its braces dropped)."""
+    members = [(key, body) for key, body in members if body.null_count < len(body)]
+    if any(key and not body.null_count for key, body in members):
+        return _objects_skipping_nulls(members)
     parts: list[pa.Array | pa.Scalar] = []
     for key, body in members:
-        if body.null_count == len(body):
-            continue
         if key:
             head = lit("," + orjson.dumps(key).decode() + ":")
             member = pc.binary_join_element_wise(head, body, _EMPTY)
@@ -123,6 +125,22 @@ def objects(members: Sequence[tuple[str, pa.Array]], n: int) -> pa.Array:
     return pc.binary_join_element_wise(
         lit("{"), pc.utf8_slice_codeunits(joined, 1), lit("}"), _EMPTY
     )
+
+
+def _objects_skipping_nulls(members: Sequence[tuple[str, pa.Array]]) -> pa.Array:
+    """:func:`objects` when some keyed member is never null: one join that skips the null
+    members and their commas (no row has all parts null, where pyarrow's skip loses rows)."""
+    parts: list[pa.Array] = []
+    for key, body in members:
+        if key:
+            parts.append(
+                pc.binary_join_element_wise(lit(orjson.dumps(key).decode() + ":"), body, _EMPTY)
+            )
+        else:
+            inner = pc.utf8_slice_codeunits(body, 1, -1)
+            parts.append(pc.if_else(pc.equal(inner, _EMPTY), pa.scalar(None, inner.type), inner))
+    joined = pc.binary_join_element_wise(*parts, lit(","), null_handling="skip")
+    return pc.binary_join_element_wise(lit("{"), joined, lit("}"), _EMPTY)
 
 
 def words(parts: Sequence[pa.Array], sep: str = " ") -> pa.Array:

@@ -5,7 +5,7 @@ request's keys); tool-service JSON bodies fill tool/args/status; LLM API bodies 
 tool_call / tool_result (or provider-error / tools-declared system) events right after their
 message (:mod:`.llm_rows`). Headers, pairing, keys, details and the `attrs` text are built
 column-wise (pyarrow, numpy); what stays per message is what only Python reads: each body's
-JSON (orjson), the few fields taken out of it, and its sha256.
+JSON (orjson), the few fields taken out of it (one pass: :mod:`.body_scan`), and its sha256.
 """
 
 from __future__ import annotations
@@ -19,11 +19,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from toolcall_cli.core.events import UNPARSED, build_frame, concat_frames
-from toolcall_cli.core.jsonio import dumps, try_loads
+from toolcall_cli.core.jsonio import dumps
 from toolcall_cli.sources._shared.textlog import const_str, frame, to_str_series
 from toolcall_cli.sources.pcap import arrow_text as at
-from toolcall_cli.sources.pcap import llm_rows
-from toolcall_cli.sources.pcap.body import request_fields, response_fields, sse_completion
+from toolcall_cli.sources.pcap import body_scan, llm_rows
 from toolcall_cli.sources.pcap.header_columns import header_values, tools_from_paths, trace_ids
 from toolcall_cli.sources.pcap.http import NULL_NS, decode_body
 from toolcall_cli.sources.pcap.pairing import pair
@@ -63,7 +62,7 @@ def events(msgs: pd.DataFrame, path: str, *, cap: int) -> pd.DataFrame:
     h["trace_id"] = pc.coalesce(h["x_trace"], trace_ids(h["traceparent"]))
     ctype = pc.utf8_lower(h["content_type"])
     bodies: list[bytes] = msgs["body"].tolist()
-    flags: dict[int, dict[str, Any]] = {i: dict(f) for i, f in enumerate(msgs["flags"]) if f}
+    flags = {i: dict(f) for i, f in enumerate(msgs["flags"].tolist()) if f}
     encoding = h["content_encoding"]
     encoded = np.flatnonzero(pc.is_valid(encoding).to_numpy(zero_copy_only=False))
     for i, enc in zip(encoded.tolist(), encoding.take(encoded).to_pylist(), strict=True):
@@ -79,19 +78,22 @@ def events(msgs: pd.DataFrame, path: str, *, cap: int) -> pd.DataFrame:
     for i, f in pflags.items():
         flags.setdefault(i, {})[f] = True
 
-    objs = _bodies_json(bodies, ctype, is_req)
     uri = at.text(msgs["uri"])
-    by_path = pc.fill_null(pc.match_substring_regex(uri, _LLM_PATH), False).to_numpy(False)
-    is_dict = np.fromiter((type(o) is dict for o in objs), bool, n)
-    llm = np.zeros(n, bool)
-    for i in np.flatnonzero(is_dict).tolist():
-        o = objs[i]
-        llm[i] = by_path[i] or type(o.get("messages")) is list or type(o.get("choices")) is list
+    found = body_scan.scan(
+        bodies,
+        json_type=_has(ctype, "json").tolist(),
+        event_stream=_has(ctype, "event-stream").tolist(),
+        is_request=is_req.tolist(),
+        llm_path=pc.fill_null(pc.match_substring_regex(uri, _LLM_PATH), False)
+        .to_numpy(False)
+        .tolist(),
+    )
+    objs, is_dict, llm = found.objs, found.is_dict, found.llm
     req = np.where(is_req, np.arange(n), peer)  # the request of each message, -1 for none
     req_idx = pa.array(req, mask=req < 0)
     has_peer = peer >= 0
     resp_of_req = ~is_req & has_peer
-    body_cols = _body_facts(objs, is_dict, is_req, llm, tools_from_paths(uri), flags)
+    body_cols = _body_facts(found, n, tools_from_paths(uri), flags)
     tool = pc.if_else(pa.array(is_req), body_cols["tool"], body_cols["tool"].take(req_idx))
 
     keys = {}
@@ -107,12 +109,13 @@ def events(msgs: pd.DataFrame, path: str, *, cap: int) -> pd.DataFrame:
         at.words([method, uri, version]),
         at.words([version, code_text, phrase]),
     )
-    sizes = np.fromiter((len(b) for b in bodies), np.int64, n)
+    sizes = np.fromiter(map(len, bodies), np.int64, n)
     valid_ts = (ts_ns != NULL_NS) & (ts_ns[np.maximum(peer, 0)] != NULL_NS)
     duration = np.where(resp_of_req & valid_ts, (ts_ns - ts_ns[np.maximum(peer, 0)]) / 1e6, np.nan)
-    not_json = np.array([o is None for o in objs], bool) & (sizes > 0)
-    not_json &= pc.fill_null(pc.match_substring(ctype, "json"), False).to_numpy(False)
-    attrs = _attrs(msgs, h, body_cols, bodies, flags, req_idx, peer, is_req, not_json, frames)
+    not_json = np.array([o is None for o in objs], bool) & (sizes > 0) & _has(ctype, "json")
+    attrs = _attrs(
+        msgs, h, body_cols, bodies, sizes, flags, req_idx, peer, is_req, not_json, frames
+    )
 
     status = pc.if_else(pa.array(is_req), pa.nulls(n, pa.large_string()), body_cols["status"])
     http_status = pd.array(np.nan_to_num(codes).astype(np.int64), dtype="Int64")
@@ -158,52 +161,33 @@ def events(msgs: pd.DataFrame, path: str, *, cap: int) -> pd.DataFrame:
 
 def _floats(col: pd.Series) -> np.ndarray:
     """A column of integers or missing values as float64 (NaN: missing)."""
+    if isinstance(col.dtype, pd.Int64Dtype):  # what the fields pass gives: no object detour
+        return col.to_numpy(np.float64, na_value=np.nan)
     return pd.to_numeric(pd.Series(col, dtype=object), errors="coerce").to_numpy(np.float64)
 
 
-def _bodies_json(bodies: list[bytes], ctype: pa.Array, is_req: np.ndarray) -> list[Any]:
-    """Each body's JSON (a streamed completion folded into one), None when it is not JSON."""
-    json_ct = pc.fill_null(pc.match_substring(ctype, "json"), False).to_numpy(False).tolist()
-    objs = [
-        try_loads(b) if b[:64].lstrip()[:1] in _JSON_START or (b and j) else None
-        for b, j in zip(bodies, json_ct, strict=True)
-    ]
-    sse = pc.fill_null(pc.match_substring(ctype, "event-stream"), False).to_numpy(False)
-    for i in np.flatnonzero(sse & ~is_req).tolist():
-        if bodies[i]:
-            objs[i] = sse_completion(bodies[i])
-    return objs
+def _has(text: pa.Array, part: str) -> np.ndarray:
+    """Rows whose *text* contains *part* (False where null)."""
+    return pc.fill_null(pc.match_substring(text, part), False).to_numpy(zero_copy_only=False)
 
 
 def _body_facts(
-    objs: list[Any],
-    is_dict: np.ndarray,
-    is_req: np.ndarray,
-    llm: np.ndarray,
-    path_tool: pa.Array,
-    flags: dict[int, dict[str, Any]],
+    found: body_scan.BodyScan, n: int, path_tool: pa.Array, flags: dict[int, dict[str, Any]]
 ) -> dict[str, pa.Array]:
     """tool / args / args_type of tool-service requests, status and facts of responses."""
-    n = len(objs)
-    asks = np.flatnonzero(is_dict & is_req & ~llm)
-    sent = [request_fields(objs[i]) for i in asks.tolist()]
+    asks, sent, rows, facts, llm = found.asks, found.sent, found.answers, found.facts, found.llm
     named = [f[0] if f else None for f in sent]
     for i, tool, by_path in zip(
         asks.tolist(), named, path_tool.take(asks).to_pylist(), strict=True
     ):
         if by_path and tool and tool != by_path:
             flags.setdefault(i, {})["body_function"] = tool
-    answers = np.flatnonzero(is_dict & ~is_req)
-    got = [response_fields(objs[i]) for i in answers.tolist()]
-    kept = [k for k, f in enumerate(got) if f is not None]
-    rows = answers[kept]
-    facts = [got[k] for k in kept]
 
     def asked(k: int) -> pa.Array:
         return at.scatter(n, asks, pa.array([f[k] if f else None for f in sent], pa.large_string()))
 
     def answered(k: int, text: pa.Array | None = None) -> pa.Array:
-        vals = [f[k] for f in facts]  # type: ignore[index]
+        vals = [f[k] for f in facts]
         return at.scatter(n, rows, at.json_values(vals) if text is None else text)
 
     path_hit = pc.and_(pc.is_valid(path_tool), pa.array(~llm))  # an LLM request names no tool
@@ -211,11 +195,11 @@ def _body_facts(
         "tool": pc.if_else(path_hit, path_tool.cast(pa.large_string()), asked(0)),
         "args": asked(1),
         "args_type": asked(2),
-        "status": answered(0, pa.array([f[0] for f in facts], pa.large_string())),  # type: ignore[index]
+        "status": answered(0, pa.array([f[0] for f in facts], pa.large_string())),
         "call_id": answered(1),
         "timestamp": answered(2),
         "message": answered(3),
-        "data_empty": answered(4, at.numbers(np.array([f[4] for f in facts], bool))),  # type: ignore[index]
+        "data_empty": answered(4, at.numbers(np.array([f[4] for f in facts], bool))),
     }
 
 
@@ -224,6 +208,7 @@ def _attrs(
     h: dict[str, pa.Array],
     body_cols: dict[str, pa.Array],
     bodies: list[bytes],
+    sizes: np.ndarray,
     flags: dict[int, dict[str, Any]],
     req_idx: pa.Array,
     peer: np.ndarray,
@@ -237,7 +222,7 @@ def _attrs(
     peer_frame = frames[np.maximum(peer, 0)]
     stream = _floats(msgs["stream"])
     true = np.ones(n, bool)
-    req_rows = np.flatnonzero(is_req & (np.fromiter(map(len, bodies), np.int64, n) > 0))
+    req_rows = np.flatnonzero(is_req & (sizes > 0))
     sha = [hashlib.sha256(bodies[i]).hexdigest()[:16] for i in req_rows.tolist()]
     flag_rows = np.array(sorted(flags), np.int64)
     flag_text = pa.array([dumps(flags[i]) for i in flag_rows.tolist()], pa.large_string())

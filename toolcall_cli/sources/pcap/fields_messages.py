@@ -8,7 +8,9 @@ a body is the hex of the ``media``/``data`` dissector (lossless), tshark's escap
 
 from __future__ import annotations
 
+import binascii
 import re
+from itertools import pairwise
 from typing import Any, Final
 
 import numpy as np
@@ -84,9 +86,24 @@ def _strs(arr: pa.Array) -> pd.Series:
 
 def _first(arr: pa.Array) -> pa.Array:
     """The first occurrence of a field that occurred several times."""
-    if not pc.any(pc.match_substring(arr, AGGREGATOR)).as_py():
+    if not _holds(arr, AGGREGATOR):
         return arr
     return pc.list_element(pc.split_pattern(arr, AGGREGATOR, max_splits=1), 0)
+
+
+def _holds(arr: pa.Array, part: str) -> bool:
+    """Whether any text of *arr* contains *part*: one search through its data buffer, which is
+    the texts end to end (what a null slot holds counts too: then the caller splits for nothing).
+    """
+    arr = arr.cast(pa.large_string())
+    if not len(arr):
+        return False
+    offsets = np.frombuffer(arr.buffers()[1], np.int64, len(arr) + 1, arr.offset * 8)
+    start, end = int(offsets[0]), int(offsets[-1])
+    if end == start:
+        return False
+    texts = memoryview(arr.buffers()[2])[start:end]
+    return texts.tobytes().find(part.encode()) >= 0
 
 
 def _ints(arr: pa.Array, *, first: bool = True) -> pd.Series:
@@ -128,21 +145,12 @@ def _endpoint(ip4: pa.Array, ip6: pa.Array, port: pa.Array) -> pa.Array:
 def _bodies(media: pa.Array, data: pa.Array, file_data: pa.Array) -> tuple[list[bytes], list[bool]]:
     """Hex body fields (lossless) first, tshark's escaped string field as the fallback."""
     last_data = pc.struct_field(pc.extract_regex(data, _LAST), "last")
-    hexes = pc.if_else(pc.not_equal(media, ""), _first(media), last_data).to_pylist()
-    try:
-        bodies = [bytes.fromhex(h) for h in hexes]
-        if all(hexes):
-            return bodies, [False] * len(bodies)
-    except ValueError:
-        bodies = [b""] * len(hexes)
-        for i, h in enumerate(hexes):
-            try:
-                bodies[i] = bytes.fromhex(h)
-            except ValueError:
-                hexes[i] = ""
+    bodies, missing = _from_hex(pc.if_else(pc.not_equal(media, ""), _first(media), last_data))
     lossy = [False] * len(bodies)
+    if not missing.any():
+        return bodies, lossy
     texts = file_data.to_pylist()
-    for i in (i for i, h in enumerate(hexes) if not h):
+    for i in np.flatnonzero(missing).tolist():
         t = texts[i]
         if t:
             # tshark escapes \n \r \t but not a backslash: U+FFFD or "\\" make the text ambiguous
@@ -150,3 +158,36 @@ def _bodies(media: pa.Array, data: pa.Array, file_data: pa.Array) -> tuple[list[
             t = _ESCAPES.sub(lambda x: {"n": "\n", "r": "\r", "t": "\t"}[x.group(1)], t)
             bodies[i] = t.encode("utf-8", "surrogatepass")
     return bodies, lossy
+
+
+def _from_hex(hexes: pa.Array) -> tuple[list[bytes], np.ndarray]:
+    """Each hex text as bytes, and where there was none (empty, or not hex: b"").
+
+    All the texts sit end to end in one buffer: when every one has an even length and the
+    whole buffer is hex digits, it is decoded at once and cut at the halved offsets, which is
+    what decoding each text alone gives."""
+    if isinstance(hexes, pa.ChunkedArray):
+        hexes = hexes.combine_chunks()
+    hexes = hexes.cast(pa.large_string())
+    if len(hexes) and not hexes.null_count:
+        offsets = np.frombuffer(hexes.buffers()[1], np.int64, len(hexes) + 1, hexes.offset * 8)
+        if not (offsets % 2).any():
+            start, end = int(offsets[0]), int(offsets[-1])
+            try:  # (unhexlify takes hex digits only: whitespace, which fromhex skips, fails)
+                text = hexes.buffers()[2]
+                whole = binascii.unhexlify(memoryview(text)[start:end]) if end > start else b""
+            except binascii.Error:
+                whole = None
+            if whole is not None:
+                cut = ((offsets - start) // 2).tolist()
+                return [whole[a:b] for a, b in pairwise(cut)], offsets[1:] == offsets[:-1]
+    texts = hexes.to_pylist()
+    bodies = [b""] * len(texts)
+    missing = np.zeros(len(texts), bool)
+    for i, h in enumerate(texts):
+        try:
+            bodies[i] = bytes.fromhex(h)
+        except ValueError:
+            h = ""
+        missing[i] = not h
+    return bodies, missing

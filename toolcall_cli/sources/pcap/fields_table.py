@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import io
+import mmap
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -18,17 +19,25 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
-def parse(data: bytes, names: Sequence[str]) -> pd.DataFrame:
-    """The rows of *data* as str columns named *names* (empty strings for empty fields)."""
+def parse(data: bytes | mmap.mmap, names: Sequence[str]) -> pd.DataFrame:
+    """The rows of *data* (bytes, or a mapped file) as str columns named *names* (empty
+    strings for empty fields)."""
     import pandas as pd
 
-    if not data or data.isspace():  # (data.strip() would copy a big output)
+    if _blank(data):
         return pd.DataFrame({n: pd.Series([], dtype=object) for n in names})
     table = _arrow(data, names)
     return table if table is not None else _pandas(data, names)
 
 
-def _arrow(data: bytes, names: Sequence[str]) -> pd.DataFrame | None:
+def _blank(data: bytes | mmap.mmap) -> bool:
+    """Nothing but whitespace (a big output is copied only when its head is all blank)."""
+    if not len(data):
+        return True
+    return bytes(data[:4096]).isspace() and bytes(data).isspace()
+
+
+def _arrow(data: bytes | mmap.mmap, names: Sequence[str]) -> pd.DataFrame | None:
     """Arrow's reading, or None when it would differ from pandas' (see the module doc)."""
     import numpy as np
     import pandas as pd
@@ -43,7 +52,7 @@ def _arrow(data: bytes, names: Sequence[str]) -> pd.DataFrame | None:
 
     try:
         table = pacsv.read_csv(
-            io.BytesIO(data),
+            pa.BufferReader(pa.py_buffer(data)),  # (a BytesIO would be copied into Arrow)
             read_options=pacsv.ReadOptions(
                 column_names=list(names), use_threads=False, block_size=max(1 << 20, len(data))
             ),
@@ -69,7 +78,7 @@ def _arrow(data: bytes, names: Sequence[str]) -> pd.DataFrame | None:
     return table.to_pandas(types_mapper=lambda t: text if t == pa.string() else None)
 
 
-def _pandas(data: bytes, names: Sequence[str]) -> pd.DataFrame:
+def _pandas(data: bytes | mmap.mmap, names: Sequence[str]) -> pd.DataFrame:
     import pandas as pd
 
     return pd.read_csv(

@@ -18,6 +18,7 @@ import orjson
 import pandas as pd
 
 from toolcall_cli.core.events import concat_frames, validate_frame
+from toolcall_cli.core.gcpause import no_gc
 from toolcall_cli.core.words import plural
 from toolcall_cli.errors import InputError
 from toolcall_cli.sources._shared.files import is_gzip
@@ -33,7 +34,8 @@ def read_capture(path: Path, opts: ParseOptions) -> pd.DataFrame:
     total = path.stat().st_size
     if opts.progress:
         opts.progress(0, total)
-    with _materialise(path, opts) as capture:
+    # tens of thousands of bodies become JSON objects (no cycles): no collections meanwhile
+    with _materialise(path, opts) as capture, no_gc():
         frame = _read(binary, capture, str(path), cap=min(opts.max_decompressed, http.BODY_CAP))
     if opts.progress:
         opts.progress(total, total)
