@@ -298,6 +298,18 @@ def peak_rss_child(parts: list[tuple[Path, str]]) -> tuple[int, int]:
 # ---------------------------------------------------------------- main
 
 
+def compile_package() -> None:
+    """Byte-compile toolcall_cli, as `pip install` does for an installed package.
+
+    An editable checkout run with PYTHONDONTWRITEBYTECODE set (as this machine's shell is)
+    never writes its .pyc files, so every `toolcall` the bench starts would recompile each
+    module changed since the last compile (~0.15 CPU s per run): a cost no installed copy pays.
+    """
+    import compileall
+
+    compileall.compile_dir(str(ROOT / "toolcall_cli"), quiet=1)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="10× smaller inputs (smoke run)")
@@ -319,6 +331,7 @@ def main() -> int:
     )
     ap.add_argument("--startup-runs", type=int, default=7, help="runs per start-up figure")
     a = ap.parse_args()
+    compile_package()
     only = set(filter(None, a.only.split(",")))
     want = lambda k: not only or k in only  # noqa: E731
     heavy = not only or bool(only - {"startup"})  # anything but start-up needs the big inputs
