@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Generator, Iterator, Mapping, Sequence
+from collections.abc import Generator, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from toolcall_cli.cli import _settings
-from toolcall_cli.cli._console import progress_bar, say
+from toolcall_cli.cli._console import progress_bar, say, say_skipped
 from toolcall_cli.core.summary import Digest, FileSummary
 from toolcall_cli.errors import UsageError
 
@@ -65,20 +65,6 @@ def parse_options(
         redactor=Redactor.from_config(cfg.redact, enabled=False if no_redact else None),
         follow_symlinks=follow_symlinks,
     )
-
-
-#: Skipped files listed one per line on stderr before "… and N more".
-SKIPPED_LISTED = 20
-
-
-def say_skipped(skipped: Sequence[tuple[object, str]]) -> None:
-    """One stderr line per file a directory walk skipped, with the reason (unless --quiet)."""
-    if _settings.current().quiet:
-        return
-    for path, why in skipped[:SKIPPED_LISTED]:
-        say(f"toolcall: skipped {path}: {why}")
-    if len(skipped) > SKIPPED_LISTED:
-        say(f"toolcall: … and {len(skipped) - SKIPPED_LISTED} more skipped files")
 
 
 def ingest(paths: list[Path], *, source: str | None, opts: ParseOptions) -> IngestResult:

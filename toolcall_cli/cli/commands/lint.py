@@ -101,7 +101,7 @@ def run(
     redactor = Redactor.from_config(_settings.config().redact)
     report = replace(report, findings=redact_findings(report.findings, redactor))
     emit(report, fmt, output)
-    from toolcall_cli.cli._inputs import say_skipped  # the line diagnose prints for a walk
+    from toolcall_cli.cli._console import say_skipped  # the line diagnose prints for a walk
 
     say_skipped([(s["path"], s["reason"]) for s in report.summary.get("skipped", ())])
     if not _settings.current().quiet:
