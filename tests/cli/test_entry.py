@@ -100,3 +100,23 @@ def test_a_pool_the_user_chose_is_kept() -> None:
     env = {**os.environ, "ARROW_DEFAULT_MEMORY_POOL": "system"}
     done = _main(_POOL, "-q", "diagnose", str(BUNDLE), "-f", "json", env=env)
     assert done.stdout.splitlines()[-1] == "pool system", done.stderr
+
+
+_TASKS = (
+    "import atexit, os\natexit.register(lambda: print('tasks', len(os.listdir('/proc/self/task'))))"
+)
+
+
+def _tasks(env: dict[str, str]) -> int:
+    done = _main(_TASKS, "-q", "diagnose", str(BUNDLE), "-f", "json", env=env)
+    last = done.stdout.splitlines()[-1].split()
+    assert last[0] == "tasks", done.stderr
+    return int(last[1])
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="threads are counted in /proc/self/task")
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="OpenBLAS adds no worker on one core")
+def test_openblas_starts_no_worker_unless_the_user_asks() -> None:
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    # the same run with the user's two OpenBLAS threads has exactly one thread more
+    assert _tasks(env) == _tasks({**env, "OPENBLAS_NUM_THREADS": "2"}) - 1
