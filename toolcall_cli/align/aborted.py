@@ -88,6 +88,15 @@ def aborted_positions(events: pd.DataFrame, a: EventArrays) -> tuple[np.ndarray,
     return np.array(calls, dtype=np.int64), np.array(markers, dtype=np.int64)
 
 
+def markers_of(rows: np.ndarray, aborted: np.ndarray, markers: np.ndarray) -> np.ndarray:
+    """Per position in *rows*, the position of the marker that aborted its turn, else -1
+    (*aborted* and *markers* as `aborted_positions` returns them)."""
+    out = np.full(len(rows), -1, dtype=np.int64)
+    at = np.isin(rows, aborted)
+    out[at] = markers[np.searchsorted(aborted, rows[at])]
+    return out
+
+
 def aborted_rows(events: pd.DataFrame) -> set[Any]:
     """Row labels of the tool calls of *events* whose turn the user aborted (the event table
     as is, aligned or not)."""

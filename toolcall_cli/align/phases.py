@@ -15,7 +15,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from toolcall_cli.align.aborted import aborted_positions
+from toolcall_cli.align.aborted import aborted_positions, markers_of
 from toolcall_cli.align.arrays import (
     NAT,
     Coded,
@@ -232,9 +232,9 @@ def call_views(
         outcome[hit] = o
     # a call left without an outcome whose turn the user aborted was cancelled, not lost
     aborted, markers = aborted_positions(events, a)
+    per_row = markers_of(rows, aborted, markers)
     marker_of = np.full(n, -1, dtype=np.int64)  # per call, the abort marker's position
-    at = np.isin(rows, aborted)
-    marker_of[grp[at]] = markers[np.searchsorted(aborted, rows[at])]
+    marker_of[grp[per_row >= 0]] = per_row[per_row >= 0]
     user_stopped = (marker_of >= 0) & (outcome == "missing")
     outcome[user_stopped] = "cancelled"
     cancelled_at = a.origin.take(pa.array(marker_of, mask=~user_stopped))
@@ -277,9 +277,8 @@ def _empty_id_calls(
         a.kind.mask(["tool_call"]) & true_mask(pc.equal(pc.utf8_trim_whitespace(raw), ""))
     )
     take = pa.array(rows)
-    stopped = np.isin(rows, aborted)
-    marker = np.full(len(rows), 0, dtype=np.int64)
-    marker[stopped] = markers[np.searchsorted(aborted, rows[stopped])]
+    marker = markers_of(rows, aborted, markers)
+    stopped = marker >= 0
     return {
         "tool_call_id": pa.array([""] * len(rows), type=pa.large_string()),
         "tool": arrow(events["tool"]).take(take),
