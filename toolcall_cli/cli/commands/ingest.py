@@ -52,7 +52,8 @@ def run(
     """Detect each input's format, parse it into events and write them to the store."""
     check_format(fmt, ("table", "json", "jsonl", "markdown"), "ingest")
     # the core and the views load here, not at import: see cli/app.py (start-up)
-    from toolcall_cli.cli._inputs import IngestStream, parse_options, say_skipped
+    from toolcall_cli.cli._console import say_skipped
+    from toolcall_cli.cli._inputs import IngestStream, parse_options
     from toolcall_cli.core.events import concat_frames
     from toolcall_cli.core.store import write_files
     from toolcall_cli.core.store_compact import compact
