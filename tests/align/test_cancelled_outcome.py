@@ -47,12 +47,13 @@ def test_a_call_the_user_aborted_is_cancelled_beside_one_still_missing(tmp_path:
     }
     # the evidence: the `turn_aborted` line, quoted by the timeline beside the call
     marker = f"{path}:13#/payload"  # line 14 of the rollout, less the dropped output line
-    assert {c.tool_call_id: c.cancelled_at for c in calls if c.cancelled_at} == {
+    assert {c.tool_call_id: c.cancelled_origin for c in calls if c.cancelled_origin} == {
         "call_R3run": marker
     }
     res = run_cli(["timeline", str(path), "--trace-id", "call_R3run"], cwd=ROOT)
     said = " ".join(res.stdout.split())  # the line folds at the terminal's width
-    assert f"call_R3run cancelled: the user aborted its turn at {marker}" in said
+    when = "2025-09-10 14:00:16.100 UTC"  # the marker's own timestamp
+    assert f"call_R3run cancelled at {when}: the user aborted its turn at {marker}" in said
 
 
 @pytest.mark.parametrize(

@@ -10,6 +10,7 @@ import pandas as pd
 
 from toolcall_cli.align.model import PHASES, CallView, TraceBlock
 from toolcall_cli.core.words import NO_ID
+from toolcall_cli.render.cancelled_text import cancellations
 from toolcall_cli.render.html_axis import boundaries, call_spans, fmt_ms
 from toolcall_cli.render.html_page import h, outcome_tag
 
@@ -100,5 +101,14 @@ def calls_table(
         "latencies (✗ = above the SLA; end to end is the call's own, received → injected)"
         "</caption>"
         f'<thead><tr><th scope="col">call</th><th scope="col">tool</th><th scope="col">outcome</th>'
-        f"{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+        f"{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>{_cancelled_notes(calls)}"
     )
+
+
+def _cancelled_notes(calls: Sequence[CallView]) -> str:
+    """Below the table, per cancelled call who cancelled it, when, and the evidence line."""
+    said = cancellations(calls)
+    if not said:
+        return ""
+    items = "".join(f"<li><code>{h(w, limit=80)}</code> {h(s, limit=300)}</li>" for w, s in said)
+    return f'<ul class="note cancelled">{items}</ul>'

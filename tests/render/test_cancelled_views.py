@@ -1,0 +1,71 @@
+"""A call the timeline shows as `cancelled` says who cancelled it and when, in every view:
+`timeline --format json` (fields `cancelled_by`, `cancelled_at`, `cancelled_origin`, added to
+schema 1), the text and markdown timelines and the HTML calls table. Real recordings: a Codex
+rollout whose last turn the user aborted (`turn_aborted`), an MCP session whose client
+cancelled a slow call (`notifications/cancelled`)."""
+
+from __future__ import annotations
+
+import json
+
+from tests.conftest import FIXTURES, ROOT, run_cli
+
+CODEX = "fixtures/transcripts/codex_rollout.jsonl"
+MCP = "fixtures/mcp/session_2025-11-25.jsonl"
+
+
+def _calls(path: str) -> dict[str, dict[str, object]]:
+    res = run_cli(["timeline", path, "--format", "json"], cwd=ROOT)
+    assert res.exit_code == 0, res.stderr
+    doc = json.loads(res.stdout)
+    return {c["tool_call_id"]: c for t in doc["traces"] for c in t["calls"]}
+
+
+def _cancel_fields(call: dict[str, object]) -> dict[str, object]:
+    return {k: v for k, v in call.items() if k.startswith("cancelled_")}
+
+
+def test_json_says_the_user_aborted_the_turn_and_when() -> None:
+    calls = _calls(CODEX)
+    assert _cancel_fields(calls["call_R3run"]) == {
+        "cancelled_by": "user",
+        "cancelled_at": "2025-09-10T14:00:16.100000Z",  # the turn_aborted line's timestamp
+        "cancelled_origin": f"{CODEX}:14#/payload",
+    }
+    # every other call carries the fields, null
+    assert {cid: _cancel_fields(c) for cid, c in calls.items() if c["outcome"] != "cancelled"} == {
+        cid: {"cancelled_by": None, "cancelled_at": None, "cancelled_origin": None}
+        for cid in ("call_Q1w2e3", "call_L9k8", "call_P4tch")
+    }
+
+
+def test_json_says_the_client_cancelled_the_call_and_when() -> None:
+    calls = _calls(MCP)
+    assert calls["4"]["outcome"] == "cancelled"
+    line = (FIXTURES / "mcp" / "session_2025-11-25.jsonl").read_text().splitlines()[12]
+    assert '"notifications/cancelled"' in line  # line 13 is the client's cancellation
+    assert _cancel_fields(calls["4"]) == {
+        "cancelled_by": "client",
+        "cancelled_at": "2026-12-01T09:41:20.210786Z",
+        "cancelled_origin": f"{MCP}:13",
+    }
+
+
+def test_the_text_and_markdown_timelines_say_when() -> None:
+    said = "call_R3run cancelled at 2025-09-10 14:00:16.100 UTC: the user aborted its turn at"
+    text = run_cli(["timeline", CODEX, "--trace-id", "call_R3run"], cwd=ROOT).stdout
+    assert f"{said} {CODEX}:14#/payload" in " ".join(text.split())
+    md = run_cli(["timeline", MCP, "--trace-id", "4", "--format", "markdown"], cwd=ROOT).stdout
+    assert (
+        "- 4 cancelled at 2026-12-01 09:41:20.210 UTC: the client cancelled it at "
+        "fixtures/mcp/session\\_2025-11-25.jsonl:13\n"
+    ) in md
+
+
+def test_the_html_calls_table_says_when() -> None:
+    page = run_cli(["timeline", CODEX, "--format", "html"], cwd=ROOT).stdout
+    assert (
+        '<ul class="note cancelled"><li><code>call_R3run</code> cancelled at 2025-09-10 '
+        "14:00:16.100 UTC: the user aborted its turn at "
+        f"{CODEX}:14#/payload</li></ul>"
+    ) in page
