@@ -53,7 +53,8 @@ def test_a_call_the_user_aborted_is_cancelled_beside_one_still_missing(tmp_path:
     res = run_cli(["timeline", str(path), "--trace-id", "call_R3run"], cwd=ROOT)
     said = " ".join(res.stdout.split())  # the line folds at the terminal's width
     when = "2025-09-10 14:00:16.100 UTC"  # the marker's own timestamp
-    assert f"call_R3run cancelled at {when}: the user aborted its turn at {marker}" in said
+    why = 'the user aborted its turn ("turn aborted: interrupted")'
+    assert f"call_R3run cancelled at {when}: {why} at {marker}" in said
 
 
 @pytest.mark.parametrize(

@@ -7,6 +7,7 @@ cancelled a slow call (`notifications/cancelled`)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from tests.conftest import FIXTURES, ROOT, run_cli
 
@@ -52,12 +53,16 @@ def test_json_says_the_client_cancelled_the_call_and_when() -> None:
 
 
 def test_the_text_and_markdown_timelines_say_when() -> None:
-    said = "call_R3run cancelled at 2025-09-10 14:00:16.100 UTC: the user aborted its turn at"
+    said = (
+        "call_R3run cancelled at 2025-09-10 14:00:16.100 UTC: the user aborted its turn "
+        '("turn aborted: interrupted") at'
+    )
     text = run_cli(["timeline", CODEX, "--trace-id", "call_R3run"], cwd=ROOT).stdout
     assert f"{said} {CODEX}:14#/payload" in " ".join(text.split())
     md = run_cli(["timeline", MCP, "--trace-id", "4", "--format", "markdown"], cwd=ROOT).stdout
     assert (
-        "- 4 cancelled at 2026-12-01 09:41:20.210 UTC: the client cancelled it at "
+        "- 4 cancelled at 2026-12-01 09:41:20.210 UTC: the client cancelled it "
+        '\\("timed out after 1.0s"\\) at '
         "fixtures/mcp/session\\_2025-11-25.jsonl:13\n"
     ) in md
 
@@ -66,6 +71,39 @@ def test_the_html_calls_table_says_when() -> None:
     page = run_cli(["timeline", CODEX, "--format", "html"], cwd=ROOT).stdout
     assert (
         '<ul class="note cancelled"><li><code>call_R3run</code> cancelled at 2025-09-10 '
-        "14:00:16.100 UTC: the user aborted its turn at "
+        "14:00:16.100 UTC: the user aborted its turn (&quot;turn aborted: interrupted&quot;) at "
         f"{CODEX}:14#/payload</li></ul>"
     ) in page
+
+
+def _labels(page: str) -> set[str]:
+    """The accessible labels of the cancelled calls' outcome glyphs (table and swimlane)."""
+    import re
+
+    tags = re.findall(r'class="out o-cancelled" title="([^"]*)"', page)
+    titles = re.findall(r'<g class="outcome"><title>(cancelled[^<]*)</title>', page)
+    return {*tags, *titles}
+
+
+def test_the_html_label_says_the_user_aborted_the_turn_with_the_marker(tmp_path: Path) -> None:
+    """A user's abort is not the client cancelling: the label says the user aborted the
+    turn and quotes the marker, which names the agent's own record of it (Codex's
+    `turn_aborted` event, Claude Code's `[Request interrupted by user]` turn)."""
+    from tests.diagnose.test_diagnose_transcripts import _claude_code_with
+
+    codex = run_cli(["timeline", CODEX, "--format", "html"], cwd=ROOT).stdout
+    assert _labels(codex) == {
+        "cancelled: the user aborted the turn (&quot;turn aborted: interrupted&quot;)"
+    }
+    claude = _claude_code_with(tmp_path, keep_result=False)
+    page = run_cli(["timeline", str(claude), "--format", "html"], cwd=ROOT).stdout
+    assert _labels(page) == {
+        "cancelled: the user aborted the turn "
+        "(&quot;[Request interrupted by user for tool use]&quot;)"
+    }
+    assert "cancelled by the client" not in codex + page
+
+
+def test_the_html_label_keeps_cancelled_by_the_client_for_an_mcp_cancel() -> None:
+    page = run_cli(["timeline", MCP, "--format", "html"], cwd=ROOT).stdout
+    assert _labels(page) == {"cancelled by the client (&quot;timed out after 1.0s&quot;)"}

@@ -21,15 +21,43 @@ def when_cancelled(c: CallView) -> str:
     return "" if t is None else f"{t:%Y-%m-%d %H:%M:%S}.{t.microsecond // 1000:03d} UTC"
 
 
+#: What a cancelled call's outcome label says, by who cancelled it.
+CANCELLED_LABEL = {
+    "user": "cancelled: the user aborted the turn",
+    "client": "cancelled by the client",
+}
+
+
+def _quoted_note(c: CallView) -> str:
+    """` ("turn aborted: interrupted")`: the cancelling event's own words, which name its
+    kind (Codex's `turn_aborted` event, Claude Code's `[Request interrupted by user]` turn, an
+    MCP client's reason); "" when it has none."""
+    note = " ".join((c.cancelled_note or "").split())
+    if len(note) > 80:
+        note = note[:79] + "…"
+    return f' ("{note}")' if note else ""
+
+
+def cancelled_label(c: CallView) -> str | None:
+    """`cancelled: the user aborted the turn ("[Request interrupted by user]")` or `cancelled
+    by the client ("timed out after 1.0s")` for a cancelled call whose cancelling event is
+    known; None otherwise (the outcome's generic label applies)."""
+    if c.outcome != "cancelled" or c.cancelled_by not in CANCELLED_LABEL:
+        return None
+    return CANCELLED_LABEL[c.cancelled_by] + _quoted_note(c)
+
+
 def cancelled_sentence(c: CallView) -> str | None:
-    """`cancelled at 2025-09-10 14:00:16.100 UTC: the user aborted its turn at ORIGIN`, for a
+    """`cancelled at 2025-09-10 14:00:16.100 UTC: the user aborted its turn ("turn aborted:
+    interrupted") at ORIGIN`, for a
     cancelled call whose cancelling event is known (None otherwise). Plain text: each view
     escapes it for its own format (the origin comes from the input)."""
     if c.outcome != "cancelled" or c.cancelled_by not in CANCELLED_BY:
         return None
     when = when_cancelled(c)
     at = f" at {c.cancelled_origin}" if c.cancelled_origin else ""
-    return f"cancelled{f' at {when}' if when else ''}: {CANCELLED_BY[c.cancelled_by]}{at}"
+    why = CANCELLED_BY[c.cancelled_by] + _quoted_note(c)
+    return f"cancelled{f' at {when}' if when else ''}: {why}{at}"
 
 
 def cancellations(calls: Sequence[CallView]) -> list[tuple[str, str]]:

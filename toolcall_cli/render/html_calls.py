@@ -10,7 +10,7 @@ import pandas as pd
 
 from toolcall_cli.align.model import PHASES, CallView, TraceBlock
 from toolcall_cli.core.words import NO_ID
-from toolcall_cli.render.cancelled_text import cancellations
+from toolcall_cli.render.cancelled_text import cancellations, cancelled_label
 from toolcall_cli.render.html_axis import boundaries, call_spans, fmt_ms
 from toolcall_cli.render.html_page import h, outcome_tag
 
@@ -91,7 +91,8 @@ def calls_table(
         rows.append(
             f'<tr id="{cid}-row" data-call="{cid}"{bad}>'
             f"<td><code>{h(c.tool_call_id or NO_ID, limit=80)}</code></td>"
-            f"<td>{h(c.tool or '?', limit=80)}</td><td>{outcome_tag(c.outcome)}</td>"
+            f"<td>{h(c.tool or '?', limit=80)}</td>"
+            f"<td>{outcome_tag(c.outcome, cancelled_label(c))}</td>"
             + "".join(_ms_cell(c, p, own.get(c.tool_call_id)) for p in PHASES)
             + (_codes_cell(refs.get(cid, [])) if refs is not None else "")
             + "</tr>"

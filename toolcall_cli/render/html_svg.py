@@ -18,6 +18,7 @@ from toolcall_cli.align.model import CallView, TraceBlock
 from toolcall_cli.core.cells import text
 from toolcall_cli.core.events import SOURCES
 from toolcall_cli.core.words import NO_ID
+from toolcall_cli.render.cancelled_text import cancelled_label
 from toolcall_cli.render.html_axis import (
     AXIS_H,
     LABEL_W,
@@ -208,7 +209,7 @@ def _call_lane(
             f'style="fill:{colour}">{h(c.outcome)}</text>'
         )
     out.append(
-        f'<g class="outcome"><title>{h(OUTCOME_STYLE[gl][0])}</title>'
+        f'<g class="outcome"><title>{h(cancelled_label(c) or OUTCOME_STYLE[gl][0])}</title>'
         f"{_use(gl, gx, mid, 15)}{word}</g>"
     )
     out.append("</g>")
