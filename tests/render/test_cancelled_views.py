@@ -107,3 +107,17 @@ def test_the_html_label_says_the_user_aborted_the_turn_with_the_marker(tmp_path:
 def test_the_html_label_keeps_cancelled_by_the_client_for_an_mcp_cancel() -> None:
     page = run_cli(["timeline", MCP, "--format", "html"], cwd=ROOT).stdout
     assert _labels(page) == {"cancelled by the client (&quot;timed out after 1.0s&quot;)"}
+
+
+def test_a_trace_header_counts_a_cancelled_call_apart_from_those_without_result() -> None:
+    """OR001 does not report a call whose turn the user aborted: the header must not call it
+    `without result` either (it said `1 call, 1 without result` for the aborted call)."""
+    text = run_cli(["timeline", CODEX, "--trace-id", "call_R3run"], cwd=ROOT).stdout
+    assert "1 call, 0 without result, 1 cancelled · trouble" in " ".join(text.split())
+    md = run_cli(["timeline", CODEX, "--format", "markdown"], cwd=ROOT).stdout
+    headers = [ln for ln in md.splitlines() if ln.startswith("### ")]
+    assert sum(", 1 cancelled" in ln for ln in headers) == 1  # the aborted call's trace only
+    assert sum(", 0 without result" in ln for ln in headers) == len(headers) == 5
+    for command in ("timeline", "diagnose"):
+        page = run_cli([command, MCP, "--format", "html"], cwd=ROOT).stdout
+        assert "1 call, <b>0 without result</b>, 1 cancelled, 0 over SLA" in page

@@ -64,3 +64,16 @@ def cancellations(calls: Sequence[CallView]) -> list[tuple[str, str]]:
     """(call name, `cancelled at …: …`) of each of *calls* whose cancellation is on record."""
     said = ((c.tool_call_id or NO_ID, cancelled_sentence(c)) for c in calls)
     return [(who, s) for who, s in said if s is not None]
+
+
+def unanswered(calls: Sequence[CallView]) -> tuple[int, int]:
+    """(calls without a result, calls cancelled) of *calls*, for a trace's header: a cancelled
+    call is counted apart, never as lost (the user aborted its turn, which OR001 leaves
+    alone, or the client withdrew it, which OR001 reports with breakpoint `cancelled`)."""
+    cancelled = sum(c.outcome == "cancelled" for c in calls)
+    return sum(c.outcome != "result" for c in calls) - cancelled, cancelled
+
+
+def cancelled_count(cancelled: int) -> str:
+    """`, 2 cancelled` for a header, "" for none (most traces: their header stays as it was)."""
+    return f", {cancelled} cancelled" if cancelled else ""

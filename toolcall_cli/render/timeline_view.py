@@ -17,7 +17,7 @@ from toolcall_cli.core.jsonio import pretty
 from toolcall_cli.core.words import NO_ID, plural
 from toolcall_cli.render import RenderOptions, renders
 from toolcall_cli.render._rich import cell, console
-from toolcall_cli.render.cancelled_text import cancellations
+from toolcall_cli.render.cancelled_text import cancellations, cancelled_count, unanswered
 from toolcall_cli.render.html_calls import chat_request, own_round_trips
 from toolcall_cli.render.safe import md
 
@@ -174,13 +174,13 @@ def to_table(report: TimelineReport, out: TextIO, opts: RenderOptions) -> None:
 
 
 def _title(b: TraceBlock) -> str:
-    bad = sum(c.outcome != "result" for c in b.calls)
+    bad, cancelled = unanswered(b.calls)
     first = b.events["ts_corrected"].min()
     day = f" · {first:%Y-%m-%d}" if isinstance(first, pd.Timestamp) and not pd.isna(first) else ""
     sessions = ", ".join(b.session_ids) or "-"
     return (
         f"trace {b.trace}{day} · sessions {sessions} · {plural(len(b.calls), 'call')}, "
-        f"{bad} without result · trouble {b.trouble}"
+        f"{bad} without result{cancelled_count(cancelled)} · trouble {b.trouble}"
     )
 
 
