@@ -121,3 +121,33 @@ def test_a_trace_header_counts_a_cancelled_call_apart_from_those_without_result(
     for command in ("timeline", "diagnose"):
         page = run_cli([command, MCP, "--format", "html"], cwd=ROOT).stdout
         assert "1 call, <b>0 without result</b>, 1 cancelled, 0 over SLA" in page
+
+
+def _call_spans(path: str) -> dict[str, dict[str, object]]:
+    res = run_cli(["timeline", path, "--format", "otlp"], cwd=ROOT)
+    spans = [
+        s
+        for line in res.stdout.splitlines()
+        for rs in json.loads(line)["resourceSpans"]
+        for ss in rs["scopeSpans"]
+        for s in ss["spans"]
+        if s["name"].startswith("toolcall.call ")
+    ]
+    out = {}
+    for s in spans:
+        attrs = {a["key"]: a["value"].get("stringValue") for a in s["attributes"]}
+        out[str(attrs["gen_ai.tool.call.id"])] = {"status": s.get("status"), **attrs}
+    return out
+
+
+def test_otlp_exports_a_user_abort_as_no_error_and_a_client_cancel_as_one() -> None:
+    """In Jaeger or Phoenix an error span is a failure to chase: the call whose turn the user
+    aborted is not one (its span says who cancelled it, with the evidence); a call the client
+    withdrew still is (OR001 reports it)."""
+    user = _call_spans(CODEX)["call_R3run"]
+    assert (user["status"], user["toolcall.call.outcome"]) == (None, "cancelled")
+    assert user["toolcall.call.cancelled_by"] == "user"
+    assert user["toolcall.call.cancelled_origin"] == f"{CODEX}:14#/payload"
+    client = _call_spans(MCP)["4"]
+    assert client["status"] == {"code": 2, "message": "cancelled"}
+    assert client["toolcall.call.cancelled_by"] == "client"

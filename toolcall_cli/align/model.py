@@ -44,6 +44,12 @@ class CallView:
         return None if self.start_ns is None else pd.Timestamp(self.start_ns, tz="UTC")
 
     @property
+    def user_aborted(self) -> bool:
+        """Cancelled because the user aborted its turn: no hop failed (OR001 leaves it alone),
+        so it is neither trouble nor an error, though it got no result."""
+        return self.outcome == "cancelled" and self.cancelled_by == "user"
+
+    @property
     def cancelled_time(self) -> pd.Timestamp | None:
         """When the call was cancelled (UTC), None when the cancelling event has no clock."""
         return None if self.cancelled_ns is None else pd.Timestamp(self.cancelled_ns, tz="UTC")
