@@ -185,5 +185,5 @@ def to_github(report: LintReport, out: TextIO, opts: RenderOptions) -> None:
     for skipped in report.summary.get("skipped", ()):
         path, why = str(skipped["path"]), str(skipped["reason"])
         # the path is the user's tree's text: escaped as a property and as the message
-        props = f"file={_gh_prop(path)},title=file skipped"
-        out.write(f"::notice {props}::{_gh_data(f'skipped {path}: {why}')}\n")
+        where = f"file={_gh_prop(path)},title=file skipped"
+        out.write(f"::notice {where}::{_gh_data(f'skipped {path}: {why}')}\n")
