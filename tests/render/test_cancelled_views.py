@@ -151,3 +151,18 @@ def test_otlp_exports_a_user_abort_as_no_error_and_a_client_cancel_as_one() -> N
     client = _call_spans(MCP)["4"]
     assert client["status"] == {"code": 2, "message": "cancelled"}
     assert client["toolcall.call.cancelled_by"] == "client"
+
+
+def test_the_html_report_does_not_mark_a_user_abort_as_a_fault() -> None:
+    """Red marks a fault: the aborted call's row and lane are plain (its glyph and word say
+    `cancelled`); the call the client cancelled keeps its red mark (OR001 reports it)."""
+    import re
+
+    codex = run_cli(["timeline", CODEX, "--format", "html"], cwd=ROOT).stdout
+    (lane,) = re.findall(
+        r'<g class="lane lane-call"[^>]*data-outcome="cancelled">.*?</g>\n', codex, re.S
+    )
+    assert "lane-bad" not in lane and 'class="lbl">shell · call_R3run<' in lane
+    assert re.search(r'<tr id="(t\d+-c\d+)-row" data-call="\1">(?:(?!</tr>).)*call_R3run', codex)
+    mcp = run_cli(["timeline", MCP, "--format", "html"], cwd=ROOT).stdout
+    assert re.search(r'<tr id="(t\d+-c\d+)-row" data-call="\1" class="bad"><td><code>4<', mcp)

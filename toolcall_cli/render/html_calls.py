@@ -87,7 +87,8 @@ def calls_table(
         head += '<th scope="col">findings</th>'
     rows = []
     for c, cid in zip(calls, cids, strict=True):
-        bad = ' class="bad"' if c.outcome != "result" or c.breaches else ""
+        faulty = c.outcome != "result" and not c.user_aborted  # a user's abort is not a fault
+        bad = ' class="bad"' if faulty or c.breaches else ""
         rows.append(
             f'<tr id="{cid}-row" data-call="{cid}"{bad}>'
             f"<td><code>{h(c.tool_call_id or NO_ID, limit=80)}</code></td>"

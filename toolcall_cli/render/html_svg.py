@@ -155,7 +155,7 @@ def _call_lane(
     order_x: float | None = None,
 ) -> list[str]:
     mid = y + LANE_H / 2
-    bad = c.outcome != "result"
+    bad = c.outcome != "result" and not c.user_aborted  # a user's abort is not a fault
     name = f"{c.tool or '?'} · {c.tool_call_id or NO_ID}"
     lanecls = "lane-bad" if bad else ""
     out = [
@@ -202,7 +202,7 @@ def _call_lane(
     gl = c.outcome if c.outcome in OUTCOME_STYLE else "missing"
     gx = min(x_end + 10, sc.width - RIGHT_PAD + 10)
     word = ""
-    if bad:
+    if c.outcome != "result":
         colour = OUTCOME_STYLE[gl][1]
         word = (
             f'<text x="{gx + 10:.1f}" y="{mid + 4:.1f}" class="lbl-bad" fill="{colour}" '
