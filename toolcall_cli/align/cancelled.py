@@ -37,11 +37,11 @@ def client_cancel_rows(
 def cancellation_columns(
     a: EventArrays, detail: pa.Array, ts: np.ndarray, *, user: np.ndarray, client: np.ndarray
 ) -> dict[str, Any]:
-    """Columns `cancelled_by`, `cancelled_origin`, `cancelled_note` (Arrow text) and
+    """Columns `cancelled_by` (object), `cancelled_origin`, `cancelled_note` (Arrow text) and
     `cancelled_ns` (int64, NAT for none) per call, from the events' *detail* (Arrow text) and
-    corrected times *ts*. *user*: per call the position of the abort
-    marker that cancelled it, else -1; *client*: the position of the client's cancel event
-    that did, else -1 (a call both is the client's: its own event is the closer evidence)."""
+    corrected times *ts*. *user*: per call the position of the abort marker that cancelled
+    it, else -1; *client*: the position of the client's cancel event that did, else -1 (where
+    both are given the client's wins: the call's own event is the closer evidence)."""
     pos = np.where(client >= 0, client, user)
     none = pos < 0
     by = np.full(len(pos), None, dtype=object)
