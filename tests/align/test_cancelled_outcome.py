@@ -47,12 +47,14 @@ def test_a_call_the_user_aborted_is_cancelled_beside_one_still_missing(tmp_path:
     }
     # the evidence: the `turn_aborted` line, quoted by the timeline beside the call
     marker = f"{path}:13#/payload"  # line 14 of the rollout, less the dropped output line
-    assert {c.tool_call_id: c.cancelled_at for c in calls if c.cancelled_at} == {
+    assert {c.tool_call_id: c.cancelled_origin for c in calls if c.cancelled_origin} == {
         "call_R3run": marker
     }
     res = run_cli(["timeline", str(path), "--trace-id", "call_R3run"], cwd=ROOT)
     said = " ".join(res.stdout.split())  # the line folds at the terminal's width
-    assert f"call_R3run cancelled: the user aborted its turn at {marker}" in said
+    when = "2025-09-10 14:00:16.100 UTC"  # the marker's own timestamp
+    why = 'the user aborted its turn ("turn aborted: interrupted")'
+    assert f"call_R3run cancelled at {when}: {why} at {marker}" in said
 
 
 @pytest.mark.parametrize(
@@ -64,3 +66,19 @@ def test_a_real_unanswered_call_without_an_abort_stays_missing(corpus: Path, nam
     path = corpus / "conversations" / "vercel-ai_provider_fixtures" / name
     outcomes = {c.outcome for c in align(parse_file(path)).calls}
     assert outcomes == {"missing"}
+
+
+def test_a_call_the_user_aborted_is_not_trouble() -> None:
+    """`trouble` ranks traces worst first for the on-call engineer: the trace of a call whose
+    turn the user aborted (no hop failed, OR001 silent) scores 0 and is not listed first, as
+    it was with trouble 1; a call the client cancelled (OR001 reports it) still counts."""
+    import json
+
+    rollout = "fixtures/transcripts/codex_rollout.jsonl"
+    doc = json.loads(run_cli(["timeline", rollout, "--format", "json"], cwd=ROOT).stdout)
+    trouble = {t["trace_id"]: t["trouble"] for t in doc["traces"]}
+    assert trouble["call_R3run"] == 0 and set(trouble.values()) == {0}
+    assert doc["traces"][0]["trace_id"] != "call_R3run"
+    mcp = "fixtures/mcp/session_2025-11-25.jsonl"
+    doc = json.loads(run_cli(["timeline", mcp, "--format", "json"], cwd=ROOT).stdout)
+    assert {t["trace_id"]: t["trouble"] for t in doc["traces"]}["4"] == 1

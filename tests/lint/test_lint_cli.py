@@ -110,6 +110,30 @@ def test_skipped_files_in_every_format(tmp_path: Path) -> None:
     ]
 
 
+def test_github_annotations_name_each_skipped_file_escaped(tmp_path: Path) -> None:
+    """`--format github` names each skipped file as a `::notice` (as SARIF's note does), and
+    a path is the user's text: `%`, CR, LF (and `:`/`,` in the file property) are escaped, so
+    a file name cannot end the annotation or start a workflow command of its own."""
+    (tmp_path / "tools.json").write_text((ROOT / BAD).read_text())
+    odd = tmp_path / "50%,a:b\n::error::x.json"
+    odd.write_text("not json {")
+    (tmp_path / "package.json").write_text('{"name": "x"}')
+    res = run_cli(["lint", str(tmp_path), "--fail-on", "never", "-f", "github"], cwd=ROOT)
+    assert res.exit_code == 0, res.stderr
+    lines = res.stdout.splitlines()
+    notices = [ln for ln in lines if ",title=file skipped::" in ln]
+    esc = str(tmp_path).replace("%", "%25")  # the temp dir itself holds no other special
+    assert notices == [
+        f"::notice file={esc}/50%25%2Ca%3Ab%0A%3A%3Aerror%3A%3Ax.json,title=file skipped::"
+        f"skipped {esc}/50%25,a:b%0A::error::x.json: not JSON, JSON lines or YAML",
+        f"::notice file={esc}/package.json,title=file skipped::"
+        f"skipped {esc}/package.json: no tool definitions",
+    ]
+    # every other line is a finding's annotation of the tool file: none came from the name
+    others = [ln for ln in lines if ln not in notices]
+    assert others and all(ln.split(",", 1)[0].endswith(f"file={esc}/tools.json") for ln in others)
+
+
 def test_a_file_a_walk_cannot_read_is_skipped_not_fatal(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

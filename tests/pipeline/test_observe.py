@@ -71,3 +71,22 @@ def test_a_call_the_user_interrupted_is_not_a_silent_drop(tmp_path: Any, end: bo
     )
     (call,) = replay(parse_file(lost), trace_id="toolu_01Bash").calls
     assert call.observed == "missing"
+
+
+def test_replay_says_why_a_call_the_user_aborted_is_observed_unknown() -> None:
+    """`unknown` alone reads as "no evidence": the report's notes say the user aborted the
+    call's turn (Codex `turn_aborted`); a replay without an abort has no such note."""
+    import json
+
+    from tests.conftest import ROOT, run_cli
+
+    rollout = "fixtures/transcripts/codex_rollout.jsonl"
+    args = ["replay", rollout, "--format", "json"]
+    doc = json.loads(run_cli([*args, "--trace-id", "call_R3run"], cwd=ROOT).stdout)
+    assert [c["observed"] for c in doc["calls"]] == ["unknown"]
+    assert doc["notes"] == [
+        "observed unknown: the user aborted the turn of call_R3run (cancelled, not dropped: "
+        "no hop's verdict to compare)"
+    ]
+    doc = json.loads(run_cli([*args, "--trace-id", "call_L9k8"], cwd=ROOT).stdout)
+    assert not any("aborted" in n for n in doc["notes"])

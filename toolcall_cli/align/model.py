@@ -33,12 +33,26 @@ class CallView:
     breaches: tuple[str, ...] = ()
     origin: str | None = None  # evidence pointer of the call's first event
     start_ns: int | None = None  # earliest corrected time of the call, ns since the epoch (UTC)
-    cancelled_at: str | None = None  # evidence pointer of the user's abort that cancelled it
+    cancelled_origin: str | None = None  # evidence pointer of the event that cancelled it
+    cancelled_ns: int | None = None  # when it was cancelled: that event's corrected time, ns
+    cancelled_by: str | None = None  # `user` (aborted the turn) or `client` (withdrew the call)
+    cancelled_note: str | None = None  # the cancelling event's own words (untrusted text)
 
     @property
     def start(self) -> pd.Timestamp | None:
         """The earliest corrected time of the call (UTC)."""
         return None if self.start_ns is None else pd.Timestamp(self.start_ns, tz="UTC")
+
+    @property
+    def user_aborted(self) -> bool:
+        """Cancelled because the user aborted its turn: no hop failed (OR001 leaves it alone),
+        so it is neither trouble nor an error, though it got no result."""
+        return self.outcome == "cancelled" and self.cancelled_by == "user"
+
+    @property
+    def cancelled_time(self) -> pd.Timestamp | None:
+        """When the call was cancelled (UTC), None when the cancelling event has no clock."""
+        return None if self.cancelled_ns is None else pd.Timestamp(self.cancelled_ns, tz="UTC")
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,6 +28,11 @@ from toolcall_cli.align.arrays import (
     to_datetime,
     true_mask,
 )
+from toolcall_cli.align.cancelled import (
+    CLIENT_CANCEL_KIND,
+    cancellation_columns,
+    client_cancel_rows,
+)
 from toolcall_cli.align.model import PHASES, CallView
 from toolcall_cli.align.views import build_views
 from toolcall_cli.core.config import Sla
@@ -213,7 +218,8 @@ def call_views(
     }
     fallback = np.where(count >= 2, _ms(rt_hi, rt_lo), np.nan)
     first = np.where(bound["received"] != NAT, bound["received"], lo)
-    spans = _chat_spans(a, arrow(events["detail"]), trace, ts, pairs)
+    detail = arrow(events["detail"])
+    spans = _chat_spans(a, detail, trace, ts, pairs)
     phases["end_to_end_ms"] = _end_to_end(g.trace, first, fallback, spans)
     # the call's first event: its tool_call, then the earliest, then by seq
     isnat = t == NAT
@@ -236,8 +242,15 @@ def call_views(
     marker_of = np.full(n, -1, dtype=np.int64)  # per call, the abort marker's position
     marker_of[grp[per_row >= 0]] = per_row[per_row >= 0]
     user_stopped = (marker_of >= 0) & (outcome == "missing")
+    client = client_cancel_rows(rows, grp, n, kind == kinds.get(CLIENT_CANCEL_KIND, -2), ts)
+    cancel = cancellation_columns(
+        a,
+        detail,
+        ts,
+        user=np.where(user_stopped, marker_of, -1),
+        client=np.where(outcome == "cancelled", client, -1),  # a late result wins
+    )
     outcome[user_stopped] = "cancelled"
-    cancelled_at = a.origin.take(pa.array(marker_of, mask=~user_stopped))
     ids = a.tool_call_id.values.take(pa.array(g.call))
     if pc.any(pc.match_substring(ids, _SEP)).as_py():
         ids = pc.list_element(pc.split_pattern(ids, _SEP, max_splits=1), 0)
@@ -250,10 +263,10 @@ def call_views(
         "origin": a.origin.take(pa.array(first_row)),
         "start": lo,
         "trace_code": g.trace,
-        "cancelled_at": cancelled_at,
+        **cancel,
         **phases,
     }
-    empty = _empty_id_calls(events, a, trace, ts, aborted, markers)
+    empty = _empty_id_calls(events, a, trace, ts, (aborted, markers), detail)
     both = {
         k: pa.concat_arrays([v, empty[k]]) if isinstance(v, pa.Array) else np.r_[v, empty[k]]
         for k, v in cols.items()
@@ -266,19 +279,20 @@ def _empty_id_calls(
     a: EventArrays,
     trace: Coded,
     ts: np.ndarray,
-    aborted: np.ndarray,
-    markers: np.ndarray,
+    user_aborts: tuple[np.ndarray, np.ndarray],
+    detail: pa.Array,
 ) -> dict[str, Any]:
     """Tool calls sent with an empty id: each is its own call, and nothing can answer it
-    (`cancelled` when the user aborted its turn: *aborted* are such calls' positions, sorted,
-    and *markers* the positions of the markers that aborted them)."""
+    (`cancelled` when the user aborted its turn: *user_aborts* holds such calls' positions,
+    sorted, and the positions of the markers that aborted them)."""
     raw = arrow(events["tool_call_id"])
     rows = np.flatnonzero(
         a.kind.mask(["tool_call"]) & true_mask(pc.equal(pc.utf8_trim_whitespace(raw), ""))
     )
     take = pa.array(rows)
-    marker = markers_of(rows, aborted, markers)
+    marker = markers_of(rows, *user_aborts)
     stopped = marker >= 0
+    none = np.full(len(rows), -1, dtype=np.int64)  # no client can withdraw a call without id
     return {
         "tool_call_id": pa.array([""] * len(rows), type=pa.large_string()),
         "tool": arrow(events["tool"]).take(take),
@@ -286,7 +300,7 @@ def _empty_id_calls(
         "session_id": arrow(events["session_id"]).take(take),
         "outcome": np.where(stopped, "cancelled", "missing").astype(object),
         "origin": a.origin.take(take),
-        "cancelled_at": a.origin.take(pa.array(marker, mask=~stopped)),
+        **cancellation_columns(a, detail, ts, user=marker, client=none),
         "start": ts[rows],
         "trace_code": trace.codes[rows],
         **{p: np.full(len(rows), np.nan) for p in PHASES},

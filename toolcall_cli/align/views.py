@@ -23,9 +23,10 @@ def build_views(cols: dict[str, Any], sla: Sla) -> tuple[CallView, ...]:
     """The CallViews, ordered by start (none last), then trace and origin.
 
     *cols* holds one entry per call in each column: `tool_call_id`, `tool`, `trace`,
-    `session_id`, `origin`, `cancelled_at` (Arrow text), `outcome` (object array), `start`
-    (int64 ns, NAT for none), `trace_code` (codes ranked by `trace_ranks`) and each of
-    :data:`PHASES` (float ms, NaN for none)."""
+    `session_id`, `origin`, `cancelled_origin`, `cancelled_note` (Arrow text), `outcome` and
+    `cancelled_by` (object arrays), `start` and `cancelled_ns` (int64 ns, NAT for none),
+    `trace_code` (codes ranked by `trace_ranks`) and each of :data:`PHASES` (float ms, NaN
+    for none)."""
     start = cols["start"]
     isnat = start == NAT
     ranks = np.append(cols["trace_ranks"], -1)  # no trace sorts as "", before any trace
@@ -54,9 +55,19 @@ def build_views(cols: dict[str, Any], sla: Sla) -> tuple[CallView, ...]:
     take = pa.array(order)
     text = {
         k: cols[k].take(take).to_numpy(zero_copy_only=False).tolist()
-        for k in ("tool_call_id", "tool", "trace", "session_id", "origin", "cancelled_at")
+        for k in (
+            "tool_call_id",
+            "tool",
+            "trace",
+            "session_id",
+            "origin",
+            "cancelled_origin",
+            "cancelled_note",
+        )
     }
     starts = np.where(isnat, None, start)[order].tolist()
+    cancelled = cols["cancelled_ns"]
+    cancelled_ns = np.where(cancelled == NAT, None, cancelled)[order].tolist()
     with no_gc():  # a quarter of a million small objects: no collections while they are made
         dicts = [
             {PHASES[0]: w, PHASES[1]: x, PHASES[2]: y, PHASES[3]: z}
@@ -74,6 +85,9 @@ def build_views(cols: dict[str, Any], sla: Sla) -> tuple[CallView, ...]:
                 [combos[m] for m in mask[order].tolist()],
                 text["origin"],
                 starts,
-                text["cancelled_at"],
+                text["cancelled_origin"],
+                cancelled_ns,
+                cols["cancelled_by"][order].tolist(),
+                text["cancelled_note"],
             )
         )

@@ -27,7 +27,7 @@ from typing import Any, Final
 import pandas as pd
 
 from toolcall_cli.core.config import DEFAULT, Config
-from toolcall_cli.core.words import plural
+from toolcall_cli.core.words import NO_ID, plural
 from toolcall_cli.pipeline import inject, prescreen, ratelimit, response, schema
 from toolcall_cli.pipeline.base import ReplayContext, Stage, ToolCall, Verdict, skipped
 from toolcall_cli.pipeline.calls import extract_calls
@@ -197,6 +197,16 @@ def replay(
         if synthetic
         else ()
     )
+    aborted = [
+        r.tool_call_id or NO_ID
+        for r in rows
+        if r.observed == "unknown" and r.call is not None and r.call.user_aborted
+    ]
+    if aborted:  # `unknown` alone reads as missing evidence; say why it is unknown
+        notes += (
+            f"observed unknown: the user aborted the turn of {', '.join(aborted)} (cancelled, "
+            "not dropped: no hop's verdict to compare)",
+        )
     return ReplayReport(
         trace_id=scope.trace_id,
         session_id=sessions[0] if len(sessions) == 1 else (session_id or None),

@@ -10,6 +10,7 @@ import pandas as pd
 
 from toolcall_cli.align.model import PHASES, CallView, TraceBlock
 from toolcall_cli.core.words import NO_ID
+from toolcall_cli.render.cancelled_text import cancellations, cancelled_label
 from toolcall_cli.render.html_axis import boundaries, call_spans, fmt_ms
 from toolcall_cli.render.html_page import h, outcome_tag
 
@@ -86,11 +87,13 @@ def calls_table(
         head += '<th scope="col">findings</th>'
     rows = []
     for c, cid in zip(calls, cids, strict=True):
-        bad = ' class="bad"' if c.outcome != "result" or c.breaches else ""
+        faulty = c.outcome != "result" and not c.user_aborted  # a user's abort is not a fault
+        bad = ' class="bad"' if faulty or c.breaches else ""
         rows.append(
             f'<tr id="{cid}-row" data-call="{cid}"{bad}>'
             f"<td><code>{h(c.tool_call_id or NO_ID, limit=80)}</code></td>"
-            f"<td>{h(c.tool or '?', limit=80)}</td><td>{outcome_tag(c.outcome)}</td>"
+            f"<td>{h(c.tool or '?', limit=80)}</td>"
+            f"<td>{outcome_tag(c.outcome, cancelled_label(c))}</td>"
             + "".join(_ms_cell(c, p, own.get(c.tool_call_id)) for p in PHASES)
             + (_codes_cell(refs.get(cid, [])) if refs is not None else "")
             + "</tr>"
@@ -100,5 +103,14 @@ def calls_table(
         "latencies (✗ = above the SLA; end to end is the call's own, received → injected)"
         "</caption>"
         f'<thead><tr><th scope="col">call</th><th scope="col">tool</th><th scope="col">outcome</th>'
-        f"{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+        f"{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>{_cancelled_notes(calls)}"
     )
+
+
+def _cancelled_notes(calls: Sequence[CallView]) -> str:
+    """Below the table, per cancelled call who cancelled it, when, and the evidence line."""
+    said = cancellations(calls)
+    if not said:
+        return ""
+    items = "".join(f"<li><code>{h(w, limit=80)}</code> {h(s, limit=300)}</li>" for w, s in said)
+    return f'<ul class="note cancelled">{items}</ul>'

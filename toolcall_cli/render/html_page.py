@@ -23,7 +23,8 @@ OUTCOME_STYLE: dict[str, tuple[str, str]] = {
     "timeout": ("tool timeout", "#9a6700"),
     "dropped": ("response dropped", "#8b3fd1"),
     "missing": ("no result", "#5b6472"),
-    "cancelled": ("cancelled by the client", "#6e7781"),
+    # per call the label says which (cancelled_text.cancelled_label)
+    "cancelled": ("cancelled: by the user (turn aborted) or the client", "#6e7781"),
     "result": ("result injected", "#1a7f37"),
 }
 
@@ -205,9 +206,10 @@ def page(title: str, body: str) -> str:
     )
 
 
-def glyph(outcome: str, *, size: int = 14) -> str:
-    """An inline outcome glyph for HTML text (with an accessible label)."""
-    label, _ = OUTCOME_STYLE.get(outcome, OUTCOME_STYLE["missing"])
+def glyph(outcome: str, *, size: int = 14, label: str | None = None) -> str:
+    """An inline outcome glyph for HTML text (with an accessible label: *label*, else the
+    outcome's)."""
+    label = label or OUTCOME_STYLE.get(outcome, OUTCOME_STYLE["missing"])[0]
     ref = outcome if outcome in OUTCOME_STYLE else "missing"
     return (
         f'<svg width="{size}" height="{size}" role="img" aria-label="{h(label)}">'
@@ -215,6 +217,8 @@ def glyph(outcome: str, *, size: int = 14) -> str:
     )
 
 
-def outcome_tag(outcome: str) -> str:
-    """Glyph plus the outcome word (never colour alone)."""
-    return f'<span class="out o-{h(outcome)}">{glyph(outcome)}{h(outcome)}</span>'
+def outcome_tag(outcome: str, label: str | None = None) -> str:
+    """Glyph plus the outcome word (never colour alone); *label* (the call's own account of
+    its outcome) is the glyph's accessible label and the tag's tooltip."""
+    tip = f' title="{h(label)}"' if label else ""
+    return f'<span class="out o-{h(outcome)}"{tip}>{glyph(outcome, label=label)}{h(outcome)}</span>'

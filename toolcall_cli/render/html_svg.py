@@ -18,6 +18,7 @@ from toolcall_cli.align.model import CallView, TraceBlock
 from toolcall_cli.core.cells import text
 from toolcall_cli.core.events import SOURCES
 from toolcall_cli.core.words import NO_ID
+from toolcall_cli.render.cancelled_text import cancelled_label
 from toolcall_cli.render.html_axis import (
     AXIS_H,
     LABEL_W,
@@ -154,7 +155,7 @@ def _call_lane(
     order_x: float | None = None,
 ) -> list[str]:
     mid = y + LANE_H / 2
-    bad = c.outcome != "result"
+    bad = c.outcome != "result" and not c.user_aborted  # a user's abort is not a fault
     name = f"{c.tool or '?'} · {c.tool_call_id or NO_ID}"
     lanecls = "lane-bad" if bad else ""
     out = [
@@ -201,14 +202,14 @@ def _call_lane(
     gl = c.outcome if c.outcome in OUTCOME_STYLE else "missing"
     gx = min(x_end + 10, sc.width - RIGHT_PAD + 10)
     word = ""
-    if bad:
+    if c.outcome != "result":
         colour = OUTCOME_STYLE[gl][1]
         word = (
             f'<text x="{gx + 10:.1f}" y="{mid + 4:.1f}" class="lbl-bad" fill="{colour}" '
             f'style="fill:{colour}">{h(c.outcome)}</text>'
         )
     out.append(
-        f'<g class="outcome"><title>{h(OUTCOME_STYLE[gl][0])}</title>'
+        f'<g class="outcome"><title>{h(cancelled_label(c) or OUTCOME_STYLE[gl][0])}</title>'
         f"{_use(gl, gx, mid, 15)}{word}</g>"
     )
     out.append("</g>")

@@ -19,6 +19,7 @@ from toolcall_cli.core.findings import Finding
 from toolcall_cli.core.words import plural
 from toolcall_cli.diagnose.base import DiagnoseReport
 from toolcall_cli.render import RenderOptions, renders
+from toolcall_cli.render.cancelled_text import cancelled_count, unanswered
 from toolcall_cli.render.html_axis import WIDTH, fmt_ms
 from toolcall_cli.render.html_calls import calls_table, chat_request, own_round_trips
 from toolcall_cli.render.html_finding import banner, finding_card
@@ -61,7 +62,7 @@ def _ids(tix: int, calls: Sequence[CallView]) -> tuple[list[str], dict[str, str]
 
 
 def _meta(b: TraceBlock) -> str:
-    broken = sum(c.outcome != "result" for c in b.calls)
+    broken, cancelled = unanswered(b.calls)
     slow = sum(any(p != "end_to_end_ms" for p in c.breaches) for c in b.calls)
     first = b.events["ts_corrected"].min()
     when = (
@@ -73,7 +74,8 @@ def _meta(b: TraceBlock) -> str:
     return (
         f'<p class="meta">{h(when)}sessions {h(sessions, limit=200)} · '
         f"{plural(len(b.events), 'event')} · "
-        f"{plural(len(b.calls), 'call')}, <b>{broken} without result</b>, {slow} over SLA"
+        f"{plural(len(b.calls), 'call')}, <b>{broken} without result</b>"
+        f"{cancelled_count(cancelled)}, {slow} over SLA"
         f"{_chat_total(b.calls)}</p>"
     )
 

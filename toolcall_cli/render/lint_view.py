@@ -167,7 +167,9 @@ def _gh_prop(text: str) -> str:
 
 @renders("github", LintReport)
 def to_github(report: LintReport, out: TextIO, opts: RenderOptions) -> None:
-    """GitHub Actions workflow commands: `::error file=…,line=…,title=CODE name::message`."""
+    """GitHub Actions workflow commands: `::error file=…,line=…,title=CODE name::message`;
+    then a `::notice` per skipped file (the SARIF view's note), so the run's annotations name
+    what was not linted (stderr alone is only in the log)."""
     for f in report.findings:
         level = _GH_LEVEL[f.severity.value]
         props = []
@@ -180,3 +182,8 @@ def to_github(report: LintReport, out: TextIO, opts: RenderOptions) -> None:
         props.append(f"title={_gh_prop(f'{f.code} {f.name}')}")
         msg = f.message + (f" (fix: {f.fix})" if f.fix else "")
         out.write(f"::{level} {','.join(props)}::{_gh_data(msg)}\n")
+    for skipped in report.summary.get("skipped", ()):
+        path, why = str(skipped["path"]), str(skipped["reason"])
+        # the path is the user's tree's text: escaped as a property and as the message
+        where = f"file={_gh_prop(path)},title=file skipped"
+        out.write(f"::notice {where}::{_gh_data(f'skipped {path}: {why}')}\n")

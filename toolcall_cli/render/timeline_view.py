@@ -17,6 +17,7 @@ from toolcall_cli.core.jsonio import pretty
 from toolcall_cli.core.words import NO_ID, plural
 from toolcall_cli.render import RenderOptions, renders
 from toolcall_cli.render._rich import cell, console
+from toolcall_cli.render.cancelled_text import cancellations, cancelled_count, unanswered
 from toolcall_cli.render.html_calls import chat_request, own_round_trips
 from toolcall_cli.render.safe import md
 
@@ -65,6 +66,11 @@ def _call_json(c: CallView) -> dict[str, Any]:
         "phases": {p: c.phases.get(p) for p in PHASES},
         "breaches": list(c.breaches),
         "origin": c.origin,
+        # added in place (schema_version 1): who cancelled a `cancelled` call, when, and the
+        # evidence pointer of the event that did (all null for any other call)
+        "cancelled_by": c.cancelled_by,
+        "cancelled_at": _iso(c.cancelled_time),
+        "cancelled_origin": c.cancelled_origin,
     }
 
 
@@ -168,13 +174,13 @@ def to_table(report: TimelineReport, out: TextIO, opts: RenderOptions) -> None:
 
 
 def _title(b: TraceBlock) -> str:
-    bad = sum(c.outcome != "result" for c in b.calls)
+    bad, cancelled = unanswered(b.calls)
     first = b.events["ts_corrected"].min()
     day = f" · {first:%Y-%m-%d}" if isinstance(first, pd.Timestamp) and not pd.isna(first) else ""
     sessions = ", ".join(b.session_ids) or "-"
     return (
         f"trace {b.trace}{day} · sessions {sessions} · {plural(len(b.calls), 'call')}, "
-        f"{bad} without result · trouble {b.trouble}"
+        f"{bad} without result{cancelled_count(cancelled)} · trouble {b.trouble}"
     )
 
 
@@ -210,10 +216,8 @@ def _trace_table(con: Any, b: TraceBlock, present: list[str], shifted: Collectio
             *(cell(_phase(c, p, own)) for p in PHASES),
         )
     con.print(calls)
-    for c in b.calls:  # what says a cancelled call was not lost: the user's abort, quoted
-        if c.outcome == "cancelled" and c.cancelled_at:
-            who = c.tool_call_id or NO_ID
-            con.print(cell(f"{who} cancelled: the user aborted its turn at {c.cancelled_at}"))
+    for who, said in cancellations(b.calls):  # a cancelled call was not lost: who, when
+        con.print(cell(f"{who} {said}"))
 
 
 #: What the calls table's end-to-end column is (the chat request's total is in the title).
@@ -264,4 +268,7 @@ def to_markdown(report: TimelineReport, out: TextIO, opts: RenderOptions) -> Non
                 phases = " | ".join(_phase(c, p, own) for p in PHASES)
                 name = md(c.tool_call_id or NO_ID)
                 out.write(f"| {name} | {md(c.tool)} | {md(c.outcome)} | {phases} |\n")
+            cancelled = cancellations(b.calls)
+            if cancelled:
+                out.write("\n" + "".join(f"- {md(w)} {md(s)}\n" for w, s in cancelled))
         out.write("\n")
