@@ -59,12 +59,18 @@ def _plain_rows(text: pa.Array, *, quotes: bool = True) -> np.ndarray:
     """Rows of printable ASCII without a quote (one kernel, and one scan of the data buffer for
     the quotes, unless the caller knows there is none: *quotes* False)."""
     n = len(text)
-    plain = pc.ascii_is_printable(text).fill_null(True).to_numpy(zero_copy_only=False).copy()
     _, offsets, data = text.buffers()
-    if data is None or not quotes:
-        return plain
     offs = np.frombuffer(offsets, np.int64)[text.offset : text.offset + n + 1]
-    quotes = np.flatnonzero(np.frombuffer(data, np.uint8)[offs[0] : offs[-1]] == 34) + offs[0]
+    values = np.frombuffer(data, np.uint8)[offs[0] : offs[-1]] if data is not None else None
+    if values is None or ((values >= 32) & (values <= 126)).all():
+        # every value printable ASCII (the common case): one scan instead of the kernel
+        # (ascii_is_printable is true for "" too, and nulls count as plain)
+        plain = np.ones(n, bool)
+    else:
+        plain = pc.ascii_is_printable(text).fill_null(True).to_numpy(zero_copy_only=False).copy()
+    if values is None or not quotes:
+        return plain
+    quotes = np.flatnonzero(values == 34) + offs[0]
     plain[np.searchsorted(offs, quotes, side="right") - 1] = False
     return plain
 
@@ -242,9 +248,9 @@ def _few_objects(other_at: list[_Members], named: np.ndarray) -> pa.Array | None
     n = len(rows)
     codes = np.zeros(n, np.int64)
     span, dictionaries = 1, []
-    sel = pa.array(rows)
+    sel = None if n == len(named) else pa.array(rows)  # (every row named: no copy)
     for _, _, value in columns:
-        enc = pc.dictionary_encode(value.take(sel))
+        enc = pc.dictionary_encode(value if sel is None else value.take(sel))
         radix = len(enc.dictionary) + 1
         span *= radix
         if span * 16 > max(n, 1) or span >= 1 << 62:
