@@ -62,7 +62,7 @@ def _plain_rows(text: pa.Array, *, quotes: bool = True) -> np.ndarray:
     _, offsets, data = text.buffers()
     offs = np.frombuffer(offsets, np.int64)[text.offset : text.offset + n + 1]
     values = np.frombuffer(data, np.uint8)[offs[0] : offs[-1]] if data is not None else None
-    if values is None or ((values >= 32) & (values <= 126)).all():
+    if values is None or not len(values) or (values.min() >= 32 and values.max() <= 126):
         # every value printable ASCII (the common case): one scan instead of the kernel
         # (ascii_is_printable is true for "" too, and nulls count as plain)
         plain = np.ones(n, bool)
