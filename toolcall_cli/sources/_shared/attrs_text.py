@@ -15,7 +15,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from toolcall_cli.sources._shared.textlog import MemberOrder, json_objects
+from toolcall_cli.sources._shared.textlog import MemberOrder, broadcast, json_objects
 
 #: (key, values, json_objects kind) members of the `attrs` object, in order.
 AttrFields = list[tuple[str, pa.Array, str]]
@@ -38,7 +38,7 @@ def attrs_text(fields: AttrFields, n: int, order: MemberOrder | None = None) -> 
     rises[1:] = top[1:] > top[:-1]
     rep = pa.array(np.flatnonzero(rises))
     texts = json_objects([(k, v.take(rep), kind) for k, v, kind in fields], len(rep), order)
-    return texts.take(pa.array(keys))
+    return broadcast(texts, keys)
 
 
 def _row_codes(fields: AttrFields, n: int) -> np.ndarray | None:

@@ -177,21 +177,34 @@ def _canonical(
     data: bytes, cols: list[pa.Array], starts: np.ndarray, ends: np.ndarray
 ) -> np.ndarray:
     """Rows whose line is exactly the canonical join of their columns."""
-    lens = [_lengths(c) for c in cols]
+    # the byte length of a row's first k columns is the step of the running sum of their
+    # offsets: one add per column and a diff per quote, not a diff per column
     m = len(cols)
-    q0 = sum(lens[:5]) + 5
-    q1 = q0 + 1 + lens[5]
-    q2 = q1 + 4 + lens[6] + lens[7]
-    q3 = q2 + 1 + lens[8]
+    run = _offsets(cols[0]).copy()
+    upto = {}  # k -> lengths of the row's first k columns
+    for k in range(1, m):
+        if k in (5, 6, 8, 9, 10):
+            upto[k] = np.diff(run)
+        run += _offsets(cols[k])
+    upto[m] = np.diff(run)
+    q0 = upto[5] + 5
+    q1 = upto[6] + 6
+    q2 = upto[8] + 10
+    q3 = upto[9] + 11
     q4 = q3 + 2
-    q5 = q4 + 1 + lens[9]
-    total = q5 + 1 + (sum(lens[_FIXED:]) + (m - _FIXED) if m > _FIXED else 0)
+    q5 = upto[10] + 14
+    total = q5 + 1 + (upto[m] - upto[10] + (m - _FIXED) if m > _FIXED else 0)
     good = ends - starts == total
     buf = np.frombuffer(data, np.uint8)
+    at = np.where(good, starts, 0)
     for q in (q0, q1, q2, q3, q4, q5):
-        at = np.where(good, starts + q, 0)
-        good &= buf[at] == 34
+        good &= buf[at + np.where(good, q, 0)] == 34
     return good
+
+
+def _offsets(text: pa.Array) -> np.ndarray:
+    """The n + 1 value offsets of a large_string array (a view)."""
+    return np.frombuffer(text.buffers()[1], np.int64)[text.offset : text.offset + len(text) + 1]
 
 
 def _lengths(text: pa.Array) -> np.ndarray:

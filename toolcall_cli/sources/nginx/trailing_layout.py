@@ -59,12 +59,18 @@ def _plain_rows(text: pa.Array, *, quotes: bool = True) -> np.ndarray:
     """Rows of printable ASCII without a quote (one kernel, and one scan of the data buffer for
     the quotes, unless the caller knows there is none: *quotes* False)."""
     n = len(text)
-    plain = pc.ascii_is_printable(text).fill_null(True).to_numpy(zero_copy_only=False).copy()
     _, offsets, data = text.buffers()
-    if data is None or not quotes:
-        return plain
     offs = np.frombuffer(offsets, np.int64)[text.offset : text.offset + n + 1]
-    quotes = np.flatnonzero(np.frombuffer(data, np.uint8)[offs[0] : offs[-1]] == 34) + offs[0]
+    values = np.frombuffer(data, np.uint8)[offs[0] : offs[-1]] if data is not None else None
+    if values is None or not len(values) or (values.min() >= 32 and values.max() <= 126):
+        # every value printable ASCII (the common case): one scan instead of the kernel
+        # (ascii_is_printable is true for "" too, and nulls count as plain)
+        plain = np.ones(n, bool)
+    else:
+        plain = pc.ascii_is_printable(text).fill_null(True).to_numpy(zero_copy_only=False).copy()
+    if values is None or not quotes:
+        return plain
+    quotes = np.flatnonzero(values == 34) + offs[0]
     plain[np.searchsorted(offs, quotes, side="right") - 1] = False
     return plain
 
@@ -242,16 +248,16 @@ def _few_objects(other_at: list[_Members], named: np.ndarray) -> pa.Array | None
     n = len(rows)
     codes = np.zeros(n, np.int64)
     span, dictionaries = 1, []
-    sel = pa.array(rows)
+    sel = None if n == len(named) else pa.array(rows)  # (every row named: no copy)
     for _, _, value in columns:
-        enc = pc.dictionary_encode(value.take(sel))
+        enc = pc.dictionary_encode(value if sel is None else value.take(sel))
         radix = len(enc.dictionary) + 1
         span *= radix
         if span * 16 > max(n, 1) or span >= 1 << 62:
             return None
         codes = codes * radix + enc.indices.fill_null(radix - 1).to_numpy(zero_copy_only=False)
         dictionaries.append(enc)
-    _, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
+    first, inverse = _unique_codes(codes, span)
     texts = []
     for row in first:
         parts = [
@@ -263,6 +269,16 @@ def _few_objects(other_at: list[_Members], named: np.ndarray) -> pa.Array | None
     full[rows] = inverse
     indices = pa.array(full, mask=~named)
     return pa.DictionaryArray.from_arrays(indices, pa.array(texts, pa.large_string()))
+
+
+def _unique_codes(codes: np.ndarray, span: int) -> tuple[np.ndarray, np.ndarray]:
+    """np.unique(codes, return_index=True, return_inverse=True)[1:] for codes in [0, span),
+    span small beside their number: a table of span slots instead of a sort."""
+    first = np.full(span, len(codes), np.int64)
+    np.minimum.at(first, codes, np.arange(len(codes)))
+    present = first < len(codes)
+    rank = np.cumsum(present) - 1  # each present code's place among the sorted distinct ones
+    return first[present], rank[codes]
 
 
 def _escape(value: pa.Scalar) -> str:
