@@ -34,7 +34,12 @@ import pandas as pd
 import pyarrow as pa
 
 from toolcall_cli.sources._shared.attrs_text import AttrFields, attrs_text
-from toolcall_cli.sources._shared.jsonlines import JsonColumns, pinned_schema, read_json_buffer
+from toolcall_cli.sources._shared.jsonlines import (
+    JsonColumns,
+    pinned_schema,
+    read_json_buffer,
+    scalar_schema,
+)
 from toolcall_cli.sources._shared.line_blocks import LineBlocks
 from toolcall_cli.sources._shared.logtime import parse_times
 from toolcall_cli.sources._shared.textlog import frame, to_str_series
@@ -95,9 +100,10 @@ class Block:
     fields: AttrFields = field(default_factory=list)
     full: frozenset[str] = frozenset()  # attrs members with a value on every row
 
-    def parse(self, schema: pa.Schema, threads: bool) -> bool:
-        """Count the lines, then pyarrow's columns for the block; False when it refuses them,
-        or a line is blank or ends in CR (see _line_ends)."""
+    def parse(self, schemas: tuple[pa.Schema, ...], threads: bool) -> bool:
+        """Count the lines, then pyarrow's columns for the block, read with the first of
+        *schemas* it accepts; False when it refuses them all, or a line is blank or ends in
+        CR (see _line_ends)."""
         assert self.raw is not None
         view = np.frombuffer(self.raw, np.uint8)
         newlines, clean = _line_ends(view)
@@ -108,14 +114,17 @@ class Block:
         size = self.raw.size
         # one pyarrow block per block (up to MAX_BLOCK): its columns come as one chunk each,
         # not as 1 MiB chunks that cost a copy of the whole block to join
-        self.parsed = read_json_buffer(
-            self.raw,
-            self.lines,
-            schema=schema,
-            use_threads=threads,
-            block_size=min(max(size + 1, 1 << 20), 1 << 30),
-        )
-        return self.parsed is not None
+        for schema in schemas:
+            self.parsed = read_json_buffer(
+                self.raw,
+                self.lines,
+                schema=schema,
+                use_threads=threads,
+                block_size=min(max(size + 1, 1 << 20), 1 << 30),
+            )
+            if self.parsed is not None:
+                return True
+        return False
 
     def rows(self, path: Path, tz: str) -> None:
         """Event columns but `attrs` from the parsed columns, which then go (the members
@@ -260,13 +269,12 @@ def _parse_all(
     n_workers = workers() if several else 1
     pool = ThreadPoolExecutor(n_workers) if n_workers > 1 else None
     blocks: list[Block] = []
-    schema: pa.Schema | None = None
+    schemas: tuple[pa.Schema, ...] = ()
     running: deque[Future[bool]] = deque()
 
     def parse(b: Block, memory: bytearray | None) -> bool:
-        assert schema is not None
         try:
-            return b.parse(schema, threads=pool is None)
+            return b.parse(schemas, threads=pool is None)
         finally:
             b.raw = None
             if memory is not None and release is not None:
@@ -275,11 +283,16 @@ def _parse_all(
     ok = True
     try:
         for raw, memory in pieces:
-            if schema is None:  # the first block: JSON objects from its first byte on
+            if not schemas:  # the first block: JSON objects from its first byte on
                 head = memoryview(raw)[: 1 << 16].tobytes()
-                schema = pinned_schema(head.split(b"\n", 1)[0], ALIASES["ts"])
-                if schema is None or not head.startswith(b"{"):
+                first_line = head.split(b"\n", 1)[0]
+                narrow = pinned_schema(first_line, ALIASES["ts"])
+                if narrow is None or not head.startswith(b"{"):
                     return None
+                # every scalar key typed (cheaper to read); the time keys alone when a
+                # block refuses those types (a column that changes type, see scalar_schema)
+                wide = scalar_schema(first_line, ALIASES["ts"])
+                schemas = (narrow,) if wide is None or wide == narrow else (wide, narrow)
             b = Block(raw)
             blocks.append(b)
             if pool is None:
