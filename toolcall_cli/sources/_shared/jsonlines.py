@@ -89,7 +89,7 @@ def scalar_schema(first_line: bytes, text_keys: Iterable[str]) -> pa.Schema | No
         elif isinstance(val, float):
             fields.append(pa.field(key, pa.float64()))
         elif isinstance(val, str) and not val[:1].isdigit():
-            fields.append(pa.field(key, pa.string()))
+            fields.append(pa.field(key, pa.large_string()))  # as the event table holds text
     return pa.schema(fields)
 
 

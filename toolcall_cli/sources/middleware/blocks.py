@@ -171,23 +171,33 @@ def _line_ends(view: np.ndarray) -> tuple[int, bool]:
 
 def _widen(blocks: list[Block]) -> bool:
     """Int columns made float where another block has floats, as in a whole-file read
-    (pyarrow widens int + float to float); False when key types disagree in any other way."""
+    (pyarrow widens int + float to float); text read as string in some blocks and as
+    large_string in others (see scalar_schema) made large_string; False when key types
+    disagree in any other way."""
     types: dict[str, set[pa.DataType]] = {}
     for b in blocks:
         assert b.parsed is not None
         for key, arr in b.parsed.columns.items():
             if not pa.types.is_null(arr.type):
                 types.setdefault(key, set()).add(arr.type)
-    mixed = {k for k, seen in types.items() if len(seen) > 1}
-    if any(types[k] != {pa.int64(), pa.float64()} for k in mixed):
+    mixed = {k: frozenset(seen) for k, seen in types.items() if len(seen) > 1}
+    if any(seen not in _WIDENED for seen in mixed.values()):
         return False
     for b in blocks:
         assert b.parsed is not None
         cols = b.parsed.columns
-        for k in mixed:
-            if k in cols and cols[k].type == pa.int64():
-                cols[k] = cols[k].cast(pa.float64(), safe=False)  # rounds past 2**53, as pyarrow
+        for k, seen in mixed.items():
+            wide = _WIDENED[seen]
+            if k in cols and not pa.types.is_null(cols[k].type) and cols[k].type != wide:
+                cols[k] = cols[k].cast(wide, safe=False)  # rounds past 2**53, as pyarrow
     return True
+
+
+#: Pairs of block types a whole-file read gives one type for, and that type.
+_WIDENED: dict[frozenset[pa.DataType], pa.DataType] = {
+    frozenset({pa.int64(), pa.float64()}): pa.float64(),
+    frozenset({pa.string(), pa.large_string()}): pa.large_string(),
+}
 
 
 def _join(parts: list[dict[str, Any]], lengths: list[int], tz: str) -> dict[str, Any]:
