@@ -77,3 +77,19 @@ def test_correlation_tokens_are_not_credentials() -> None:
     assert '"next_page_token":"p2"' in out.replace(" ", "")
     assert '"eos_token":"</s>"' in out.replace(" ", "")
     assert "abcdefghijkl" not in out
+
+
+def test_many_distinct_values_one_pass_finds_the_one_secret() -> None:
+    # a column of many distinct ids is first tested whole (all its text in one RE2 pass):
+    # the one id holding a key is still replaced, and one split across two rows is not
+    import pyarrow as pa
+
+    ids = [f"call_{i}" for i in range(5000)]
+    ids[4321] = "sk-proj-ABCDEFGHIJKLMNOPQRST1234"
+    ids[10], ids[11] = "id-s", "k-proj-ABCDEFGHIJKLMNOPQRST1234"  # "sk-" only across rows
+    arr = pa.array(ids, pa.large_string()).slice(1)  # an offset into the buffers, too
+    out = DEFAULT_REDACTOR._array(arr).to_pylist()
+    assert MARK in out[4320] and "ABCDEFGHIJ" not in out[4320]
+    assert out[:4320] + out[4321:] == ids[1:4321] + ids[4322:]
+    clean = pa.array([f"call_{i}" for i in range(5000)], pa.large_string())
+    assert DEFAULT_REDACTOR._array(clean) is clean  # nothing to rewrite: the same array

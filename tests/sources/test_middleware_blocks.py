@@ -173,3 +173,26 @@ def test_a_file_streamed_in_blocks_gives_the_table_of_one_parse(
     assert [c.at for c in chunks] == list(
         itertools.accumulate([0] + [len(c.frame) for c in chunks[:-1]])
     )
+
+
+@pytest.mark.parametrize("size", [WHOLE, 4096])
+def test_typed_first_line_keys_give_the_table_of_inferred_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, size: int
+) -> None:
+    # every scalar key of the first line is given its type (scalar_schema); a block that
+    # refuses a type (an int key with a float later, text where the first line has a bool)
+    # is read with the time keys' types alone: the table is the one inference alone gives
+    from toolcall_cli.sources.middleware import blocks
+
+    p = tmp_path / "mw.log"
+    recs = records(600)
+    recs[0].update(level="info", ok=True, ratio=0.5, code=3, when="2025-03-01", none=None)
+    recs[450].update(code=3.5, ratio=1)  # a float where the first line had an int
+    recs[500]["level"] = "WARN"
+    data = write(p, recs)
+    typed = _all_json(data, p, "UTC", block_bytes=size)
+    monkeypatch.setattr(blocks, "scalar_schema", lambda line, keys: None)
+    inferred = _all_json(data, p, "UTC", block_bytes=size)
+    assert typed is not None and inferred is not None
+    pd.testing.assert_frame_equal(typed, inferred)
+    assert '"code":3.5' in typed["attrs"].iloc[450]

@@ -97,12 +97,17 @@ class IngestStream:
     def parts(self) -> Generator[InputPart, None, None]:
         """(path, source, events) per file, for `core.store.write_files`: a streaming
         adapter's events come as chunks, each summarised as it passes."""
-        from toolcall_cli.sources import FileResult, Redeliveries, StreamedFile, iter_ingest
+        from toolcall_cli.sources import FileResult, StreamedFile, iter_ingest
 
         with progress_bar("ingesting", enabled=not _settings.current().quiet) as prog:
-            # a span two files delivered is stored once (one plain file: no later file)
+            # a span two files delivered is stored once (one plain file: no later file, and
+            # the otel package that remembers spans is not even loaded)
             one_file = len(self.paths) == 1 and not self.paths[0].is_dir()
-            repeats = Redeliveries(remember=not one_file)
+            repeats: Redeliveries | None = None
+            if not one_file:
+                from toolcall_cli.sources import Redeliveries
+
+                repeats = Redeliveries()
             if self.engine is None:
                 items = iter_ingest(
                     self.paths, source=self.source, opts=replace(self.opts, progress=prog),
@@ -123,7 +128,8 @@ class IngestStream:
                 if not isinstance(item, FileResult):
                     self.skipped.append(item)
                     continue
-                item = replace(item, frame=repeats.drop(item.frame))
+                if repeats is not None:
+                    item = replace(item, frame=repeats.drop(item.frame))
                 self.digest.add(item.frame)
                 self.files.append(
                     FileSummary(str(item.path), item.source, item.events, item.unparsed)
@@ -133,14 +139,14 @@ class IngestStream:
                 yield item.path, item.source, item.frame
                 del item  # not alive while the next file is parsed
 
-    def _summarised(self, item: StreamedFile, repeats: Redeliveries) -> Iterator[EventChunk]:
+    def _summarised(self, item: StreamedFile, repeats: Redeliveries | None) -> Iterator[EventChunk]:
         """*item*'s chunks, each counted into the digest as it passes; the file's summary
         line once the last has passed."""
         from toolcall_cli.core.events import UNPARSED, EventChunk
 
         events = unparsed = 0
         for chunk in item.chunks:
-            frame = repeats.drop(chunk.frame)
+            frame = chunk.frame if repeats is None else repeats.drop(chunk.frame)
             if len(frame) != len(chunk.frame):  # repeated spans dropped; the rest keep their
                 # order from the first position on (held-back chunks hold no spans: never here)
                 at = chunk.at if isinstance(chunk.at, int) else chunk.at[: len(frame)]

@@ -114,6 +114,28 @@ def _id_mark(value: str) -> str:
     return f"{MARK[:-1]}:{hashlib.sha256(value.encode()).hexdigest()[:12]}]"
 
 
+def _no_candidate_anywhere(arr: pa.Array) -> bool:
+    """Whether the built-in PREFILTER matches nowhere in *arr*'s text, tested with one RE2
+    pass over all its values end to end rather than one match per row (a million ids: ~5x
+    cheaper). A row that matches makes the whole text match (PREFILTER has no anchors); a
+    match across two rows only sends the column down the per-row path, which decides."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not isinstance(arr, pa.StringArray | pa.LargeStringArray) or not len(arr):
+        return False
+    _, offsets, data = arr.buffers()
+    if data is None:
+        return True  # no row has any text
+    width = np.int64 if isinstance(arr, pa.LargeStringArray) else np.int32
+    ends = np.frombuffer(offsets, width)[arr.offset : arr.offset + len(arr) + 1]
+    start, end = int(ends[0]), int(ends[-1])
+    bounds = pa.py_buffer(np.array([0, end - start], np.int64))
+    whole = pa.LargeStringArray.from_buffers(1, bounds, data.slice(start, end - start))
+    return not pc.match_substring_regex(whole, pattern=PREFILTER)[0].as_py()
+
+
 @dataclass(frozen=True, slots=True)
 class Redactor:
     """A compiled set of redaction rules."""
@@ -164,6 +186,8 @@ class Redactor:
         if enc is not None:  # event names, tools, statuses: scan each distinct value once
             red = self._array(enc.dictionary, structural=structural)
             return arr if red is enc.dictionary else red.take(enc.indices)
+        if self.rules == BUILTIN and _no_candidate_anywhere(arr):
+            return arr  # the usual column: no row can hold a secret, found in one pass
         # Almost no row holds a secret: find candidates with one cheap match, rewrite only those.
         hits = pc.fill_null(pc.match_substring_regex(arr, pattern=self._prefilter()), False)
         n_hits = pc.sum(hits).as_py() or 0

@@ -55,8 +55,6 @@ def run(
     from toolcall_cli.cli._console import say_skipped
     from toolcall_cli.cli._inputs import IngestStream, parse_options
     from toolcall_cli.core.events import concat_frames
-    from toolcall_cli.core.store import write_files
-    from toolcall_cli.core.store_compact import compact
     from toolcall_cli.core.summary import IngestReport
 
     opts = parse_options(
@@ -74,12 +72,16 @@ def run(
         if no_store:
             for _ in parts:
                 pass
-        else:
+        else:  # the store's writer (and parquet) load only for a run that writes one
+            from toolcall_cli.core.store import write_files
+
             _say_migration(store)
             write_files(store, parts)
     if stream.engine is not None:
         stream.engine.close()
     if not no_store:
+        from toolcall_cli.core.store_compact import compact
+
         compact(store)  # many small parts (one per input) become a few large ones
     report = IngestReport(
         files=tuple(stream.files),

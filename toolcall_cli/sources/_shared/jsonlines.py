@@ -61,6 +61,38 @@ def pinned_schema(first_line: bytes, text_keys: Iterable[str]) -> pa.Schema | No
     return pa.schema(schema)
 
 
+#: int64's range: a larger JSON integer is left to pyarrow's inference (it reads it as float).
+_INT64 = (-(1 << 63), (1 << 63) - 1)
+
+
+def scalar_schema(first_line: bytes, text_keys: Iterable[str]) -> pa.Schema | None:
+    """pinned_schema() plus a type for every other top-level scalar of *first_line*: pyarrow
+    reads a block whose keys all have a type ~15% cheaper than one where it infers them.
+
+    Each type is the one pyarrow's inference gives a column that starts with that value (a
+    float column takes later ints as floats; an int, string or bool column refuses what
+    inference would widen or reject, and the caller then reads the block with
+    pinned_schema() alone). Not pinned: nulls, objects and arrays (inferred as before), and
+    text starting with a digit, which pyarrow may infer as a timestamp."""
+    pinned = pinned_schema(first_line, text_keys)
+    if pinned is None:
+        return None
+    head = orjson.loads(first_line)
+    fields = list(pinned)
+    for key, val in head.items():
+        if key in pinned.names:
+            continue
+        if isinstance(val, bool):
+            fields.append(pa.field(key, pa.bool_()))
+        elif isinstance(val, int) and _INT64[0] <= val <= _INT64[1]:
+            fields.append(pa.field(key, pa.int64()))
+        elif isinstance(val, float):
+            fields.append(pa.field(key, pa.float64()))
+        elif isinstance(val, str) and not val[:1].isdigit():
+            fields.append(pa.field(key, pa.large_string()))  # as the event table holds text
+    return pa.schema(fields)
+
+
 def read_json_buffer(
     data: bytes | pa.Buffer,
     n: int,

@@ -52,7 +52,6 @@ from toolcall_cli.sources.middleware.text_formats import (
     text_columns,
     user_format_rows,
 )
-from toolcall_cli.sources.nginx.escape_json import ACCESS_KEYS
 
 _TEXT = re.compile(TEXT_RX)
 # Phrases that only middleware prints (not `POST /tools/...`, which access logs carry too).
@@ -73,6 +72,9 @@ _CONVERSATION_KEYS = frozenset({"messages", "role", "choices", "tool_calls", "co
 
 
 def _is_middleware_json(obj: object) -> bool:
+    # (sniffing only: a parse never loads the nginx package)
+    from toolcall_cli.sources.nginx.escape_json import ACCESS_KEYS
+
     if (
         not isinstance(obj, dict)
         or len(ACCESS_KEYS & obj.keys()) >= 2

@@ -34,7 +34,12 @@ import pandas as pd
 import pyarrow as pa
 
 from toolcall_cli.sources._shared.attrs_text import AttrFields, attrs_text
-from toolcall_cli.sources._shared.jsonlines import JsonColumns, pinned_schema, read_json_buffer
+from toolcall_cli.sources._shared.jsonlines import (
+    JsonColumns,
+    pinned_schema,
+    read_json_buffer,
+    scalar_schema,
+)
 from toolcall_cli.sources._shared.line_blocks import LineBlocks
 from toolcall_cli.sources._shared.logtime import parse_times
 from toolcall_cli.sources._shared.textlog import frame, to_str_series
@@ -95,9 +100,10 @@ class Block:
     fields: AttrFields = field(default_factory=list)
     full: frozenset[str] = frozenset()  # attrs members with a value on every row
 
-    def parse(self, schema: pa.Schema, threads: bool) -> bool:
-        """Count the lines, then pyarrow's columns for the block; False when it refuses them,
-        or a line is blank or ends in CR (see _line_ends)."""
+    def parse(self, schemas: tuple[pa.Schema, ...], threads: bool) -> bool:
+        """Count the lines, then pyarrow's columns for the block, read with the first of
+        *schemas* it accepts; False when it refuses them all, or a line is blank or ends in
+        CR (see _line_ends)."""
         assert self.raw is not None
         view = np.frombuffer(self.raw, np.uint8)
         newlines, clean = _line_ends(view)
@@ -108,14 +114,17 @@ class Block:
         size = self.raw.size
         # one pyarrow block per block (up to MAX_BLOCK): its columns come as one chunk each,
         # not as 1 MiB chunks that cost a copy of the whole block to join
-        self.parsed = read_json_buffer(
-            self.raw,
-            self.lines,
-            schema=schema,
-            use_threads=threads,
-            block_size=min(max(size + 1, 1 << 20), 1 << 30),
-        )
-        return self.parsed is not None
+        for schema in schemas:
+            self.parsed = read_json_buffer(
+                self.raw,
+                self.lines,
+                schema=schema,
+                use_threads=threads,
+                block_size=min(max(size + 1, 1 << 20), 1 << 30),
+            )
+            if self.parsed is not None:
+                return True
+        return False
 
     def rows(self, path: Path, tz: str) -> None:
         """Event columns but `attrs` from the parsed columns, which then go (the members
@@ -148,37 +157,49 @@ _STRIDE = 1 << 18
 
 
 def _line_ends(view: np.ndarray) -> tuple[int, bool]:
-    """The newlines in *view* (a block: it starts a line), and whether its lines are clean
-    for pyarrow: no blank line (pyarrow would skip it, shifting the lines after it) and no CR.
-    numpy does it without holding the GIL, a stride at a time (a small, reused temporary)."""
-    newlines, clean = 0, bool(len(view)) and bool(view[0] != 10)
+    """The newlines in *view* (a block: it starts a line), and whether it holds no CR (a CR
+    line end leaves the block path). A blank line needs no test of its own: pyarrow skips it,
+    so the block has fewer rows than lines, and read_json_buffer refuses it for that. numpy
+    does it without holding the GIL, a stride at a time into one reused, cache-warm mask."""
+    newlines, clean = 0, True
+    mask = np.empty(_STRIDE, bool)
     for at in range(0, len(view), _STRIDE):
-        part = view[at : at + _STRIDE + 1]  # one byte more: a blank line across strides
-        ends = part == 10
-        newlines += int(np.count_nonzero(ends[:_STRIDE]))
-        clean = clean and not (np.count_nonzero(part == 13) or np.any(ends[1:] & ends[:-1]))
+        part = view[at : at + _STRIDE]
+        hits = mask[: len(part)]
+        newlines += int(np.count_nonzero(np.equal(part, 10, out=hits)))
+        clean = clean and not np.count_nonzero(np.equal(part, 13, out=hits))
     return newlines, clean
 
 
 def _widen(blocks: list[Block]) -> bool:
     """Int columns made float where another block has floats, as in a whole-file read
-    (pyarrow widens int + float to float); False when key types disagree in any other way."""
+    (pyarrow widens int + float to float); text read as string in some blocks and as
+    large_string in others (see scalar_schema) made large_string; False when key types
+    disagree in any other way."""
     types: dict[str, set[pa.DataType]] = {}
     for b in blocks:
         assert b.parsed is not None
         for key, arr in b.parsed.columns.items():
             if not pa.types.is_null(arr.type):
                 types.setdefault(key, set()).add(arr.type)
-    mixed = {k for k, seen in types.items() if len(seen) > 1}
-    if any(types[k] != {pa.int64(), pa.float64()} for k in mixed):
+    mixed = {k: frozenset(seen) for k, seen in types.items() if len(seen) > 1}
+    if any(seen not in _WIDENED for seen in mixed.values()):
         return False
     for b in blocks:
         assert b.parsed is not None
         cols = b.parsed.columns
-        for k in mixed:
-            if k in cols and cols[k].type == pa.int64():
-                cols[k] = cols[k].cast(pa.float64(), safe=False)  # rounds past 2**53, as pyarrow
+        for k, seen in mixed.items():
+            wide = _WIDENED[seen]
+            if k in cols and not pa.types.is_null(cols[k].type) and cols[k].type != wide:
+                cols[k] = cols[k].cast(wide, safe=False)  # rounds past 2**53, as pyarrow
     return True
+
+
+#: Pairs of block types a whole-file read gives one type for, and that type.
+_WIDENED: dict[frozenset[pa.DataType], pa.DataType] = {
+    frozenset({pa.int64(), pa.float64()}): pa.float64(),
+    frozenset({pa.string(), pa.large_string()}): pa.large_string(),
+}
 
 
 def _join(parts: list[dict[str, Any]], lengths: list[int], tz: str) -> dict[str, Any]:
@@ -260,13 +281,12 @@ def _parse_all(
     n_workers = workers() if several else 1
     pool = ThreadPoolExecutor(n_workers) if n_workers > 1 else None
     blocks: list[Block] = []
-    schema: pa.Schema | None = None
+    schemas: tuple[pa.Schema, ...] = ()
     running: deque[Future[bool]] = deque()
 
     def parse(b: Block, memory: bytearray | None) -> bool:
-        assert schema is not None
         try:
-            return b.parse(schema, threads=pool is None)
+            return b.parse(schemas, threads=pool is None)
         finally:
             b.raw = None
             if memory is not None and release is not None:
@@ -275,11 +295,16 @@ def _parse_all(
     ok = True
     try:
         for raw, memory in pieces:
-            if schema is None:  # the first block: JSON objects from its first byte on
+            if not schemas:  # the first block: JSON objects from its first byte on
                 head = memoryview(raw)[: 1 << 16].tobytes()
-                schema = pinned_schema(head.split(b"\n", 1)[0], ALIASES["ts"])
-                if schema is None or not head.startswith(b"{"):
+                first_line = head.split(b"\n", 1)[0]
+                narrow = pinned_schema(first_line, ALIASES["ts"])
+                if narrow is None or not head.startswith(b"{"):
                     return None
+                # every scalar key typed (cheaper to read); the time keys alone when a
+                # block refuses those types (a column that changes type, see scalar_schema)
+                wide = scalar_schema(first_line, ALIASES["ts"])
+                schemas = (narrow,) if wide is None or wide == narrow else (wide, narrow)
             b = Block(raw)
             blocks.append(b)
             if pool is None:
