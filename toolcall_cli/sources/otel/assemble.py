@@ -49,19 +49,21 @@ def sorted_union(parts: list[pd.DataFrame], orders: Sequence[np.ndarray | None])
     ts = np.where(ts == _NAT, np.iinfo(np.int64).max, ts)  # NaT sorts last
     order = build[np.argsort(ts, kind="stable")]
     del build, ts
-    names = list(parts[0].columns)
-    columns: dict[str, list[pd.Series]] = {c: [p[c] for p in parts] for c in names}
+    names = [*parts[0].columns, *(["seq"] if "seq" not in parts[0].columns else [])]
+    # `seq` is not gathered: it is the final position, written below
+    columns = {c: [p[c] for p in parts] for c in names if c != "seq"}
     parts.clear()
     out: dict[str, object] = {}
     plans: dict[tuple[int, ...], _Plan] = {}
     for c in names:
+        if c == "seq":
+            out[c] = np.arange(len(order), dtype=np.int64)
+            continue
         out[c] = _gather(columns.pop(c), order, plans)
         # the pieces' many small buffers are free now; without this the allocator keeps them
         # and every column's new contiguous buffer adds to the resident set
         pa.default_memory_pool().release_unused()
-    frame = pd.DataFrame(out, copy=False)
-    frame["seq"] = np.arange(len(frame), dtype=np.int64)
-    return frame
+    return pd.DataFrame(out, copy=False)
 
 
 #: How a text column of given chunk sizes is gathered: per output slice, the chunks it joins,
