@@ -45,10 +45,13 @@ def emit(exchanges: list[Exchange], path: Path) -> pd.DataFrame:
     for group in _groups(exchanges):
         conv: Conv | None = None
         seen: list[Any] = []
-        for ex in group:
-            sigs = [signature(m) for m, _ in ex.inputs]
+        for n, ex in enumerate(group):
+            # signatures are only read against a later exchange of the group: a conversation
+            # of one model call needs none (they cost more than its rows)
+            later = n + 1 < len(group)
+            sigs = [signature(m) for m, _ in ex.inputs] if seen or later else []
             k = common_prefix(sigs, seen)
-            if conv is None or (sigs and seen and k == 0):
+            if conv is None or (ex.inputs and seen and k == 0):
                 conv = sink.conv()
             r0 = len(sink.rows)
             if ex.tools is not None:
@@ -79,7 +82,7 @@ def emit(exchanges: list[Exchange], path: Path) -> pd.DataFrame:
                     attrs={"provider_error": True, "error_type": ex.error_type},
                 )
             ranges += [(r0, r1, ex, ex.start_ns), (r1, len(sink.rows), ex, ex.end_ns)]
-            if sigs or ex.outputs:
+            if later and (ex.inputs or ex.outputs):
                 seen = sigs + [signature(m) for m, _ in ex.outputs]
     return _stamp(sink, ranges)
 
