@@ -133,8 +133,9 @@ def _compare(path: Path) -> tuple[int, int]:
     for j, (i, rec) in enumerate(zip(at.tolist(), records, strict=True)):
         one = Batch()
         ref = otlp_json._span(rec, origins[j], *cols.service_scope(i), one)
-        if made[j] is not None:
-            assert dataclasses.astuple(made[j]) == dataclasses.astuple(ref), origins[j]
+        got = made[j]
+        if got is not None:
+            assert dataclasses.astuple(got) == dataclasses.astuple(ref), origins[j]
             want += one.problems
     assert built.problems == want
     return sum(s is not None for s in made), sum(s is None for s in made)

@@ -55,9 +55,6 @@ def strip(obj: object) -> object:
     return obj
 
 
-_CONTAINERS: Final = (dict, list)
-
-
 def _names(kind: pa.DataType) -> list[str]:
     return [kind.field(i).name for i in range(kind.num_fields)]
 
