@@ -12,7 +12,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from toolcall_cli.core.events import build_frame
+from toolcall_cli.core.events import COLUMNS, build_frame
 from toolcall_cli.sources.otel import fast_attrs
 from toolcall_cli.sources.otel.fast_columns import SpanColumns
 from toolcall_cli.sources.otel.rows import SOURCE
@@ -203,7 +203,7 @@ def tool_rows(c: SpanColumns) -> tuple[pd.DataFrame, np.ndarray]:
         return pd.Series(pd.arrays.ArrowStringArray(pa.chunked_array(halves)))
 
     traces = col(c.trace)
-    frame = build_frame(
+    frame = table(
         {
             "ts": pd.Series(
                 pd.DatetimeIndex(np.concatenate([s_ns, e_ns]).view("M8[ns]")).tz_localize("UTC")
@@ -237,3 +237,15 @@ def tool_rows(c: SpanColumns) -> tuple[pd.DataFrame, np.ndarray]:
         n=2 * m,
     )
     return frame, np.concatenate([take, take])
+
+
+def table(columns: dict[str, pd.Series | np.ndarray], *, n: int) -> pd.DataFrame:
+    """The event table of *columns* when each already holds its column's dtype: put together
+    as they are (`build_frame` copies every column while it checks its dtype: ~5 ms a block);
+    `build_frame` of them otherwise."""
+    series = {c: v if isinstance(v, pd.Series) else pd.Series(v) for c, v in columns.items()}
+    if set(series) != set(COLUMNS) or any(
+        len(series[c]) != n or series[c].dtype != dtype for c, dtype in COLUMNS.items()
+    ):
+        return build_frame(columns, n=n)
+    return pd.DataFrame({c: series[c] for c in COLUMNS}, index=pd.RangeIndex(n), copy=False)
