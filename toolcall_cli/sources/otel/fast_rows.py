@@ -115,7 +115,10 @@ def tool_rows(c: SpanColumns) -> tuple[pd.DataFrame, np.ndarray]:
         )
     path = _first(
         none,
-        *((a.rows(k, take), _before_query) for k in ("url.path", "http.target", "http.route")),
+        *(
+            (a.rows(k, take), lambda v: _per_value(v, _before_query))
+            for k in ("url.path", "http.target", "http.route")
+        ),
         *((a.rows(k, take), lambda v: _group(v, _URL_PATH)) for k in ("url.full", "http.url")),
     )
     oi_tool = pc.coalesce(a.rows("tool.name", take), pc.if_else(pc.equal(name, ""), none, name))
