@@ -106,8 +106,7 @@ def _stamp(sink: Sink, ranges: list[tuple[int, int, Exchange, int | None]]) -> p
             row = sink.rows[i]
             attrs[i] = _merged(row["attrs"], extra)
             row["attrs"] = None
-    frame = sink.frame(source=SOURCE)
-    out = frame.copy()
+    out = sink.frame(source=SOURCE)  # a new table: its columns are replaced in place
     out["ts"] = pd.to_datetime(pd.Series(ts, dtype="Int64"), unit="ns", utc=True).astype(
         out["ts"].dtype
     )

@@ -68,10 +68,6 @@ def _first(none: pa.Array, *sources: tuple[pa.Array, Callable[[pa.Array], pa.Arr
     return out
 
 
-def _str(arr: pa.Array) -> pd.Series:
-    return pd.Series(pd.arrays.ArrowStringArray(pa.chunked_array([arr.cast(pa.large_string())])))
-
-
 def tool_rows(c: SpanColumns) -> tuple[pd.DataFrame, np.ndarray]:
     """Two rows (request at start, response at end) per simple tool or HTTP span, and the
     span index each row came from; `seq` is the order the rows go in (all requests come
@@ -214,12 +210,11 @@ def tool_rows(c: SpanColumns) -> tuple[pd.DataFrame, np.ndarray]:
             # request and response of one span next to each other, as the per-span path emits
             # them: the row order `seq` gives (the rows themselves are not moved)
             "seq": np.concatenate([np.arange(m) * 2, np.arange(m) * 2 + 1]),
-            # constant and absent columns as Arrow arrays, not lists of Python values
-            "source": _str(pa.repeat(SOURCE, 2 * m)),
+            # constant and absent columns as Arrow arrays, not lists of Python values; every
+            # text column in the same two halves, so the time-order gather makes one plan
+            "source": both(pa.repeat(SOURCE, m), pa.repeat(SOURCE, m)),
             "origin": both(req_origin, origin),
-            "kind": _str(
-                pa.concat_arrays([pa.repeat("http_request", m), pa.repeat("http_response", m)])
-            ),
+            "kind": both(pa.repeat("http_request", m), pa.repeat("http_response", m)),
             "instance": both(none, none),
             "client": both(none, none),
             "session_id": both(session, session),
