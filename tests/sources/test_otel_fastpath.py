@@ -155,3 +155,21 @@ def test_attrs_sets_counted_by_sort_are_the_same_text(
     http = rows[rows["kind"] == "http_response"]["attrs"].map(orjson.loads)
     assert {a["convention"] for a in http} == {"genai", "http"}
     assert all(a["content_captured"] for a in http if a["convention"] == "genai")
+
+
+def test_tool_rows_table_is_what_build_frame_makes(tmp_path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.json as pj
+
+    from toolcall_cli.core.events import build_frame
+    from toolcall_cli.sources.otel.fast_columns import span_columns
+    from toolcall_cli.sources.otel.fast_rows import tool_rows
+
+    f = spans(tmp_path / "b.jsonl", 600, per_line=100)
+    cols = span_columns(pj.read_json(pa.BufferReader(f.read_bytes())), str(f), 0)
+    assert cols is not None
+    got, _ = tool_rows(cols)
+    assert len(got) == 2 * (190 + 200)
+    want = build_frame({c: got[c] for c in got.columns}, n=len(got))
+    pd.testing.assert_frame_equal(got, want, check_exact=True)
+    assert [str(t) for t in got.dtypes] == [str(t) for t in want.dtypes]

@@ -22,7 +22,7 @@ import pandas as pd
 from toolcall_cli.core.events import empty_frame
 from toolcall_cli.sources.messages.cassette import common_prefix, signature
 from toolcall_cli.sources.messages.openai import emit_message, emit_tools
-from toolcall_cli.sources.messages.rows import Conv, Sink
+from toolcall_cli.sources.messages.rows import Conv, Sink, safe_dump
 from toolcall_cli.sources.otel.exchange import Exchange
 
 SOURCE = "otel"
@@ -45,10 +45,13 @@ def emit(exchanges: list[Exchange], path: Path) -> pd.DataFrame:
     for group in _groups(exchanges):
         conv: Conv | None = None
         seen: list[Any] = []
-        for ex in group:
-            sigs = [signature(m) for m, _ in ex.inputs]
+        for n, ex in enumerate(group):
+            # signatures are only read against a later exchange of the group: a conversation
+            # of one model call needs none (they cost more than its rows)
+            later = n + 1 < len(group)
+            sigs = [signature(m) for m, _ in ex.inputs] if seen or later else []
             k = common_prefix(sigs, seen)
-            if conv is None or (sigs and seen and k == 0):
+            if conv is None or (ex.inputs and seen and k == 0):
                 conv = sink.conv()
             r0 = len(sink.rows)
             if ex.tools is not None:
@@ -79,20 +82,20 @@ def emit(exchanges: list[Exchange], path: Path) -> pd.DataFrame:
                     attrs={"provider_error": True, "error_type": ex.error_type},
                 )
             ranges += [(r0, r1, ex, ex.start_ns), (r1, len(sink.rows), ex, ex.end_ns)]
-            if sigs or ex.outputs:
+            if later and (ex.inputs or ex.outputs):
                 seen = sigs + [signature(m) for m, _ in ex.outputs]
-    return _stamp(sink.frame(source=SOURCE), ranges)
+    return _stamp(sink, ranges)
 
 
-def _stamp(
-    frame: pd.DataFrame, ranges: list[tuple[int, int, Exchange, int | None]]
-) -> pd.DataFrame:
-    """Give each row its exchange's time, trace, session and span (the Sink knows none)."""
-    n = len(frame)
+def _stamp(sink: Sink, ranges: list[tuple[int, int, Exchange, int | None]]) -> pd.DataFrame:
+    """The sink's table with each row given its exchange's time, trace, session and span (the
+    Sink knows none). Each row's attrs are its own (nulls dropped) followed by the exchange's,
+    written once: not written by the Sink, read back and written again."""
+    n = len(sink.rows)
     ts: list[Any] = [None] * n
     trace: list[Any] = [None] * n
     session: list[Any] = [None] * n
-    attrs: list[Any] = frame["attrs"].astype(object).where(frame["attrs"].notna(), None).tolist()
+    attrs: list[Any] = [None] * n
     for r0, r1, ex, t in ranges:
         extra = {"span_id": ex.span_id, "convention": ex.convention, **ex.attrs}
         extra = {k: v for k, v in extra.items() if v is not None}
@@ -100,9 +103,10 @@ def _stamp(
             ts[i] = t
             trace[i] = ex.trace_id
             session[i] = ex.session
-            base = orjson.loads(attrs[i]) if attrs[i] else {}
-            attrs[i] = orjson.dumps({**base, **extra}).decode()
-    out = frame.copy()
+            row = sink.rows[i]
+            attrs[i] = _merged(row["attrs"], extra)
+            row["attrs"] = None
+    out = sink.frame(source=SOURCE)  # a new table: its columns are replaced in place
     out["ts"] = pd.to_datetime(pd.Series(ts, dtype="Int64"), unit="ns", utc=True).astype(
         out["ts"].dtype
     )
@@ -110,3 +114,15 @@ def _stamp(
     out["session_id"] = pd.Series(session, dtype=out["session_id"].dtype)
     out["attrs"] = pd.Series(attrs, dtype=out["attrs"].dtype)
     return out
+
+
+def _merged(own: dict[str, Any] | None, extra: dict[str, Any]) -> str:
+    """A row's attrs *own* (as the Sink would write them, nulls dropped) with *extra* after
+    them: what `{**loads(sink text), **extra}` gives, without the round trip through text."""
+    base = {k: v for k, v in own.items() if v is not None} if own else {}
+    try:
+        # plain JSON values come back from text as they were: the same bytes either way
+        return orjson.dumps({**base, **extra}).decode()
+    except TypeError:  # what only the Sink's lenient writer reads (non-text keys, objects)
+        text = safe_dump(base) if own else None
+        return orjson.dumps({**(orjson.loads(text) if text else {}), **extra}).decode()

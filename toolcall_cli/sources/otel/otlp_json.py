@@ -48,18 +48,35 @@ def attributes(
         return out, pos
     for i, kv in enumerate(items):
         key = kv.get("key") if isinstance(kv, dict) else None
-        if not isinstance(key, str):
-            batch.problems["bad_attribute"] += 1
-            continue
-        if not keep_all and not wanted(key):
-            continue
-        val = any_value(kv.get("value"))
-        if val is BAD:
-            batch.problems["bad_value"] += 1
-            continue
-        out[key] = val
-        pos[key] = i
+        raw = kv.get("value") if key is not None else None
+        keep_value(out, pos, i, key, raw, batch, keep_all=keep_all)
     return out, pos
+
+
+def keep_value(
+    out: dict[str, Any],
+    pos: dict[str, int],
+    i: int,
+    key: Any,
+    raw: Any,
+    batch: Batch,
+    *,
+    keep_all: bool = False,
+    decoded: bool = False,
+) -> None:
+    """Attribute *i* (*key*, its AnyValue *raw*, or its value already read when *decoded*)
+    into *out* / *pos* when some mapper reads it; a bad key or value is counted."""
+    if not isinstance(key, str):
+        batch.problems["bad_attribute"] += 1
+        return
+    if not keep_all and not wanted(key):
+        return
+    val = raw if decoded else any_value(raw)
+    if val is BAD:
+        batch.problems["bad_value"] += 1
+        return
+    out[key] = val
+    pos[key] = i
 
 
 def walk(doc: dict[str, Any], loc: str, batch: Batch, prefix: str = "") -> None:
@@ -123,7 +140,11 @@ def _id(
     required: bool = True,
 ) -> str | None:
     """An id as lowercase hex; a missing required id and an unreadable one are counted."""
-    _, raw = _first(rec, keys)
+    return id_value(_first(rec, keys)[1], n, batch, what, required=required)
+
+
+def id_value(raw: Any, n: int, batch: Batch, what: str, *, required: bool = True) -> str | None:
+    """*raw* (an id of *n* bytes as written) as lowercase hex, counting what `_id` counts."""
     if raw in (None, ""):
         if required:
             batch.problems[f"missing_{what}"] += 1
@@ -135,7 +156,11 @@ def _id(
 
 
 def _time(rec: dict[str, Any], keys: tuple[str, ...], batch: Batch) -> int | None:
-    _, raw = _first(rec, keys)
+    return time_value(_first(rec, keys)[1], batch)
+
+
+def time_value(raw: Any, batch: Batch) -> int | None:
+    """*raw* (a `*UnixNano` value as written) in ns; an implausible one is counted."""
     if raw is None:
         return None
     t = nanos(raw)
