@@ -94,6 +94,12 @@ def _gather(
         if plan is None:
             plan = plans[sizes] = _plan(np.array(sizes, dtype=np.int64), order)
         return pd.Series(pd.arrays.ArrowStringArray(_gather_text(chunks, plan, kind)), dtype=dtype)
+    first = arrays[0]
+    if all(type(a) is type(first) and a.dtype == dtype for a in arrays):
+        # array-level: a Series' take also gathers (then drops) an index of the taken labels
+        joined = type(first)._concat_same_type(arrays)
+        arrays.clear()
+        return pd.Series(joined.take(order), copy=False)
     whole = pd.concat([pd.Series(a, copy=False) for a in arrays], ignore_index=True)
     arrays.clear()
     return whole.take(order).reset_index(drop=True)
