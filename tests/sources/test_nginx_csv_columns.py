@@ -16,12 +16,12 @@ import toolcall_cli.sources.nginx as nginx
 from fixtures.gen import bench_inputs
 from tests.bench.cli_bench import wide_nginx
 from tests.sources.test_nginx_fastpath import CORPUS_FILES, NGINX, fallback_frame, varied_lines
+from toolcall_cli.core.arrow import text_lengths
 from toolcall_cli.sources._shared.textlog import nonblank, read_lines
 from toolcall_cli.sources.base import ParseOptions
 from toolcall_cli.sources.nginx.csv_columns import (
     _count_byte,
     _edge_byte,
-    _lengths,
     cut,
     line_bounds,
 )
@@ -196,4 +196,4 @@ def test_offset_shortcuts_equal_the_kernels() -> None:
     ends = pc.ends_with(vals, "]").to_numpy(zero_copy_only=False)
     assert (_edge_byte(vals, 93, first=False) == ends).all()
     assert _count_byte(vals, 93) == pc.sum(pc.count_substring(vals, "]")).as_py() == 4
-    assert (_lengths(vals) == pc.binary_length(vals).to_numpy()).all()
+    assert (text_lengths(vals) == pc.binary_length(vals).to_numpy()).all()

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from toolcall_cli.core.arrow import few_distinct
+from toolcall_cli.core.arrow import few_distinct, text_offsets
 from toolcall_cli.core.config import Redact
 from toolcall_cli.core.events import STR
 from toolcall_cli.core.findings import Finding
@@ -125,11 +125,10 @@ def _no_candidate_anywhere(arr: pa.Array) -> bool:
 
     if not isinstance(arr, pa.StringArray | pa.LargeStringArray) or not len(arr):
         return False
-    _, offsets, data = arr.buffers()
+    data = arr.buffers()[2]
     if data is None:
         return True  # no row has any text
-    width = np.int64 if isinstance(arr, pa.LargeStringArray) else np.int32
-    ends = np.frombuffer(offsets, width)[arr.offset : arr.offset + len(arr) + 1]
+    ends = text_offsets(arr)
     start, end = int(ends[0]), int(ends[-1])
     bounds = pa.py_buffer(np.array([0, end - start], np.int64))
     whole = pa.LargeStringArray.from_buffers(1, bounds, data.slice(start, end - start))

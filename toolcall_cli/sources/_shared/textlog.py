@@ -18,7 +18,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from toolcall_cli.core.arrow import few_distinct
+from toolcall_cli.core.arrow import few_distinct, text_lengths, text_offsets
 from toolcall_cli.core.events import COLUMNS, STR, UNPARSED, build_frame
 from toolcall_cli.core.words import plural
 from toolcall_cli.sources._shared.files import read_bytes
@@ -128,8 +128,8 @@ def frame(columns: dict[str, Any], n: int) -> pd.DataFrame:
 def null_if_dash(arr: pa.Array) -> pa.Array:
     """nginx writes `-` for an empty value; make those (and empty strings) null."""
     if pa.types.is_large_string(arr.type):  # from the offsets: no kernel pass over the text
-        _, offsets, data = arr.buffers()
-        offs = np.frombuffer(offsets, np.int64)[arr.offset : arr.offset + len(arr) + 1]
+        data = arr.buffers()[2]
+        offs = text_offsets(arr)
         lengths = np.diff(offs)
         mask = lengths == 0
         one = np.flatnonzero(lengths == 1)
@@ -362,8 +362,7 @@ def broadcast(values: pa.Array, indices: np.ndarray) -> pa.Array:
     n, k = len(indices), len(values)
     if not n or not k or values.null_count or not pa.types.is_large_string(values.type):
         return values.take(pa.array(indices))
-    offsets = np.frombuffer(values.buffers()[1], np.int64)[values.offset : values.offset + k + 1]
-    lengths = np.diff(offsets)
+    lengths = text_lengths(values)
     need = int(lengths[indices].sum())
     per_row = -(-need // n) + 1  # (the mean Arrow takes is rounded down: one byte to spare)
     pad = per_row * (k + 1) - int(lengths.sum())

@@ -19,6 +19,7 @@ import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from toolcall_cli.core.arrow import text_lengths
 from toolcall_cli.sources.nginx.shape import FileShape
 from toolcall_cli.sources.nginx.trailing_keys import TRAILING_KEYS, scatter
 from toolcall_cli.sources.nginx.trailing_layout import by_layout, joined, plain_token_rows
@@ -145,8 +146,7 @@ def _token_rows(tokens: list[pa.Array], *, quotes: bool) -> tuple[np.ndarray, np
     plain = plain_token_rows(tokens, quotes=quotes)
     has = np.zeros(len(tokens[0]), bool)
     for tok in tokens:  # (lengths from the offsets: no kernel)
-        offsets = np.frombuffer(tok.cast(pa.large_string()).buffers()[1], np.int64)
-        has |= np.diff(offsets[tok.offset : tok.offset + len(tok) + 1]) > 0
+        has |= text_lengths(tok.cast(pa.large_string())) > 0
     odd = np.flatnonzero(~plain)
     if odd.size:
         has[odd] = pc.greater(pc.binary_length(joined(tokens, odd)), 0).to_numpy(

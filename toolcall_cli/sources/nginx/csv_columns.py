@@ -24,6 +24,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from toolcall_cli.core.arrow import text_bytes, text_lengths, text_offsets
 from toolcall_cli.sources.nginx.shape import FileShape
 
 #: Columns before the trailing ones: addr ident user [time zone] request status size referer agent.
@@ -180,12 +181,12 @@ def _canonical(
     # the byte length of a row's first k columns is the step of the running sum of their
     # offsets: one add per column and a diff per quote, not a diff per column
     m = len(cols)
-    run = _offsets(cols[0]).copy()
+    run = text_offsets(cols[0]).copy()
     upto = {}  # k -> lengths of the row's first k columns
     for k in range(1, m):
         if k in (5, 6, 8, 9, 10):
             upto[k] = np.diff(run)
-        run += _offsets(cols[k])
+        run += text_offsets(cols[k])
     upto[m] = np.diff(run)
     q0 = upto[5] + 5
     q1 = upto[6] + 6
@@ -200,17 +201,6 @@ def _canonical(
     for q in (q0, q1, q2, q3, q4, q5):
         good &= buf[at + np.where(good, q, 0)] == 34
     return good
-
-
-def _offsets(text: pa.Array) -> np.ndarray:
-    """The n + 1 value offsets of a large_string array (a view)."""
-    return np.frombuffer(text.buffers()[1], np.int64)[text.offset : text.offset + len(text) + 1]
-
-
-def _lengths(text: pa.Array) -> np.ndarray:
-    """The byte length of each value of a large_string array, from its offsets (no kernel)."""
-    offsets = np.frombuffer(text.buffers()[1], np.int64)
-    return np.diff(offsets[text.offset : text.offset + len(text) + 1])
 
 
 #: Lines outside the taken rows whose quotes _six_quotes_each() counts one by one.
@@ -233,11 +223,7 @@ def _six_quotes_each(
 
 def _may_hold(text: pa.Array, byte: int) -> bool:
     """False when no value of *text* holds *byte* (one scan of its data)."""
-    _, offsets, values = text.buffers()
-    if values is None or not len(text):
-        return False
-    offs = np.frombuffer(offsets, np.int64)[text.offset : text.offset + len(text) + 1]
-    return bool((np.frombuffer(values, np.uint8)[offs[0] : offs[-1]] == byte).any())
+    return bool((text_bytes(text) == byte).any())
 
 
 def _fields_ok(data: bytes, cols: list[pa.Array]) -> np.ndarray:
@@ -246,7 +232,7 @@ def _fields_ok(data: bytes, cols: list[pa.Array]) -> np.ndarray:
     n = len(cols[0])
     good = np.ones(n, bool)
     for c in cols[:3]:  # \S+: not empty; RE2's \s is [\t\n\f\r ] (no \n or \r inside a line)
-        good &= _lengths(c) > 0
+        good &= text_lengths(c) > 0
     if b"\t" in data or b"\f" in data:
         for c in cols[:3]:
             good &= ~pc.match_substring_regex(c, r"[\t\f]").to_numpy(zero_copy_only=False)
@@ -260,7 +246,8 @@ def _fields_ok(data: bytes, cols: list[pa.Array]) -> np.ndarray:
         good &= pc.equal(pc.count_substring(cols[4], "]"), 1).to_numpy(zero_copy_only=False)
     # (RE2's \d is ASCII: ascii_is_decimal without the regex engine; it is false for "")
     status, size = cols[6], cols[7]
-    digits = pc.ascii_is_decimal(status).to_numpy(zero_copy_only=False) & (_lengths(status) == 3)
+    digits = pc.ascii_is_decimal(status).to_numpy(zero_copy_only=False)
+    digits &= text_lengths(status) == 3
     good &= digits | _is_dash(status)
     good &= pc.ascii_is_decimal(size).to_numpy(zero_copy_only=False) | _is_dash(size)
     if b"\\" not in data:  # (one memchr over the block instead of a scan per quoted column)
@@ -273,13 +260,13 @@ def _fields_ok(data: bytes, cols: list[pa.Array]) -> np.ndarray:
 
 def _is_dash(text: pa.Array) -> np.ndarray:
     """Values of a large_string array that are exactly `-` (no kernel)."""
-    return (_lengths(text) == 1) & _edge_byte(text, 45, first=True)
+    return (text_lengths(text) == 1) & _edge_byte(text, 45, first=True)
 
 
 def _edge_byte(text: pa.Array, byte: int, *, first: bool) -> np.ndarray:
     """Values of a large_string array that start (*first*) or end with *byte* (no kernel)."""
-    _, offsets, values = text.buffers()
-    offs = np.frombuffer(offsets, np.int64)[text.offset : text.offset + len(text) + 1]
+    values = text.buffers()[2]
+    offs = text_offsets(text)
     if values is None:
         return np.zeros(len(text), bool)
     buf = np.frombuffer(values, np.uint8)
@@ -290,11 +277,7 @@ def _edge_byte(text: pa.Array, byte: int, *, first: bool) -> np.ndarray:
 
 def _count_byte(text: pa.Array, byte: int) -> int:
     """How often *byte* occurs in the values of a large_string array (one scan)."""
-    _, offsets, values = text.buffers()
-    if values is None or not len(text):
-        return 0
-    offs = np.frombuffer(offsets, np.int64)[text.offset : text.offset + len(text) + 1]
-    return int(np.count_nonzero(np.frombuffer(values, np.uint8)[offs[0] : offs[-1]] == byte))
+    return int(np.count_nonzero(text_bytes(text) == byte))
 
 
 def _variables(cols: list[pa.Array]) -> dict[str, pa.Array]:

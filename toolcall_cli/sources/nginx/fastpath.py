@@ -15,6 +15,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from toolcall_cli.core.arrow import text_bytes
+
 _HEAD = r"^\S+ \S+ \S+ \[[^\]]+\] $"
 _MID = r"^ (?:\d{3}|-) (?:\d+|-) $"
 
@@ -28,12 +30,7 @@ def _pick(values: pa.Array, starts: np.ndarray, k: int) -> pa.Array:
 def _may_hold(text: pa.Array, byte: int) -> bool:
     """False when no value of *text* holds *byte* (one scan of its data instead of a kernel
     call per row)."""
-    text = text.cast(pa.large_string())
-    _, offsets, data = text.buffers()
-    if data is None or not len(text):
-        return False
-    offs = np.frombuffer(offsets, np.int64)[text.offset : text.offset + len(text) + 1]
-    return bool((np.frombuffer(data, np.uint8)[offs[0] : offs[-1]] == byte).any())
+    return bool((text_bytes(text.cast(pa.large_string())) == byte).any())
 
 
 def _split_fixed(text: pa.Array, sep: str, count: int) -> list[pa.Array]:

@@ -18,6 +18,7 @@ import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from toolcall_cli.core.arrow import text_bytes, text_offsets
 from toolcall_cli.sources.nginx.shape import FileShape
 from toolcall_cli.sources.nginx.trailing_keys import TRAILING_KEYS, scatter
 
@@ -59,17 +60,16 @@ def _plain_rows(text: pa.Array, *, quotes: bool = True) -> np.ndarray:
     """Rows of printable ASCII without a quote (one kernel, and one scan of the data buffer for
     the quotes, unless the caller knows there is none: *quotes* False)."""
     n = len(text)
-    _, offsets, data = text.buffers()
-    offs = np.frombuffer(offsets, np.int64)[text.offset : text.offset + n + 1]
-    values = np.frombuffer(data, np.uint8)[offs[0] : offs[-1]] if data is not None else None
-    if values is None or not len(values) or (values.min() >= 32 and values.max() <= 126):
+    values = text_bytes(text)
+    if not len(values) or (values.min() >= 32 and values.max() <= 126):
         # every value printable ASCII (the common case): one scan instead of the kernel
         # (ascii_is_printable is true for "" too, and nulls count as plain)
         plain = np.ones(n, bool)
     else:
         plain = pc.ascii_is_printable(text).fill_null(True).to_numpy(zero_copy_only=False).copy()
-    if values is None or not quotes:
+    if not len(values) or not quotes:
         return plain
+    offs = text_offsets(text)
     quotes = np.flatnonzero(values == 34) + offs[0]
     plain[np.searchsorted(offs, quotes, side="right") - 1] = False
     return plain

@@ -10,6 +10,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from toolcall_cli.core.arrow import text_offsets
+
 _HEX_DIGITS: Final = b"0123456789abcdef"
 _HEX: Final = np.zeros(256, dtype=bool)
 _HEX[np.frombuffer(b"0123456789abcdef", np.uint8)] = True
@@ -19,7 +21,7 @@ def _fixed(arr: pa.Array, width: int) -> np.ndarray:
     """The characters of *arr* (every value exactly *width* ASCII bytes) as an n × width array."""
     arr = arr.cast(pa.large_string()) if arr.type != pa.large_string() else arr
     n = len(arr)
-    offsets = np.frombuffer(arr.buffers()[1], dtype=np.int64)[arr.offset : arr.offset + n + 1]
+    offsets = text_offsets(arr)
     data = np.frombuffer(arr.buffers()[2], dtype=np.uint8)
     return data[offsets[0] : offsets[0] + n * width].reshape(n, width)
 
@@ -31,7 +33,7 @@ def all_hex(arr: pa.Array, width: int) -> bool:
         return False
     arr = arr.cast(pa.large_string()) if arr.type != pa.large_string() else arr
     n = len(arr)
-    offsets = np.frombuffer(arr.buffers()[1], dtype=np.int64)[arr.offset : arr.offset + n + 1]
+    offsets = text_offsets(arr)
     if not (np.diff(offsets) == width).all():
         return False
     data = np.frombuffer(arr.buffers()[2], dtype=np.uint8) if n else np.zeros(0, np.uint8)
@@ -71,7 +73,7 @@ def quoted_words(text: pa.Array, marker: str) -> tuple[np.ndarray, np.ndarray]:
     arr = text.cast(pa.large_string()) if text.type != pa.large_string() else text
     n, width = len(arr), len(marker.encode())
     found = pc.fill_null(pc.find_substring(arr, marker), -1).to_numpy(zero_copy_only=False)
-    offsets = np.frombuffer(arr.buffers()[1], dtype=np.int64)[arr.offset : arr.offset + n + 1]
+    offsets = text_offsets(arr)
     data = np.frombuffer(arr.buffers()[2], dtype=np.uint8) if n else np.zeros(0, np.uint8)
     lengths = offsets[1:] - offsets[:-1]
     ok = (found >= 0) & (found + width + 17 <= lengths)

@@ -18,6 +18,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from toolcall_cli.core.arrow import text_offsets
 from toolcall_cli.core.events import STR
 from toolcall_cli.sources.pcap.arrow_text import lit, text
 from toolcall_cli.sources.pcap.http import MESSAGE_COLUMNS, NULL_NS
@@ -98,7 +99,7 @@ def _holds(arr: pa.Array, part: str) -> bool:
     arr = arr.cast(pa.large_string())
     if not len(arr):
         return False
-    offsets = np.frombuffer(arr.buffers()[1], np.int64, len(arr) + 1, arr.offset * 8)
+    offsets = text_offsets(arr)
     start, end = int(offsets[0]), int(offsets[-1])
     if end == start:
         return False
@@ -170,7 +171,7 @@ def _from_hex(hexes: pa.Array) -> tuple[list[bytes], np.ndarray]:
         hexes = hexes.combine_chunks()
     hexes = hexes.cast(pa.large_string())
     if len(hexes) and not hexes.null_count:
-        offsets = np.frombuffer(hexes.buffers()[1], np.int64, len(hexes) + 1, hexes.offset * 8)
+        offsets = text_offsets(hexes)
         if not (offsets % 2).any():
             start, end = int(offsets[0]), int(offsets[-1])
             try:  # (unhexlify takes hex digits only: whitespace, which fromhex skips, fails)
