@@ -6,7 +6,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 
-from toolcall_cli.core.arrow import text_bytes, text_lengths, text_offsets
+from toolcall_cli.core.arrow import holds_byte, text_bytes, text_lengths, text_offsets
 
 VALUES = ["ab", "", None, "cdé", "-", "xyz"]
 
@@ -20,6 +20,7 @@ def test_views_equal_what_the_kernels_give(kind: pa.DataType) -> None:
     lengths = pc.fill_null(pc.binary_length(arr), 0).to_numpy()
     assert text_lengths(arr).tolist() == lengths.tolist() == [0, 0, 4, 1]
     assert text_bytes(arr).tobytes() == "cdé-".encode()
+    assert holds_byte(arr, ord("-")) and not holds_byte(arr, ord("a"))  # "ab" is sliced off
 
 
 @pytest.mark.parametrize("values", [[], [None, None], ["", ""]])
@@ -27,3 +28,4 @@ def test_bytes_of_an_array_without_text_are_empty(values: list[str | None]) -> N
     arr = pa.array(values, pa.large_string())
     assert text_bytes(arr).size == 0
     assert text_lengths(arr).tolist() == [0] * len(values)
+    assert not holds_byte(arr, 0)

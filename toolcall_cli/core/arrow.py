@@ -60,3 +60,9 @@ def text_bytes(arr: pa.Array) -> np.ndarray:
         return np.zeros(0, np.uint8)
     offs = text_offsets(arr)
     return np.frombuffer(data, np.uint8)[offs[0] : offs[-1]]
+
+
+def holds_byte(arr: pa.Array, byte: int) -> bool:
+    """Whether some value of a string or large_string array holds *byte* (one scan of its
+    data, not a kernel call per row; what a null slot spans counts too)."""
+    return bool((text_bytes(arr) == byte).any())

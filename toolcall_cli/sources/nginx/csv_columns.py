@@ -24,7 +24,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from toolcall_cli.core.arrow import text_bytes, text_lengths, text_offsets
+from toolcall_cli.core.arrow import holds_byte, text_bytes, text_lengths, text_offsets
 from toolcall_cli.sources.nginx.shape import FileShape
 
 #: Columns before the trailing ones: addr ident user [time zone] request status size referer agent.
@@ -159,7 +159,7 @@ def cut(
     quotes = not _six_quotes_each(data, starts, ends, rows[good], quotes_in_data)
     if quotes:
         for i in range(_FIXED):
-            if _may_hold(cols[i], 34):
+            if holds_byte(cols[i], 34):
                 good &= ~pc.match_substring(cols[i], '"').to_numpy(zero_copy_only=False)
     good &= _fields_ok(data, cols)
     keep = np.flatnonzero(good)
@@ -221,11 +221,6 @@ def _six_quotes_each(
     return (data.count(b'"') if total is None else total) == 6 * len(taken) + elsewhere
 
 
-def _may_hold(text: pa.Array, byte: int) -> bool:
-    """False when no value of *text* holds *byte* (one scan of its data)."""
-    return bool((text_bytes(text) == byte).any())
-
-
 def _fields_ok(data: bytes, cols: list[pa.Array]) -> np.ndarray:
     """The split path's checks: `\\S+ \\S+ \\S+ \\[[^\\]]+\\] ` head, `\\d{3}|-` status,
     `\\d+|-` size, no backslash in a quoted value."""
@@ -240,7 +235,7 @@ def _fields_ok(data: bytes, cols: list[pa.Array]) -> np.ndarray:
     closed = _edge_byte(cols[4], 93, first=False)  # `]`
     good &= closed
     # [^\]]+ between the brackets: no other `]` (the zone column ends with the closing one)
-    if _may_hold(cols[3], 93):
+    if holds_byte(cols[3], 93):
         good &= ~pc.match_substring(cols[3], "]").to_numpy(zero_copy_only=False)
     if _count_byte(cols[4], 93) != closed.sum():  # (else each closed one holds that one only)
         good &= pc.equal(pc.count_substring(cols[4], "]"), 1).to_numpy(zero_copy_only=False)
@@ -253,7 +248,7 @@ def _fields_ok(data: bytes, cols: list[pa.Array]) -> np.ndarray:
     if b"\\" not in data:  # (one memchr over the block instead of a scan per quoted column)
         return good
     for i in _QUOTED:  # `\"` is an escape to the regex: those lines are its to read
-        if _may_hold(cols[i], 92):
+        if holds_byte(cols[i], 92):
             good &= ~pc.match_substring(cols[i], "\\").to_numpy(zero_copy_only=False)
     return good
 

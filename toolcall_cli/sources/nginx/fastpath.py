@@ -15,7 +15,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from toolcall_cli.core.arrow import text_bytes
+from toolcall_cli.core.arrow import holds_byte
 
 _HEAD = r"^\S+ \S+ \S+ \[[^\]]+\] $"
 _MID = r"^ (?:\d{3}|-) (?:\d+|-) $"
@@ -25,12 +25,6 @@ Extract = Callable[[pa.Array, str], tuple[dict[str, pa.Array], pa.Array]]
 
 def _pick(values: pa.Array, starts: np.ndarray, k: int) -> pa.Array:
     return values.take(pa.array(starts + k))
-
-
-def _may_hold(text: pa.Array, byte: int) -> bool:
-    """False when no value of *text* holds *byte* (one scan of its data instead of a kernel
-    call per row)."""
-    return bool((text_bytes(text.cast(pa.large_string())) == byte).any())
 
 
 def _split_fixed(text: pa.Array, sep: str, count: int) -> list[pa.Array]:
@@ -53,7 +47,7 @@ def _fast(lines: pa.Array) -> tuple[np.ndarray, dict[str, pa.Array]]:
     good &= pc.match_substring_regex(mid, _MID).to_numpy(zero_copy_only=False)
     good &= pc.equal(gap, " ").to_numpy(zero_copy_only=False)
     for quoted in (request, referer, agent):  # `\"` is an escape to the regex: its lines
-        if _may_hold(quoted, 92):  # a backslash anywhere at all?
+        if holds_byte(quoted.cast(pa.large_string()), 92):  # a backslash anywhere at all?
             good &= ~pc.match_substring(quoted, "\\").to_numpy(zero_copy_only=False)
     if not good.all():
         keep = np.flatnonzero(good)
