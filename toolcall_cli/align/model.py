@@ -50,6 +50,12 @@ class CallView:
         return self.outcome == "cancelled" and self.cancelled_by == "user"
 
     @property
+    def faulty(self) -> bool:
+        """Left without a result for a reason other than the user aborting its turn: what
+        the views mark as a fault and count as trouble."""
+        return self.outcome != "result" and not self.user_aborted
+
+    @property
     def cancelled_time(self) -> pd.Timestamp | None:
         """When the call was cancelled (UTC), None when the cancelling event has no clock."""
         return None if self.cancelled_ns is None else pd.Timestamp(self.cancelled_ns, tz="UTC")

@@ -22,10 +22,7 @@ HINT_IDS = 5
 def trouble(calls: Iterable[CallView], unparsed: int = 0) -> int:
     """How much went wrong: calls without a result, SLA breaches and unparsed records (a call
     whose turn the user aborted went as the user wanted: it is not trouble)."""
-    return (
-        sum((c.outcome != "result" and not c.user_aborted) + len(c.breaches) for c in calls)
-        + unparsed
-    )
+    return sum(c.faulty + len(c.breaches) for c in calls) + unparsed
 
 
 def hint(values: Iterable[object], what: str) -> str:

@@ -87,8 +87,7 @@ def calls_table(
         head += '<th scope="col">findings</th>'
     rows = []
     for c, cid in zip(calls, cids, strict=True):
-        faulty = c.outcome != "result" and not c.user_aborted  # a user's abort is not a fault
-        bad = ' class="bad"' if faulty or c.breaches else ""
+        bad = ' class="bad"' if c.faulty or c.breaches else ""  # a user's abort is not a fault
         rows.append(
             f'<tr id="{cid}-row" data-call="{cid}"{bad}>'
             f"<td><code>{h(c.tool_call_id or NO_ID, limit=80)}</code></td>"

@@ -155,7 +155,7 @@ def _call_lane(
     order_x: float | None = None,
 ) -> list[str]:
     mid = y + LANE_H / 2
-    bad = c.outcome != "result" and not c.user_aborted  # a user's abort is not a fault
+    bad = c.faulty  # a user's abort is not a fault
     name = f"{c.tool or '?'} · {c.tool_call_id or NO_ID}"
     lanecls = "lane-bad" if bad else ""
     out = [

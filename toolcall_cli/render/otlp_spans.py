@@ -163,7 +163,7 @@ def call_spans(
         total = c.phases.get("end_to_end_ms")
         end = max(cursor, start + int(total * 1e6) if total is not None else start)
         end = max(end, start + _MIN_NS)
-        failed = c.outcome != "result" and not c.user_aborted  # the user's abort: no error
+        failed = c.faulty  # the user's abort: no error
         spans.append(
             _span(
                 trace, own, src.span_id, f"toolcall.call {c.tool or '?'}", start, end,
