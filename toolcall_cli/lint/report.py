@@ -28,6 +28,10 @@ class LintReport:
         """FINDINGS when a finding reaches the threshold, else OK."""
         return ExitCode.FINDINGS if fails(self.findings, fail_on) else ExitCode.OK
 
+    def skipped(self) -> list[tuple[str, str]]:
+        """(path, reason) of each file a directory walk skipped (it held no definitions)."""
+        return [(str(s["path"]), str(s["reason"])) for s in self.summary.get("skipped", ())]
+
     def counts(self) -> dict[str, int]:
         """Findings per severity."""
         c = Counter(f.severity.value for f in self.findings)

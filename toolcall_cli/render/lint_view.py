@@ -110,9 +110,9 @@ def to_json(report: LintReport, out: TextIO, opts: RenderOptions) -> None:
 def to_markdown(report: LintReport, out: TextIO, opts: RenderOptions) -> None:
     """A summary line and a findings table for PR comments."""
     out.write(f"**toolcall lint**: {md(summary_line(report))}\n\n")
-    skipped = report.summary.get("skipped", ())
+    skipped = report.skipped()
     if skipped:
-        named = ", ".join(f"{md(s['path'])} ({md(s['reason'])})" for s in skipped)
+        named = ", ".join(f"{md(path)} ({md(why)})" for path, why in skipped)
         out.write(f"Skipped {plural(len(skipped), 'file')}: {named}\n\n")
     if not report.findings:
         return
@@ -147,7 +147,7 @@ def to_sarif(report: LintReport, out: TextIO, opts: RenderOptions) -> None:
         tool_name="toolcall",
         version=__version__,
         root=Path(report.root),
-        skipped=[(s["path"], s["reason"]) for s in report.summary.get("skipped", ())],
+        skipped=report.skipped(),
     )
     out.write(pretty(log) + "\n")
 
@@ -182,8 +182,7 @@ def to_github(report: LintReport, out: TextIO, opts: RenderOptions) -> None:
         props.append(f"title={_gh_prop(f'{f.code} {f.name}')}")
         msg = f.message + (f" (fix: {f.fix})" if f.fix else "")
         out.write(f"::{level} {','.join(props)}::{_gh_data(msg)}\n")
-    for skipped in report.summary.get("skipped", ()):
-        path, why = str(skipped["path"]), str(skipped["reason"])
+    for path, why in report.skipped():
         # the path is the user's tree's text: escaped as a property and as the message
         where = f"file={_gh_prop(path)},title=file skipped"
         out.write(f"::notice {where}::{_gh_data(f'skipped {path}: {why}')}\n")

@@ -103,7 +103,7 @@ def run(
     emit(report, fmt, output)
     from toolcall_cli.cli._console import say_skipped  # the line diagnose prints for a walk
 
-    say_skipped([(s["path"], s["reason"]) for s in report.summary.get("skipped", ())])
+    say_skipped(report.skipped())
     if not _settings.current().quiet:
         say(f"toolcall: {summary_line(report)}")
     raise typer.Exit(report.exit_code(fail_on))
