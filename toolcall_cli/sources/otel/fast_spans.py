@@ -21,10 +21,9 @@ from toolcall_cli.sources.otel import otlp_json
 from toolcall_cli.sources.otel.fast_columns import SpanColumns, field
 from toolcall_cli.sources.otel.model import Batch, Span
 from toolcall_cli.sources.otel.values import (
-    BAD,
-    _double,
-    _int,
+    SCALAR_FIELDS,
     any_value,
+    scalar_value,
     span_kind,
     status_code,
 )
@@ -37,8 +36,6 @@ _KNOWN: Final = frozenset(
         "droppedAttributesCount", "droppedEventsCount", "droppedLinksCount",
     }
 )  # fmt: skip
-#: AnyValue fields read here, in the order `values.any_value` tries them.
-_SCALARS: Final = ("stringValue", "intValue", "doubleValue", "boolValue", "bytesValue")
 _NESTED: Final = frozenset({"arrayValue", "kvlistValue"})
 _CONTAINERS: Final = (dict, list)
 
@@ -72,17 +69,6 @@ def _checked_id(text: str, batch: Batch, what: str) -> str | None:
     return text
 
 
-def _scalar(name: str, v: Any) -> Any:
-    """A present typed field's value as `values.any_value` reads it."""
-    if name == "stringValue" or name == "bytesValue":
-        return v if isinstance(v, str) else BAD
-    if name == "intValue":
-        return _int(v)
-    if name == "doubleValue":
-        return _double(v)
-    return v if isinstance(v, bool) else BAD
-
-
 def spans(cols: SpanColumns, at: np.ndarray, origins: list[str], batch: Batch) -> list[Span | None]:
     """The Span of each span *at* (file order, *origins* theirs), None where the per-span
     reader must read it (all None when the block's spans hold fields this does not know);
@@ -110,9 +96,9 @@ def spans(cols: SpanColumns, at: np.ndarray, origins: list[str], batch: Batch) -
     nested_at: set[int] = set()  # attributes holding an array or a kvlist
     if value is not None and pa.types.is_struct(value.type):
         parts = dict(zip(_names(value.type), value.flatten(), strict=True))
-        if not set(parts) <= {*_SCALARS, *_NESTED}:
+        if not set(parts) <= {*SCALAR_FIELDS, *_NESTED}:
             return [None] * n
-        typed = [(k, parts[k].to_pylist()) for k in _SCALARS if k in parts]
+        typed = [(k, parts[k].to_pylist()) for k in SCALAR_FIELDS if k in parts]
         for k in _NESTED & set(parts):
             nested |= parts[k].is_valid().to_numpy(zero_copy_only=False)
         nested_at = set(np.flatnonzero(nested).tolist())
@@ -147,7 +133,7 @@ def spans(cols: SpanColumns, at: np.ndarray, origins: list[str], batch: Batch) -
                 continue
             for k, vals in typed:
                 if vals[p] is not None:
-                    v = _scalar(k, vals[p])
+                    v = scalar_value(k, vals[p])
                     break
             otlp_json.keep_value(kept, pos, p - a, keys[p], v, batch, decoded=True)
         service, scope = cols.service_scope(i)

@@ -25,6 +25,22 @@ SPAN_KINDS: Final = ("unspecified", "internal", "server", "client", "producer", 
 STATUS_CODES: Final = ("unset", "ok", "error")
 
 
+#: The scalar fields of an AnyValue, in the order `any_value` tries them.
+SCALAR_FIELDS: Final = ("stringValue", "intValue", "doubleValue", "boolValue", "bytesValue")
+
+
+def scalar_value(name: str, v: Any) -> Any:
+    """The value of AnyValue field *name* (one of SCALAR_FIELDS) written as *v*; BAD for a
+    wrong shape. Bytes are kept as the base64 text they were written as."""
+    if name == "stringValue" or name == "bytesValue":
+        return v if isinstance(v, str) else BAD
+    if name == "intValue":
+        return _int(v)
+    if name == "doubleValue":
+        return _double(v)
+    return v if isinstance(v, bool) else BAD
+
+
 def any_value(v: Any, depth: int = 0) -> Any:
     """An OTLP/JSON `AnyValue` object as Python; BAD for a wrong shape, None for an empty value.
 
@@ -38,19 +54,9 @@ def any_value(v: Any, depth: int = 0) -> Any:
         return BAD
     if not v:
         return None
-    if "stringValue" in v:
-        s = v["stringValue"]
-        return s if isinstance(s, str) else BAD
-    if "intValue" in v:
-        return _int(v["intValue"])
-    if "doubleValue" in v:
-        return _double(v["doubleValue"])
-    if "boolValue" in v:
-        b = v["boolValue"]
-        return b if isinstance(b, bool) else BAD
-    if "bytesValue" in v:
-        s = v["bytesValue"]
-        return s if isinstance(s, str) else BAD  # kept as the base64 text it was written as
+    for name in SCALAR_FIELDS:
+        if name in v:
+            return scalar_value(name, v[name])
     if "arrayValue" in v:
         arr = v["arrayValue"]
         items = arr.get("values", []) if isinstance(arr, dict) else BAD
