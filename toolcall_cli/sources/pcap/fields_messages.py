@@ -18,7 +18,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from toolcall_cli.core.arrow import text_offsets
+from toolcall_cli.core.arrow import text_bytes, text_offsets
 from toolcall_cli.core.events import STR
 from toolcall_cli.sources.pcap.arrow_text import lit, text
 from toolcall_cli.sources.pcap.http import MESSAGE_COLUMNS, NULL_NS
@@ -96,15 +96,7 @@ def _holds(arr: pa.Array, part: str) -> bool:
     """Whether any text of *arr* contains *part*: one search through its data buffer, which is
     the texts end to end (what a null slot holds counts too: then the caller splits for nothing).
     """
-    arr = arr.cast(pa.large_string())
-    if not len(arr):
-        return False
-    offsets = text_offsets(arr)
-    start, end = int(offsets[0]), int(offsets[-1])
-    if end == start:
-        return False
-    texts = memoryview(arr.buffers()[2])[start:end]
-    return texts.tobytes().find(part.encode()) >= 0
+    return text_bytes(arr.cast(pa.large_string())).tobytes().find(part.encode()) >= 0
 
 
 def _ints(arr: pa.Array, *, first: bool = True) -> pd.Series:
