@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from itertools import pairwise
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
@@ -26,6 +27,11 @@ import pyarrow.compute as pc
 
 from toolcall_cli.core.arrow import holds_byte, text_bytes, text_lengths, text_offsets
 from toolcall_cli.sources.nginx.shape import FileShape
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    import pyarrow.csv as csv
 
 #: Columns before the trailing ones: addr ident user [time zone] request status size referer agent.
 _FIXED = 10
@@ -75,7 +81,7 @@ def scan_lines(data: bytes) -> tuple[np.ndarray, np.ndarray, int]:
     return starts, ends - cr, quotes
 
 
-def _column_count(sample: list[str]) -> int | None:
+def column_count(sample: list[str]) -> int | None:
     """The most common column count among sampled lines with exactly six quotes."""
     counts: Counter[int] = Counter()
     for line in sample:
@@ -90,6 +96,34 @@ def _column_count(sample: list[str]) -> int | None:
         return None
     m, _ = counts.most_common(1)[0]
     return m if m >= _FIXED else None
+
+
+def reader_options(
+    columns: int, block_size: int, invalid_row_handler: Callable[[csv.InvalidRow], str]
+) -> tuple[csv.ReadOptions, csv.ParseOptions, csv.ConvertOptions]:
+    """Arrow's CSV reader as cut() runs it on combined lines of *columns* columns."""
+    import pyarrow.csv as csv
+
+    names = [f"c{i}" for i in range(columns)]
+    return (
+        # one thread: the invalid rows' line numbers are known only then
+        csv.ReadOptions(column_names=names, use_threads=False, block_size=block_size),
+        csv.ParseOptions(
+            delimiter=" ",
+            quote_char='"',
+            double_quote=False,
+            escape_char=False,
+            newlines_in_values=False,
+            ignore_empty_lines=False,  # blank lines are rows: line numbers stay physical
+            invalid_row_handler=invalid_row_handler,
+        ),
+        csv.ConvertOptions(
+            column_types=dict.fromkeys(names, pa.large_string()),
+            check_utf8=False,  # the caller checked all of *data* (csv_combined)
+            strings_can_be_null=False,
+            quoted_strings_can_be_null=False,
+        ),
+    )
 
 
 def cut(
@@ -108,7 +142,7 @@ def cut(
     m = None if shape is None else shape.columns
     if m is None:
         head = zip(starts[:_SAMPLE].tolist(), ends[:_SAMPLE].tolist(), strict=True)
-        m = _column_count([data[s:e].decode() for s, e in head])
+        m = column_count([data[s:e].decode() for s, e in head])
         if m is None:
             return None
         if shape is not None:
@@ -119,30 +153,11 @@ def cut(
         invalid.append(-1 if row.number is None else row.number - 1)
         return "skip"
 
-    names = [f"c{i}" for i in range(m)]
+    # one block for all of *data*: each column comes as one chunk, joined without a copy
+    read, parse, convert = reader_options(m, max(len(data) + 1, 1 << 20), skip)
     try:
         table = csv.read_csv(
-            pa.BufferReader(data),
-            # one thread: the invalid rows' line numbers are known only then
-            # one block for all of *data*: each column comes as one chunk, joined without a copy
-            read_options=csv.ReadOptions(
-                column_names=names, use_threads=False, block_size=max(len(data) + 1, 1 << 20)
-            ),
-            parse_options=csv.ParseOptions(
-                delimiter=" ",
-                quote_char='"',
-                double_quote=False,
-                escape_char=False,
-                newlines_in_values=False,
-                ignore_empty_lines=False,  # blank lines are rows: line numbers stay physical
-                invalid_row_handler=skip,
-            ),
-            convert_options=csv.ConvertOptions(
-                column_types=dict.fromkeys(names, pa.large_string()),
-                check_utf8=False,  # the caller checked all of *data* (csv_combined)
-                strings_can_be_null=False,
-                quoted_strings_can_be_null=False,
-            ),
+            pa.BufferReader(data), read_options=read, parse_options=parse, convert_options=convert
         )
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
