@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -104,6 +105,13 @@ def _cli(*argv: str) -> str:
 def test_options_are_coerced_without_pydantic(argv: tuple[str, ...]) -> None:
     # typer coerces through pydantic TypeAdapters (~0.06 s); cli/_coerce.py answers defaults,
     # enum choices, paths and plain text itself
+    assert _loaded_after(f"exec({_cli(*argv)!r})", ("pydantic",)) == []
+
+
+def test_a_store_given_on_the_command_line_is_coerced_without_pydantic(tmp_path: Path) -> None:
+    # `--store DIR` has its own parser; typer would run it behind a pydantic adapter, whose
+    # import and build cost ~0.3 CPU s of every timeline, replay and query on a slow host
+    argv = ("-q", "ingest", "--store", str(tmp_path / "store"), "fixtures/nginx/combined.log")
     assert _loaded_after(f"exec({_cli(*argv)!r})", ("pydantic",)) == []
 
 

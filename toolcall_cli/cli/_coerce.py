@@ -3,8 +3,9 @@
 typer 0.29 coerces every parameter, defaults included, through a pydantic ``TypeAdapter``
 built on first use: importing pydantic and building the adapters of a command's ~30
 parameters costs ~0.06 s, a quarter of `toolcall rules FL001`. Almost every value a run sees
-is a default (None, an enum member, a `Path`) or a plain string, and typer's own pydantic-free
-helpers (`coerce_cli_choice`, `coerce_cli_path`) decide those. So each parameter gets a
+is a default (None, an enum member, a `Path`), a plain string, or a string for an option's own
+parser (`--store`), and typer's own pydantic-free helpers (`coerce_cli_choice`,
+`coerce_cli_path`) or the parser decide those. So each parameter gets a
 :class:`QuickCoercion`, which answers those values the way typer's adapter would and hands
 anything else — a bool or a number typed on the command line, a value a check rejects — to
 typer's own coercion, which then gives its own result or its own error message.
@@ -47,9 +48,19 @@ class QuickCoercion:
             return () if multi else None
         annotation = self._descriptor.annotation
         info = self._descriptor.parameter_info
-        if info.parser is not None:  # the parser made the value: typer's check is the identity
-            made = isinstance(annotation, type) and isinstance(value, annotation) and not multi
-            return value if made else _ASK_TYPER
+        if info.parser is not None:
+            if multi:
+                return _ASK_TYPER
+            if isinstance(annotation, type) and isinstance(value, annotation):
+                return value  # the parser made the value: typer's check is the identity
+            if not isinstance(value, str):
+                return _ASK_TYPER
+            # typer's adapter is the parser behind a pydantic BeforeValidator: its errors pass
+            # through as raised, but for the ValueErrors and AssertionErrors pydantic rewords
+            try:
+                return info.parser(value)
+            except (ValueError, AssertionError):
+                return _ASK_TYPER
         if self._descriptor.file_annotation is not None:
             return _ASK_TYPER
         if get_origin(annotation) is list:
