@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from toolcall_cli.core.events import WIRE_SOURCES
 from toolcall_cli.core.findings import Evidence, Finding, Severity, rule
@@ -100,9 +100,10 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     labels = chat.index.to_numpy()[order]
     group = sc[rows].astype(np.int64) * len(sources) + so[rows]
     bounds = np.flatnonzero(np.diff(group)) + 1
+    attrs = with_attrs(ctx)["_attrs"]  # once: a column look-up per finding cost seconds at 1 M
     for part in np.split(rows, bounds):
         scope, source = str(scopes[sc[part[0]]]), str(sources[so[part[0]]])
-        started = _initiators(ctx, labels[part].tolist())
+        started = _initiators(attrs.loc[labels[part]].tolist())
         said = "; started by " + " / ".join(dict.fromkeys(t for t, _ in started)) if started else ""
         runs = _runs(part, pair)
         finding = make(
@@ -150,12 +151,11 @@ def _resubmitted(runs: list[np.ndarray]) -> str:
     return f"the turn was submitted {'twice' if n == 2 else plural(n, 'time')}"
 
 
-def _initiators(ctx: DiagnoseContext, labels: Sequence[int]) -> list[tuple[str, str]]:
-    """(readable stack, origin of the recorded initiator) of the requests that have one."""
-    attrs = with_attrs(ctx)["_attrs"]
+def _initiators(attrs: Sequence[dict[str, Any]]) -> list[tuple[str, str]]:
+    """(readable stack, origin of the recorded initiator) of the requests (their parsed
+    `attrs`) that have one."""
     out = []
-    for i in labels:
-        a: dict[str, Any] = cast(dict[str, Any], attrs.at[i])
+    for a in attrs:
         text, at = a.get("initiator_text"), a.get("initiator_at")
         if isinstance(text, str) and text and isinstance(at, str):
             out.append((text, at))
