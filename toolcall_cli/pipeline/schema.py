@@ -20,16 +20,10 @@ import datetime as dt
 import re
 from collections.abc import Iterator
 from functools import lru_cache
-from typing import Any, Final
-
-import jsonschema
-import referencing.exceptions
-from jsonschema import Draft7Validator, Draft202012Validator, FormatChecker
-from jsonschema.protocols import Validator
+from typing import TYPE_CHECKING, Any, Final
 
 from toolcall_cli.core.jsonio import canonical, loads
 from toolcall_cli.core.re2 import PatternError
-from toolcall_cli.core.schema_re2 import re2_class, unsafe_pattern
 from toolcall_cli.core.words import plural
 from toolcall_cli.pipeline.base import (
     ReplayContext,
@@ -40,6 +34,14 @@ from toolcall_cli.pipeline.base import (
     shorten,
     skipped,
 )
+
+if TYPE_CHECKING:
+    import jsonschema
+    from jsonschema import FormatChecker
+    from jsonschema.protocols import Validator
+
+# jsonschema (~0.1 s to import) loads when a call is first validated against a registered
+# schema: a replay without --tools never needs it
 
 name: Final = "schema"
 
@@ -58,6 +60,8 @@ def _is_date(value: object) -> bool:
 
 def format_checker() -> FormatChecker:
     """All jsonschema formats, with the strict `date` of the middleware."""
+    from jsonschema import FormatChecker
+
     fc = FormatChecker()
     fc.checks("date", raises=ValueError)(_is_date)
     return fc
@@ -65,6 +69,10 @@ def format_checker() -> FormatChecker:
 
 @lru_cache(maxsize=512)
 def _validator(schema_text: str) -> Validator:
+    from jsonschema import Draft7Validator, Draft202012Validator
+
+    from toolcall_cli.core.schema_re2 import re2_class, unsafe_pattern
+
     schema = loads(schema_text)
     draft = str(schema.get("$schema", "")) if isinstance(schema, dict) else ""
     cls = Draft7Validator if re.search(r"draft-0[467]", draft) else Draft202012Validator
@@ -85,6 +93,9 @@ def check(call: ToolCall, ctx: ReplayContext) -> Verdict:
         return skipped(name, "no-arguments", "the arguments were not recorded; not validated")
     if call.free_text:
         return skipped(name, "free-text", f"{call.free_text}: no JSON object to validate")
+    import jsonschema
+    import referencing.exceptions
+
     args = call.arguments()
     try:
         errors = sorted(_validator(canonical(tool.schema)).iter_errors(args), key=_error_key)
