@@ -47,6 +47,15 @@ FINDINGS_SCHEMA = pa.schema(
     ]
 )
 _PHASES = ("initiation_ms", "service_ms", "injection_ms", "end_to_end_ms")
+#: Who cancelled a `cancelled` call (`user`: aborted the turn; `client`: withdrew the call),
+#: when, the evidence and the cancelling event's own words; null for every other call. Last in
+#: the table, and absent from calls files written before them (core/query_tables.py fills them).
+CANCEL_COLUMNS = (
+    ("cancelled_by", _S),
+    ("cancelled_at", pa.timestamp("ns", tz="UTC")),
+    ("cancelled_origin", _S),
+    ("cancelled_note", _S),
+)
 CALLS_SCHEMA = pa.schema(
     [
         *_RUN,
@@ -54,6 +63,7 @@ CALLS_SCHEMA = pa.schema(
         *((p, pa.float64()) for p in _PHASES),
         ("breaches", _LIST),
         ("origin", _S),
+        *CANCEL_COLUMNS,
     ]
 )
 _CALL_ROWS = pa.schema([f for f in CALLS_SCHEMA if f.name not in ("run_id", "run_at")])
@@ -146,6 +156,10 @@ def calls_table(calls: Iterable[Any]) -> pa.Table:
             **{p: c.phases.get(p) for p in _PHASES},
             "breaches": list(c.breaches),
             "origin": c.origin,
+            "cancelled_by": c.cancelled_by,
+            "cancelled_at": c.cancelled_ns,
+            "cancelled_origin": c.cancelled_origin,
+            "cancelled_note": c.cancelled_note,
         }
         for c in calls
     ]
