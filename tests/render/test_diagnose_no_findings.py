@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_cli
+from tests.conftest import ROOT, run_cli
 from toolcall_cli.diagnose.base import DiagnoseReport
 from toolcall_cli.render import RenderOptions, render
 
@@ -40,3 +40,29 @@ def test_a_capture_without_tool_calls_is_not_called_healthy(tshark: str, corpus:
         "no findings · no tool call in the evidence: nothing to call healthy "
         "(read 1 file: 2 pcap events)"
     )
+
+
+@pytest.mark.parametrize(
+    ("path", "said"),
+    [
+        (
+            "fixtures/rules/OR001/negative.json",
+            "no findings · 2 calls in 3 traces look healthy (read 1 file: 6 messages events)",
+        ),
+        # the user aborted the rollout's last turn: its call is counted apart, not healthy
+        (
+            "fixtures/transcripts/codex_rollout.jsonl",
+            "no findings · 4 calls in 5 traces: 3 look healthy, 1 was cancelled "
+            "(read 1 file: 9 transcripts events)",
+        ),
+    ],
+)
+def test_markdown_says_what_the_table_says(path: str, said: str) -> None:
+    """The markdown view of a report without findings vouches for the same calls, in the
+    same words, as the table (it said only "No findings.")."""
+    table = run_cli(["diagnose", path], cwd=ROOT)
+    assert (table.exit_code, " ".join(table.stdout.split())) == (0, said)  # wrapped at 100
+    md = run_cli(["diagnose", path, "--format", "markdown"], cwd=ROOT)
+    assert md.exit_code == 0
+    body = md.stdout.split("\n\n", 1)[1]  # after the summary line
+    assert body == said.replace("(", "\\(").replace(")", "\\)") + "\n"

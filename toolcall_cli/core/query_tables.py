@@ -165,9 +165,23 @@ GROUP BY tool_call_id
 """
 
 
+#: Columns the stored calls table gained after stores were written without them
+#: (core/store_results.py): a query names them on any store, null where a file lacks them.
+ADDED_CALL_COLUMNS: dict[str, str] = {
+    "cancelled_by": "VARCHAR",
+    "cancelled_at": "TIMESTAMPTZ",
+    "cancelled_origin": "VARCHAR",
+    "cancelled_note": "VARCHAR",
+}
+
+
 def calls_sql(files: tuple[Path, ...]) -> str:
-    """The `calls` view: the store's own table when it has one, else derived from events."""
-    return f"SELECT * FROM {_scan(files)}" if files else derived_calls_sql()
+    """The `calls` view: the store's own table when it has one (the columns a file written
+    before them lacks come out null, last), else derived from events."""
+    if not files:
+        return derived_calls_sql()
+    added = ", ".join(f"CAST(NULL AS {t}) AS {c}" for c, t in ADDED_CALL_COLUMNS.items())
+    return f"SELECT * FROM {_scan(files)} UNION ALL BY NAME SELECT {added} WHERE false"
 
 
 def findings_sql(files: tuple[Path, ...]) -> str:

@@ -40,8 +40,13 @@ calls
     `run_id` string · `run_at` timestamp[us, UTC] · `trace_id` string (the trace's id as the
     timeline names it) · `session_id` `tool_call_id` `tool` `outcome` string ·
     `initiation_ms` `service_ms` `injection_ms` `end_to_end_ms` float64 · `breaches` list<string>
-    · `origin` string (first evidence pointer of the call). Replaced by each diagnose of the
-    whole store (no PATH, no scope), so it describes the events as last diagnosed.
+    · `origin` string (first evidence pointer of the call) · `cancelled_by` string (`user`: the
+    user aborted the turn; `client`: the client withdrew the call) · `cancelled_at`
+    timestamp[ns, UTC] · `cancelled_origin` `cancelled_note` string (the cancelling event's
+    evidence pointer and own words) — the four null but for a `cancelled` call, and absent
+    from files written before them (`toolcall query` gives them null). Replaced by each
+    diagnose of the whole store (no PATH, no scope), so it describes the events as last
+    diagnosed.
 findings
     `run_id` string (one per diagnose run) · `run_at` timestamp[us, UTC] (when it ran) ·
     `config_fingerprint` string (sha256 of the effective config, 16 hex digits) ·

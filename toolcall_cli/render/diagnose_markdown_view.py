@@ -15,7 +15,7 @@ from toolcall_cli.diagnose.base import DiagnoseReport
 from toolcall_cli.diagnose.headlines import headline, proof
 from toolcall_cli.diagnose.incidents import incidents
 from toolcall_cli.render import RenderOptions, renders
-from toolcall_cli.render.diagnose_view import by_code, summary_line
+from toolcall_cli.render.diagnose_view import by_code, no_findings_line, summary_line
 from toolcall_cli.render.excerpt import place
 from toolcall_cli.render.safe import clean, md
 
@@ -72,7 +72,7 @@ def to_markdown(report: DiagnoseReport, out: TextIO, opts: RenderOptions) -> Non
         statistics_markdown(report, out)
         return
     if not report.findings:
-        out.write("No findings.\n")
+        out.write(md(no_findings_line(report)) + "\n")
         return
     findings = report.findings
     if report.group_by == "code":

@@ -118,15 +118,7 @@ def to_table(report: DiagnoseReport, out: TextIO, opts: RenderOptions) -> None:
         statistics_table(report, con)
         return
     if not report.findings:
-        calls, n = report.summary.get("calls", 0), report.summary.get("traces", 0)
-        traces = plural(n, "trace")
-        # no call is nothing to vouch for: say so, never "0 calls look healthy"
-        verdict = (
-            _healthy(calls, traces, report.summary.get("cancelled", 0))
-            if calls
-            else f"no tool call in {traces if n else 'the evidence'}: nothing to call healthy"
-        )
-        con.print(cell(f"no findings · {verdict}{_what_was_read(report)}"))
+        con.print(cell(no_findings_line(report)))
         return
     shown, rest = report.findings[:TABLE_FINDINGS], report.findings[TABLE_FINDINGS:]
     width = con.width - excerpt.TABLE_OVERHEAD - len("└ ")  # a symptom's code cell is wider
@@ -144,6 +136,20 @@ def to_table(report: DiagnoseReport, out: TextIO, opts: RenderOptions) -> None:
             con.print(_trace_table(findings, width))
     if rest:
         con.print(cell(_more(rest), one_line=False, limit=None))
+
+
+def no_findings_line(report: DiagnoseReport) -> str:
+    """`no findings · 4 calls in 5 traces: 3 look healthy, 1 was cancelled (read 1 file: 9
+    transcripts events)`: what a report without findings says in the table and markdown views."""
+    calls, n = report.summary.get("calls", 0), report.summary.get("traces", 0)
+    traces = plural(n, "trace")
+    # no call is nothing to vouch for: say so, never "0 calls look healthy"
+    verdict = (
+        _healthy(calls, traces, report.summary.get("cancelled", 0))
+        if calls
+        else f"no tool call in {traces if n else 'the evidence'}: nothing to call healthy"
+    )
+    return f"no findings · {verdict}{_what_was_read(report)}"
 
 
 def _healthy(calls: int, traces: str, cancelled: int) -> str:

@@ -20,7 +20,6 @@ Fix
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from toolcall_cli.core.events import UNPARSED
@@ -38,14 +37,7 @@ RULE = rule(
     doc=__doc__,
 )
 
-_LINE_SUFFIX = re.compile(r":\d+$")
-
 SAMPLES = 3
-
-
-def file_of(origin: str) -> str:
-    """The file part of an origin (`path:line`, `path#...`, `path:line#...`)."""
-    return _LINE_SUFFIX.sub("", origin.partition("#")[0])
 
 
 @CLASSIFIERS.register(RULE.code)
@@ -55,7 +47,13 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     bad = ev[ev["kind"] == UNPARSED]
     if not len(bad):
         return
-    files = bad["origin"].astype(str).map(file_of)
+    import pandas as pd  # pandas, pyarrow and align: only when the rule runs
+    import pyarrow as pa
+
+    from toolcall_cli.align.scope import file_of
+
+    origins = pa.array(bad["origin"].astype(str).tolist(), pa.large_string())
+    files = pd.Series(file_of(origins).to_pylist(), index=bad.index)
     for path, grp in bad.groupby(files, sort=True):
         n = len(grp)
         reasons = sorted({str(a.get("reason")) for a in grp["_attrs"] if a.get("reason")})
