@@ -95,7 +95,11 @@ lint-code: setup
 	$(BIN)/ruff format --check toolcall_cli tests
 	$(BIN)/mypy
 
+# byte-compiled first, as an installed copy is: this machine's shell sets
+# PYTHONDONTWRITEBYTECODE, so every `toolcall` child a test starts (and the timed 10,000-file
+# store diagnose) would recompile each module it imports
 test: setup lint-code
+	$(BIN)/python -m compileall -q toolcall_cli >/dev/null
 	$(BIN)/python -m pytest -q -p no:cacheprovider --durations=15
 
 check: test

@@ -93,8 +93,8 @@ class Quoter:
         stand_in: Callable[[Evidence], str] = _own_text,
     ) -> None:
         """*stand_in* gives an entry's event text when it is needed (default: ``e.text``)."""
-        self._files = tuple(str(Path(f)) for f in files)
-        self._written = frozenset(self._files)
+        self._files = tuple(files)
+        self._written = _as_written(self._files)
         self._redactor = redactor
         self._stand_in = stand_in
         self._allowed: dict[str, bool] = {}
@@ -105,7 +105,8 @@ class Quoter:
         An origin names its file as the input was written, so the string is tried first; the
         inputs are resolved only for a path that is not one of them as written (a store's
         diagnose quotes each bucket against every file of the store: resolving 10,000 paths
-        per bucket was two thirds of a 10,000-file store's diagnose)."""
+        per bucket was two thirds of a 10,000-file store's diagnose, and even spelling them
+        per bucket a fifth, so both are made once per run)."""
         got = self._allowed.get(path)
         if got is None:
             got = str(Path(path)) in self._written
@@ -229,8 +230,15 @@ def _bounded(text: str, *, tail: bool) -> str:
     return text[-_READ_LIMIT:] if tail else text[:_READ_LIMIT]
 
 
-@lru_cache(maxsize=1)  # one run's inputs: every bucket of a store asks with the same ones
-def _resolved(cwd: str, files: tuple[str, ...]) -> frozenset[str]:
+# one run's inputs: every bucket of a store builds its quoter with the same ones
+@lru_cache(maxsize=1)
+def _as_written(files: tuple[str | Path, ...]) -> frozenset[str]:
+    """*files* as origins name them (a `Path`'s own spelling)."""
+    return frozenset(str(Path(f)) for f in files)
+
+
+@lru_cache(maxsize=1)
+def _resolved(cwd: str, files: tuple[str | Path, ...]) -> frozenset[str]:
     """*files* resolved (*cwd* is in the key: a relative input resolves against it)."""
     return frozenset(_key(Path(f)) for f in files)
 
