@@ -6,9 +6,9 @@ before it builds a single event, run as one process the bench times beside the r
 1. Start-up: the CLI itself ingesting the file's first line, in this process (the imports the
    event table's contract brings, pandas and pyarrow among them, then options, detection and
    rendering), as `toolcall ingest --no-store --source S` does.
-2. The reader: Arrow's reader over the whole file, as the adapter calls it but bare (one
-   thread, all columns as text where the adapter reads text), with nothing made of its
-   columns: Arrow's JSON reader for middleware, its CSV reader for combined nginx lines.
+2. The reader: Arrow's reader over the whole file in the adapter's blocks, one thread, with
+   nothing made of its columns: its JSON reader for middleware (types inferred, the adapter's
+   pinned text types left out), its CSV reader for combined nginx lines with cut()'s options.
 
 A figure whose target is under its floor cannot be met by work on the adapter: it needs a
 faster reader than Arrow's, or fewer imports than the event table's contract brings.
@@ -20,11 +20,6 @@ import os
 import sys
 import tempfile
 from pathlib import Path
-
-#: Arrow's blocks: the adapters' largest blocks (middleware/blocks.py MAX_BLOCK, nginx/blocks.py
-#: BLOCK_BYTES), so the reader allocates what the adapter's reader does.
-_JSON_BLOCK = 32 << 20
-_CSV_BLOCK = 32 << 20
 
 
 def start_up(source: str, path: Path) -> None:
@@ -47,13 +42,16 @@ def start_up(source: str, path: Path) -> None:
 def read_json(path: Path) -> int:
     import pyarrow.json as pj
 
-    opts = pj.ReadOptions(use_threads=False, block_size=_JSON_BLOCK)
+    from toolcall_cli.sources.middleware.blocks import MAX_BLOCK  # the adapter's largest block
+
+    opts = pj.ReadOptions(use_threads=False, block_size=MAX_BLOCK)
     return pj.read_json(path, read_options=opts).num_rows
 
 
 def read_combined(path: Path) -> int:
     import pyarrow.csv as csv
 
+    from toolcall_cli.sources.nginx.blocks import BLOCK_BYTES  # the adapter's block
     from toolcall_cli.sources.nginx.csv_columns import column_count, reader_options
 
     with path.open("rb") as f:
@@ -61,7 +59,7 @@ def read_combined(path: Path) -> int:
     m = column_count([s.rstrip("\n") for s in sample if s])
     if m is None:
         raise SystemExit(f"floor: {path} is not combined lines")
-    read, parse, convert = reader_options(m, _CSV_BLOCK, lambda _row: "skip")
+    read, parse, convert = reader_options(m, BLOCK_BYTES, lambda _row: "skip")
     return csv.read_csv(
         path, read_options=read, parse_options=parse, convert_options=convert
     ).num_rows

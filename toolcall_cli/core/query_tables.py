@@ -165,13 +165,11 @@ GROUP BY tool_call_id
 """
 
 
-#: Columns the stored calls table gained after stores were written without them
-#: (core/store_results.py): a query names them on any store, null where a file lacks them.
-ADDED_CALL_COLUMNS: dict[str, str] = {
-    "cancelled_by": "VARCHAR",
-    "cancelled_at": "TIMESTAMPTZ",
-    "cancelled_origin": "VARCHAR",
-    "cancelled_note": "VARCHAR",
+#: DuckDB's spelling of the Arrow types of the columns the stored calls table gained after
+#: stores were written without them (store_results.CANCEL_COLUMNS, the one list of them)
+_SQL_TYPES: dict[str, str] = {
+    "large_string": "VARCHAR",
+    "timestamp[ns, tz=UTC]": "TIMESTAMPTZ",
 }
 
 
@@ -180,7 +178,9 @@ def calls_sql(files: tuple[Path, ...]) -> str:
     before them lacks come out null, last), else derived from events."""
     if not files:
         return derived_calls_sql()
-    added = ", ".join(f"CAST(NULL AS {t}) AS {c}" for c, t in ADDED_CALL_COLUMNS.items())
+    from toolcall_cli.core.store_results import CANCEL_COLUMNS  # pyarrow: only for a store
+
+    added = ", ".join(f"CAST(NULL AS {_SQL_TYPES[str(t)]}) AS {c}" for c, t in CANCEL_COLUMNS)
     return f"SELECT * FROM {_scan(files)} UNION ALL BY NAME SELECT {added} WHERE false"
 
 
