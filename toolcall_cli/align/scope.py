@@ -27,6 +27,7 @@ import pyarrow.compute as pc
 from toolcall_cli.align.arrays import Coded, EventArrays, encode
 from toolcall_cli.align.scope_links import link_scopes, scope_facts
 from toolcall_cli.core.events import CONVERSATION_SOURCES
+from toolcall_cli.core.origins import file_of
 
 #: Separator between an id and its scope label in scoped id text (never in a real id).
 SEP = "\x1f"
@@ -54,12 +55,6 @@ class ScopedIds:
     ambiguous: tuple[AmbiguousId, ...]
     #: per scoped code, its raw id's code in the unscoped column (to scope X-Original-ID)
     raw_of: np.ndarray
-
-
-def file_of(origin: pa.Array) -> pa.Array:
-    """The file part of each origin (`path:line`, `path#frame=N`, `path:line#/ptr`)."""
-    head = pc.struct_field(pc.extract_regex(origin, r"(?s)^(?P<f>[^#]*)"), [0])
-    return pc.replace_substring_regex(head, r":\d+$", "")
 
 
 def scope_ids(a: EventArrays) -> ScopedIds:

@@ -11,6 +11,7 @@ import pyarrow.compute as pc
 
 from toolcall_cli.core.events import UNPARSED
 from toolcall_cli.core.jsonio import try_loads
+from toolcall_cli.core.origins import files_of
 
 SAMPLES_PER_FILE = 3
 
@@ -59,7 +60,7 @@ class Digest:
         for source, kind, n in _pair_counts(good["source"], good["kind"]):
             per = self.by_source.setdefault(source, {})
             per[kind] = per.get(kind, 0) + n
-        for path, grp in bad.groupby(bad["origin"].str.rsplit(":", n=1).str[0], sort=True):
+        for path, grp in bad.groupby(files_of(bad["origin"]), sort=True):
             kept = self.samples.setdefault(str(path), [])
             for _, row in grp.head(SAMPLES_PER_FILE - len(kept)).iterrows():
                 reason = (

@@ -128,12 +128,9 @@ def refuse_split_call(rows: pd.DataFrame, call_id: str) -> None:
     traces = sorted(_ids(rows["trace"]))
     if len(traces) < 2:
         return
-    import pyarrow as pa
+    from toolcall_cli.core.origins import files_of  # (the error path only)
 
-    from toolcall_cli.align.scope import file_of  # (the error path only)
-
-    origin = pa.array(rows["origin"].astype(str).tolist(), pa.large_string())
-    files = pd.Series(file_of(origin).to_pylist(), index=rows.index)
+    files = files_of(rows["origin"])
     where = [f"{t} in {', '.join(sorted(set(files[rows['trace'] == t])))}" for t in traces[:5]]
     more = f" and {len(traces) - 5} more" if len(traces) > 5 else ""
     raise UsageError(

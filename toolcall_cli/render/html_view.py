@@ -137,14 +137,11 @@ def _footer() -> str:
 
 def _origin_files(traces: Iterable[TraceBlock]) -> list[str]:
     """The files the shown events were read from (their origins without line or pointer)."""
-    import pyarrow as pa
-
-    from toolcall_cli.align.scope import file_of
+    from toolcall_cli.core.origins import files_of
 
     files: set[str] = set()
     for b in traces:
-        origins = b.events["origin"].dropna().astype(str).tolist()
-        files.update(file_of(pa.array(origins, pa.large_string())).to_pylist())
+        files.update(files_of(b.events["origin"].dropna()).unique())
     return sorted(files)
 
 

@@ -47,13 +47,9 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     bad = ev[ev["kind"] == UNPARSED]
     if not len(bad):
         return
-    import pandas as pd  # pandas, pyarrow and align: only when the rule runs
-    import pyarrow as pa
+    from toolcall_cli.core.origins import files_of  # pyarrow: only when the rule runs
 
-    from toolcall_cli.align.scope import file_of
-
-    origins = pa.array(bad["origin"].astype(str).tolist(), pa.large_string())
-    files = pd.Series(file_of(origins).to_pylist(), index=bad.index)
+    files = files_of(bad["origin"])
     for path, grp in bad.groupby(files, sort=True):
         n = len(grp)
         reasons = sorted({str(a.get("reason")) for a in grp["_attrs"] if a.get("reason")})
