@@ -19,6 +19,7 @@ import pyarrow.compute as pc
 
 from toolcall_cli.align.arrays import EventArrays, attr_fields, true_mask
 from toolcall_cli.core.events import CONVERSATION_KINDS
+from toolcall_cli.core.origins import files_of, records_of
 
 #: The attrs key an abort marker carries (set by the transcript readers).
 MARKER = "turn_aborted"
@@ -30,8 +31,8 @@ def conversation_of(origin: pd.Series, session: pd.Series, trace: pd.Series) -> 
     a conversation of its own unless it names its session or trace — an agent log's or an
     export's lines are records of the session (trace) they name, a messages JSONL line without
     one is a conversation by itself. (The session is the other grouping key.)"""
-    record = origin.astype(str).str.split("#", n=1).str[0]  # `path` or `path:N`
-    file = record.str.replace(r":\d+$", "", regex=True)
+    record = records_of(origin).astype(str)  # `path` or `path:N`
+    file = files_of(origin).astype(str)
     session = session.fillna("").astype(str)
     trace = trace.fillna("").astype(str)
     return record.mask(session != "", file).mask(

@@ -10,10 +10,10 @@ order is kept inside the timeline. Times are int64 nanoseconds (NAT = none).
 from __future__ import annotations
 
 import numpy as np
-import pyarrow.compute as pc
 
 from toolcall_cli.align.arrays import NAT, EventArrays, encode, group_max, group_min
 from toolcall_cli.core.events import UNCLOCKED_SOURCES
+from toolcall_cli.core.origins import record_of
 
 _NONE = np.iinfo(np.int64).max
 
@@ -55,9 +55,8 @@ def sort_times(a: EventArrays, ts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     rows = np.flatnonzero(a.source.mask(UNCLOCKED_SOURCES))
     if not len(rows):
         return st, bump
-    origin = a.origin.take(rows)
-    file_of = pc.list_element(pc.split_pattern(origin, "#", max_splits=1), 0)
-    files = encode(file_of).codes
+    # per record, not per file: a messages JSONL line is a conversation of its own
+    files = encode(record_of(a.origin.take(rows))).codes
     order = np.lexsort((rows, a.seq[rows], files))
     rows, files = rows[order], files[order]
     t = ts[rows]

@@ -23,6 +23,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from toolcall_cli.core.origins import files_of
 from toolcall_cli.sources.otel.hexkeys import quoted_words
 from toolcall_cli.sources.otel.rows import SOURCE
 
@@ -36,7 +37,7 @@ def drop_redelivered(events: pd.DataFrame) -> pd.DataFrame:
     if not mine.any():
         return events
     sub = events.loc[mine]
-    file = sub["origin"].str.extract(r"^(?P<f>.*?)(?::\d+)?#", expand=False).fillna(sub["origin"])
+    file = files_of(sub["origin"])
     said, has_span = _said(sub)
     # occurrence number of each row within its (file, key): the n-th row of a span in a later
     # file is a repeat when an earlier file already had an n-th identical row
