@@ -210,15 +210,17 @@ def test_gpt_oss_exchange_names_the_stop_word() -> None:
 
 def test_a_cancelled_call_is_not_counted_healthy() -> None:
     """No findings on the aborted rollout, but the verdict does not vouch for the call the user
-    cancelled: 3 of its 4 calls look healthy, 1 was cancelled (and the JSON summary counts
-    it); a run without a cancelled call reads as before (exit0_clean golden)."""
+    cancelled: 3 of its 4 calls look healthy, 1 was cancelled by the user (and the JSON summary
+    counts it, and by whom); a run without a cancelled call reads as before (exit0_clean
+    golden)."""
     from tests.conftest import ROOT, run_cli
 
     path = FIX / "codex_rollout.jsonl"
     res = run_cli(["diagnose", str(path)], cwd=ROOT)
     assert res.exit_code == 0
     assert res.stdout.startswith(
-        "no findings · 4 calls in 5 traces: 3 look healthy, 1 was cancelled"
+        "no findings · 4 calls in 5 traces: 3 look healthy, 1 was cancelled by the user"
     )
-    assert _diagnose((path,)).summary["cancelled"] == 1
+    summary = _diagnose((path,)).summary
+    assert (summary["cancelled"], summary["cancelled_by"]) == (1, {"user": 1})
     assert "cancelled" not in _diagnose((FIX / "claude_code_session.jsonl",)).summary

@@ -75,7 +75,8 @@ def classify(
 def summarize(ctx: DiagnoseContext, findings: list[Finding]) -> dict[str, Any]:
     """`{"traces","sessions","calls","events","findings":{severity:n},"by_code":{code:n},
     "incidents":n,"symptoms":n,"headlines":{trace:sentence}}` of linked *findings*, and
-    `"cancelled":n` when some calls were cancelled."""
+    `"cancelled":n` and `"cancelled_by":{who:n}` (`user`, `client`) when some calls were
+    cancelled."""
     from toolcall_cli.diagnose.frames import first_rows
     from toolcall_cli.diagnose.headlines import incident_counts, trace_headlines
 
@@ -94,9 +95,17 @@ def summarize(ctx: DiagnoseContext, findings: list[Finding]) -> dict[str, Any]:
     repeats = len(calls) - len(first_rows(calls, keys)) if len(calls) and keys else 0
     n_calls = (len(ctx.timeline.calls) + repeats) or len(calls)
     # a call cancelled (the user aborted its turn, the client withdrew it) is not "healthy"
-    cancelled = sum(c.outcome == "cancelled" for c in ctx.timeline.calls)
+    by_whom: dict[str, int] = {}
+    for c in ctx.timeline.calls:
+        if c.outcome == "cancelled":
+            by_whom[str(c.cancelled_by)] = by_whom.get(str(c.cancelled_by), 0) + 1
+    cancelled = sum(by_whom.values())
     return {
-        **({"cancelled": cancelled} if cancelled else {}),
+        **(
+            {"cancelled": cancelled, "cancelled_by": dict(sorted(by_whom.items()))}
+            if cancelled
+            else {}
+        ),
         "traces": int(traces),
         "sessions": int(good["session_id"].dropna().nunique()),
         "calls": int(n_calls),

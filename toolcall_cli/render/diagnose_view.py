@@ -139,27 +139,43 @@ def to_table(report: DiagnoseReport, out: TextIO, opts: RenderOptions) -> None:
 
 
 def no_findings_line(report: DiagnoseReport) -> str:
-    """`no findings · 4 calls in 5 traces: 3 look healthy, 1 was cancelled (read 1 file: 9
-    transcripts events)`: what a report without findings says in the table and markdown views."""
+    """`no findings · 4 calls in 5 traces: 3 look healthy, 1 was cancelled by the user (read 1
+    file: 9 transcripts events)`: what a report without findings says in the table and
+    markdown views."""
     calls, n = report.summary.get("calls", 0), report.summary.get("traces", 0)
     traces = plural(n, "trace")
+    cancelled = report.summary.get("cancelled", 0)
     # no call is nothing to vouch for: say so, never "0 calls look healthy"
     verdict = (
-        _healthy(calls, traces, report.summary.get("cancelled", 0))
+        _healthy(calls, traces, cancelled, report.summary.get("cancelled_by") or {})
         if calls
         else f"no tool call in {traces if n else 'the evidence'}: nothing to call healthy"
     )
     return f"no findings · {verdict}{_what_was_read(report)}"
 
 
-def _healthy(calls: int, traces: str, cancelled: int) -> str:
-    """`N calls in T traces look healthy`; a cancelled call is counted apart, never healthy."""
+def _healthy(calls: int, traces: str, cancelled: int, by_whom: dict[str, int]) -> str:
+    """`N calls in T traces look healthy`; a cancelled call is counted apart, never healthy,
+    and by whom (the summary's `cancelled_by`)."""
     if not cancelled:
         return f"{plural(calls, 'call')} in {traces} {'looks' if calls == 1 else 'look'} healthy"
     rest = calls - cancelled
     parts = [f"{rest} {'looks' if rest == 1 else 'look'} healthy"] if rest > 0 else []
-    parts.append(f"{cancelled} {'was' if cancelled == 1 else 'were'} cancelled")
+    parts.append(f"{cancelled} {'was' if cancelled == 1 else 'were'} cancelled{_by(by_whom)}")
     return f"{plural(calls, 'call')} in {traces}: {', '.join(parts)}"
+
+
+#: Who cancelled, by the summary's `cancelled_by` keys (in the order they are listed).
+_WHO = {"user": "the user", "client": "the client"}
+
+
+def _by(by_whom: dict[str, int]) -> str:
+    """` by the user` when one party cancelled them all, `: 1 by the user, 1 by the client`
+    when both did; "" when the summary does not say."""
+    known = {w: n for w, n in by_whom.items() if w in _WHO and n}
+    if len(known) == 1 and set(by_whom) == set(known):
+        return f" by {_WHO[next(iter(known))]}"
+    return ": " + ", ".join(f"{known[w]} by {_WHO[w]}" for w in _WHO if w in known) if known else ""
 
 
 def _lead(report: DiagnoseReport) -> str:
