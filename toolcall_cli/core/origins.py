@@ -15,7 +15,7 @@ index kept) without making a Python list of the column.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
 
-    Texts = pa.Array | pa.ChunkedArray
+    Texts: TypeAlias = pa.Array | pa.ChunkedArray
 
 
 def record_of(origin: Texts) -> Texts:
