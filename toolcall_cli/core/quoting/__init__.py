@@ -98,6 +98,7 @@ class Quoter:
         self._redactor = redactor
         self._stand_in = stand_in
         self._allowed: dict[str, bool] = {}
+        self._cwd = os.getcwd()  # what the origins are relative to, asked once per run
 
     def _is_input(self, path: str) -> bool:
         """True when *path* is one of the run's inputs (compared resolved, cached per path).
@@ -110,7 +111,7 @@ class Quoter:
         got = self._allowed.get(path)
         if got is None:
             got = str(Path(path)) in self._written
-            got = got or _key(Path(path)) in _resolved(os.getcwd(), self._files)
+            got = got or _key(Path(path)) in _resolved(self._cwd, self._files)
             self._allowed[path] = got
         return got
 
@@ -126,7 +127,9 @@ class Quoter:
         line_m = _LINE.match(path)
         if line_m:
             return Location(path=line_m["path"], line=int(line_m["line"]), pointer=pointer or None)
-        lines = input_files.line_map(path) if pointer and self._is_input(path) else None
+        lines = (
+            input_files.line_map(path, cwd=self._cwd) if pointer and self._is_input(path) else None
+        )
         line = lines.line(pointer) if lines else None
         return Location(path=path, line=line, pointer=pointer or None)
 
@@ -153,16 +156,16 @@ class Quoter:
         if pointer:
             return self._pointer(path, line_m, pointer)
         if line_m:
-            raw = input_files.line(line_m["path"], int(line_m["line"]))
+            raw = input_files.line(line_m["path"], int(line_m["line"]), cwd=self._cwd)
             return raw.rstrip("\r\n") if raw is not None else ""
         return ""
 
     def _pointer(self, path: str, line_m: re.Match[str] | None, pointer: str) -> str:
         if line_m:
-            raw = input_files.line(line_m["path"], int(line_m["line"]))
+            raw = input_files.line(line_m["path"], int(line_m["line"]), cwd=self._cwd)
             doc = try_loads(raw) if raw is not None else None
         else:
-            doc = input_files.document(path)
+            doc = input_files.document(path, cwd=self._cwd)
         if doc is None:
             return ""
         found, value = resolve_pointer(doc, pointer)
@@ -198,7 +201,11 @@ class Quoter:
             return loc.line, (span[0] + 1 if span else None)
         if _LINE.match(origin.partition("#")[0]):  # a member of a JSONL line: quoted apart
             return loc.line, None
-        raw = input_files.line(loc.path, loc.line) if self._is_input(loc.path) else None
+        raw = (
+            input_files.line(loc.path, loc.line, cwd=self._cwd)
+            if self._is_input(loc.path)
+            else None
+        )
         return loc.line, (len(raw) - len(raw.lstrip()) + 1 if raw else None)
 
     def finding(self, f: Finding) -> Finding:
