@@ -16,6 +16,7 @@ EMPTY_ID = (
     "conversations/pydantic-ai_vcr_cassettes/"
     "models__test_openai__test_compatible_api_with_tool_calls_without_id.yaml"
 )
+FUNCTIONARY = "conversations/functionary_test_cases"
 
 
 def _report(paths: list[Path]):  # type: ignore[no-untyped-def]
@@ -44,3 +45,28 @@ def test_named_results_keep_their_tool(corpus: Path) -> None:
     tau = corpus / "conversations/tau-bench/historical_trajectories__gpt-4o-airline.json"
     raw = [f for f in _report([tau]).findings if f.code == "PR006"]
     assert len(raw) == 26 and all(f.tool and f" of {f.tool} " in f.message for f in raw)
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize(
+    ("rel", "calls"),
+    [
+        (f"{FUNCTIONARY}/test_case.json", 6),  # id-less calls paired by order
+        (f"{FUNCTIONARY}/test_case_v2.json", 5),
+        ("conversations/toolbench_answer_examples/G1_answer__10_ChatGPT_DFS_woFilter_w2.json", 3),
+        ("conversations/toolbench_answer_examples/G3_answer__21_ChatGPT_DFS_woFilter_w2.json", 4),
+        # a Gemini functionCall (no id) beside two OpenAI calls with ids
+        (
+            "conversations/pydantic-ai_vcr_cassettes/"
+            "models__test_openai__test_multiple_agent_tool_calls.yaml",
+            3,
+        ),
+        (EMPTY_ID, 2),  # the negative: an empty id is an id, its call counted once
+    ],
+)
+def test_every_call_read_is_counted(corpus: Path, rel: str, calls: int) -> None:
+    """`calls` in the summary is every tool call read: calls without an id were counted as
+    one call short ("5 calls look healthy" of functionary's 6)."""
+    events = ingest_paths([corpus / rel]).events
+    assert int((events["kind"] == "tool_call").sum()) == calls
+    assert diagnose_events(events).summary["calls"] == calls
