@@ -81,7 +81,7 @@ def summarize(ctx: DiagnoseContext, findings: list[Finding]) -> dict[str, Any]:
     from toolcall_cli.diagnose.headlines import incident_counts, trace_headlines
 
     ev = ctx.events()
-    read = [c for c in ("kind", "source", "session_id", "trace", "call") if c in ev.columns]
+    read = [c for c in ("kind", "source", "session_id", "trace", "call", "tool_call_id") if c in ev]
     good = ev[read][ev["kind"] != UNPARSED]  # the columns counted, not a copy of every row
     by_sev = {s.value: 0 for s in Severity}
     by_code: dict[str, int] = {}
@@ -90,10 +90,14 @@ def summarize(ctx: DiagnoseContext, findings: list[Finding]) -> dict[str, Any]:
         by_code[f.code] = by_code.get(f.code, 0) + 1
     traces = good["trace"].dropna().nunique() if "trace" in good.columns else 0
     calls = good.loc[good["kind"] == "tool_call"]
+    # a call without an id (functionary, ToolBench, Gemini) is no timeline call but is read:
+    # each one counts, and they never collapse into one "repeated" call of the id null
+    idless = calls["tool_call_id"].isna()  # "" is an id (a timeline call), null is none
+    keyed = calls[~idless.to_numpy()]
     # one id carried by several tool_call events of one conversation is several calls (FL003)
-    keys = [c for c in ("trace", "call") if c in calls.columns]
-    repeats = len(calls) - len(first_rows(calls, keys)) if len(calls) and keys else 0
-    n_calls = (len(ctx.timeline.calls) + repeats) or len(calls)
+    keys = [c for c in ("trace", "call") if c in keyed.columns]
+    repeats = len(keyed) - len(first_rows(keyed, keys)) if len(keyed) and keys else 0
+    n_calls = (len(ctx.timeline.calls) + repeats + int(idless.sum())) or len(calls)
     # a call cancelled (the user aborted its turn, the client withdrew it) is not "healthy"
     by_whom: dict[str, int] = {}
     for c in ctx.timeline.calls:

@@ -22,8 +22,11 @@ def tool_to_call(tool: object, cid: str | None) -> str:
 
 
 def tools_by_call(ev: pd.DataFrame) -> dict[str, str]:
-    """tool_call_id → tool name from the calls (tool results often carry only the id)."""
+    """tool_call_id → tool name from the calls (tool results often carry only the id).
+
+    An empty id ("", as Gemini's OpenAI-compatible endpoint sends) names no call: keyed, it
+    would name every result without an id, in any file, after that call's tool."""
     mask = ev["kind"].isin(CALL_KINDS) & ev["tool_call_id"].notna() & ev["tool"].notna()
     calls = ev[["tool_call_id", "tool"]][mask]  # the two columns read, not a copy of every row
     ids, tools = calls["tool_call_id"].astype(str).tolist(), calls["tool"].astype(str).tolist()
-    return dict(zip(ids, tools, strict=True))
+    return {i: t for i, t in zip(ids, tools, strict=True) if i}

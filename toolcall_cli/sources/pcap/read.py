@@ -93,11 +93,29 @@ def _read(binary: tsh.Tshark, capture: Path, origin_path: str, *, cap: int) -> p
                 [msgs, pd.DataFrame(extra, columns=list(http.MESSAGE_COLUMNS))], ignore_index=True
             )
             msgs = msgs.sort_values("frame", kind="stable").reset_index(drop=True)
+    if not len(msgs) and not bad:  # no HTTP/1.x at all: say what the capture did hold
+        streams = _payload_streams(binary, capture)
+        if streams:
+            bad.append(
+                (
+                    f"{plural(streams, 'TCP stream')} carrying data that tshark did not "
+                    "dissect as HTTP/1.x",
+                    "not HTTP/1.x (HTTP/0.9, TLS or another protocol)",
+                )
+            )
     frame = pcap_events.events(msgs, origin_path, cap=cap)
     if bad:
         frame = concat_frames([frame, pcap_events.unparsed_frame(origin_path, bad)])
         frame["seq"] = np.arange(len(frame), dtype=np.int64)
     return frame
+
+
+def _payload_streams(binary: tsh.Tshark, capture: Path) -> int:
+    """TCP streams of *capture* that carry data (a second pass, run only when the fields pass
+    found no HTTP message): such a capture was read, and it is not empty of evidence."""
+    flt = ["-Y", "tcp.len > 0", "-T", "fields", "-e", "tcp.stream"]
+    data, _ = tsh.run_all([binary.path, "-n", "-r", str(capture), *tsh.PREFS, *flt])
+    return len({line for line in data.decode("ascii", "replace").split() if line})
 
 
 def _split_multi(

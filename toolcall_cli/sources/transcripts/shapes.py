@@ -32,6 +32,23 @@ OTHER_SHAPES: tuple[tuple[str, frozenset[str], str], ...] = (
 )
 
 
+#: Shapes one key decides, named alone when it is present: a saved JSON-RPC message or a tool
+#: definition shares `id` and `result` with a BFCL result file, which it is not.
+DECISIVE_SHAPES: tuple[tuple[str, frozenset[str], str], ...] = (
+    (
+        "one MCP JSON-RPC message",
+        frozenset({"jsonrpc"}),
+        "no session: an MCP transcript holds a session's messages, one per line; a tools/list "
+        "answer holds tool definitions: check them with `toolcall lint`, or pass them with --tools",
+    ),
+    (
+        "a tool definition",
+        frozenset({"inputSchema", "input_schema"}),
+        "not evidence: check it with `toolcall lint`, or pass it with --tools",
+    ),
+)
+
+
 def _keys(head: Head) -> tuple[str, list[str]] | None:
     doc = head.document
     if isinstance(doc, dict):
@@ -59,8 +76,9 @@ def closest_shapes(head: bytes, path: Path, formats: list[TranscriptFormat]) -> 
         ((len(have & k) / len(k), label, needs) for label, k, needs in shapes if have & k),
         key=lambda r: -r[0],
     )
+    decided = [(1.0, label, needs) for label, k, needs in DECISIVE_SHAPES if have & k]
     shown = ", ".join(keys[:8]) + (", …" if len(keys) > 8 else "")
-    near = "; ".join(f"{label} ({needs})" for _, label, needs in ranked[:2])
+    near = "; ".join(f"{label} ({needs})" for _, label, needs in (decided or ranked)[:2])
     return f"looks like {what} with keys {shown} — not a known shape" + (
         f"; closest: {near}" if near else ""
     )
