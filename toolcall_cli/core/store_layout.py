@@ -78,8 +78,9 @@ def bucket_dir(store: Path, table: str, bucket: int) -> Path:
 
 
 def bucket_of_label(label: str, buckets: int) -> int:
-    """The bucket of a component named by *label* (its smallest key) in a store of *buckets*
-    buckets (the manifest records the count: a store keeps the one it was written with)."""
+    """The bucket of a component named by *label* (its first key in align.buckets.NAME_ORDER)
+    in a store of *buckets* buckets (the manifest records the count: a store keeps the one it
+    was written with)."""
     digest = hashlib.blake2b(label.encode(), digest_size=8).digest()
     return int.from_bytes(digest, "big") % buckets
 
