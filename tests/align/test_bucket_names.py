@@ -8,7 +8,7 @@ import random
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from toolcall_cli.align.buckets import KeyMap, _link_whole, link
+from toolcall_cli.align.buckets import NAME_ORDER, KeyMap, _link_whole, link
 from toolcall_cli.core.store_layout import bucket_of_label
 
 SEP = "\x1f"
@@ -61,4 +61,4 @@ def test_linking_the_touched_components_equals_linking_the_whole_map() -> None:
             assert moved_part == moved_whole
     # the stored map is sorted by name order (a one-key lookup reads one row group)
     stored = part.to_table()["key"].to_pylist()
-    assert stored == sorted(stored, key=lambda k: ("strcpf".index(k[0]), k))
+    assert stored == sorted(stored, key=lambda k: (NAME_ORDER.index(k[0]), k))
