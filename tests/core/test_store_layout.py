@@ -82,3 +82,29 @@ def test_layout_1_files_are_still_read(tmp_path: Path) -> None:
     pf = tmp_path / "old.parquet"
     pq.write_table(pa.table({"origin": ["b", "a"]}), pf)
     assert read_file(pf).column("origin").to_pylist() == ["b", "a"]
+
+
+#: The schema of every bucketed part (layout 4), as `store_write.normalise` casts them.
+#: `toolcall query` reads bucketed parts as one schema (no union_by_name, core/query_tables.py):
+#: a change here is a new layout (bump store.LAYOUT and read older parts by name).
+LAYOUT_4_SCHEMA = [
+    ("ts", "timestamp[ns, tz=UTC]"),
+    ("seq", "int64"),
+    *((c, "large_string") for c in ("source", "origin", "kind", "session_id", "trace_id")),
+    *((c, "large_string") for c in ("tool_call_id", "request_id", "tool", "args", "status")),
+    ("http_status", "int64"),
+    ("duration_ms", "double"),
+    ("size", "int64"),
+    *((c, "large_string") for c in ("instance", "client", "detail", "attrs", "_file")),
+    ("_row", "int64"),
+]
+
+
+def test_every_bucketed_part_has_the_layouts_one_schema(tmp_path: Path) -> None:
+    write_files(tmp_path, [(Path("mw.log"), "middleware", _events(40))])
+    write_files(tmp_path, [(Path("mw2.log"), "middleware", _events(30))])  # a part re-read
+    parts = sorted((tmp_path / "events").glob("bucket=*/*.parquet"))
+    assert parts and store_mod.LAYOUT == 4
+    for part in parts:
+        schema = pq.read_schema(part)
+        assert [(f.name, str(f.type)) for f in schema] == LAYOUT_4_SCHEMA, part
