@@ -3,8 +3,9 @@
 Each step runs the CLI as users run it, in a child process whose whole process tree is
 watched: peak RSS is sampled every 0.2 s and the step is killed the moment it passes the
 budget (4 GiB by default), so an over-budget run says so instead of swapping the machine.
-Then every planted incident (tests/bench/scale/bundle.py) must be among the findings, and a
-group-by over the events is timed through `toolcall query`. The bundle is cached in
+Then every planted incident (tests/bench/scale/bundle.py) must be among the findings, a
+group-by over the events is timed through `toolcall query`, and so are the timeline and the
+replay of one trace (a planted flood cancellation's). The bundle is cached in
 `.bench/scale-<events>/` (gitignored); figures go to the README between the
 `bench-scale` markers.
 
@@ -169,6 +170,14 @@ def main() -> int:
         argv = [*tc, "query", sql, "--store", str(store), "-f", "csv"]
         steps.append(run_step(name, argv, budget=budget, log=log))
         print(steps[-1], file=sys.stderr)
+    trace = _planted_trace(store, planted)
+    for command in ("timeline", "replay"):
+        if trace is None:
+            break
+        argv = [*tc, command, "--store", str(store), "--trace-id", trace]
+        log = work / f"{command}-one-trace.log"
+        steps.append(run_step(f"{command} of one trace", argv, budget=budget, log=log))
+        print(steps[-1], file=sys.stderr)
     events = _count_events(store)
     missing: list[Planted] | None = None
     diagnosed = next(s for s in steps if s.name.startswith("diagnose"))
@@ -192,6 +201,19 @@ def main() -> int:
     ok = all(s.exit_code == 0 and not s.over_budget for s in steps) and missing == []
     ok = ok and not pool_diff
     return 0 if ok else 1
+
+
+def _planted_trace(store: Path, planted: list[Planted]) -> str | None:
+    """The trace of the middle planted flood cancellation (the fleet's own traffic: a trace
+    as an on-call engineer opens it), found through `toolcall query`."""
+    calls = [p.tool_call_id for p in planted if p.code == "FL006" and p.tool_call_id]
+    if not calls:
+        return None
+    call = calls[len(calls) // 2].replace("'", "''")
+    sql = f"SELECT min(trace_id) AS t FROM events WHERE tool_call_id = '{call}'"
+    argv = [str(TOOLCALL), "-q", "query", sql, "--store", str(store), "-f", "csv"]
+    out = subprocess.run(argv, capture_output=True, text=True, check=False).stdout.split()
+    return out[1] if len(out) == 2 else None
 
 
 def _bundle(events: int, *, keep_store: bool = False) -> tuple[Path, Path, Path, list[Planted]]:
