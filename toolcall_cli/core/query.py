@@ -50,16 +50,11 @@ class QueryResult:
 
 def run_query(store: Path, sql: str) -> QueryResult:
     """Run *sql* over the store's tables and return its rows."""
-    import duckdb
-
     statement = _check_statement(sql)
-    with _connection(store, _views_named(statement)) as con:
-        try:
-            relation = con.sql(statement)
-            types = tuple(str(t) for t in relation.types)
-            table = relation.to_arrow_table()
-        except duckdb.Error as e:
-            raise _query_error(e, store.resolve()) from None
+    with _connection(store, _views_named(statement)) as con:  # maps DuckDB's errors
+        relation = con.sql(statement)
+        types = tuple(str(t) for t in relation.types)
+        table = relation.to_arrow_table()
     return QueryResult(sql=sql, columns=tuple(table.column_names), types=types, table=table)
 
 
