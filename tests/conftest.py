@@ -173,6 +173,6 @@ def assert_golden(
 def one_bucket(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every component hashes to bucket 00, so one input is one data file again (tests of what
     happens inside a data file; the bucketing itself is tested in tests/core/test_store_buckets)."""
-    from toolcall_cli.core import store_layout
+    from toolcall_cli.store import layout as store_layout
 
     monkeypatch.setattr(store_layout, "BUCKETS", 1)

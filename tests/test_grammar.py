@@ -14,14 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from toolcall_cli.core.findings import Finding, Location, Rule, Severity
-from toolcall_cli.core.words import plural, plural_of
 from toolcall_cli.lint.report import LintReport
-from toolcall_cli.pipeline import CallReplay, ReplayReport
-from toolcall_cli.pipeline.base import Verdict
-from toolcall_cli.pipeline.disagreement import settings_warning
+from toolcall_cli.model.findings import Finding, Location, Rule, Severity
+from toolcall_cli.model.words import plural, plural_of
 from toolcall_cli.render.lint_view import summary_line as lint_line
 from toolcall_cli.render.replay_view import summary_line as replay_line
+from toolcall_cli.replay import CallReplay, ReplayReport
+from toolcall_cli.replay.base import Verdict
+from toolcall_cli.replay.disagreement import settings_warning
 
 PKG = Path(__file__).resolve().parent.parent / "toolcall_cli"
 #: Nouns a message may count; a number right before one of these must go through plural().
@@ -35,7 +35,7 @@ _NUMBER_NOUN = re.compile(r"^ (" + "|".join(COUNTED) + r")\b")
 #: Sites that are not counts (a fixed limit), or are in files another helper rewrites this round;
 #: path relative to the package → why.
 NOT_YET: dict[str, str] = {
-    "core/quoting/input_files.py": "a fixed limit in bytes (a constant, never 1)",
+    "model/quoting/input_files.py": "a fixed limit in bytes (a constant, never 1)",
     "sources/har/stream.py": "a fixed limit in bytes (a setting, never 1)",
     "sources/otel/otlp_proto.py": "otelperf rewrites sources/otel this round",
 }
@@ -133,7 +133,7 @@ def test_replay_templates_read_right(n: int) -> None:
     line = replay_line(ReplayReport(None, None, calls))
     assert not _WRONG.search(line), line
     if n:
-        from toolcall_cli.core.config import DEFAULT
+        from toolcall_cli.model.config import DEFAULT
 
         warning = settings_warning((*calls, _call("ok", agrees=True)), DEFAULT)
         assert warning is not None and not _WRONG.search(warning), warning

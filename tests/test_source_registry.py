@@ -1,6 +1,6 @@
-"""One list of sources: the adapter registry, the traits in core/events, the --source choices,
+"""One list of sources: the adapter registry, the traits in model/events, the --source choices,
 the HTML lane colours and the man pages all name the same sources, and no module outside
-`sources/` and `core/events.py` spells a source's name (it asks traits and kind groups)."""
+`sources/` and `model/events.py` spells a source's name (it asks traits and kind groups)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 from toolcall_cli.cli._manpage import pages
 from toolcall_cli.cli._options import SourceName
-from toolcall_cli.core import events
+from toolcall_cli.model import events
 from toolcall_cli.render.html_page import SOURCE_COLOUR
 from toolcall_cli.sources import SOURCES
 
@@ -22,7 +22,7 @@ NAMES = set(events.SOURCES)
 #: The count is exact, so a new use in one of these files fails too.
 ALLOWED_LITERALS: dict[tuple[str, str], tuple[int, str]] = {
     # the `[messages]` config section (message-window size) shares the word, not the source
-    ("core/config.py", "messages"): (2, "the [messages] config section"),
+    ("model/config.py", "messages"): (2, "the [messages] config section"),
     # TR004's finding carries a count of messages under the key "messages"
     ("diagnose/truncation/context_rolled.py", "messages"): (1, "TR004's message-count key"),
     # `lint --profile mcp`: the MCP tool-definition dialect, not the MCP transcript source
@@ -33,7 +33,7 @@ ALLOWED_LITERALS: dict[tuple[str, str], tuple[int, str]] = {
 #: Trees the scan skips.
 SKIPPED = (
     "sources/",  # the adapters name themselves
-    "core/events.py",  # the one place that declares each source and its traits
+    "model/events.py",  # the one place that declares each source and its traits
 )
 
 

@@ -178,5 +178,5 @@ def test_sniffing_loads_no_reader_of_a_format_it_did_not_claim() -> None:
 def test_the_replay_pipeline_loads_jsonschema_only_to_validate() -> None:
     # a replay without --tools validates nothing: jsonschema (~0.1 s) loads with the first
     # registered schema a call is checked against
-    code = "import toolcall_cli.pipeline, toolcall_cli.pipeline.calibrate"
+    code = "import toolcall_cli.replay, toolcall_cli.replay.calibrate"
     assert _loaded_after(code, ("jsonschema", "referencing")) == []

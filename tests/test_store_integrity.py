@@ -21,12 +21,12 @@ import pandas as pd
 import pytest
 
 from tests.conftest import FIXTURES, run_cli
-from toolcall_cli.core import store as store_mod
-from toolcall_cli.core.store import write_files
-from toolcall_cli.core.store_manifest import data_files, file_key, read_manifest, stored_files
-from toolcall_cli.core.store_read import load_events
 from toolcall_cli.errors import InputError
 from toolcall_cli.sources import parse_file
+from toolcall_cli.store import write as store_mod
+from toolcall_cli.store.manifest import data_files, file_key, read_manifest, stored_files
+from toolcall_cli.store.read import load_events
+from toolcall_cli.store.write import write_files
 
 MW = FIXTURES / "middleware" / "json_lines.log"
 NGINX = FIXTURES / "nginx" / "combined.log"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from toolcall_cli.core.findings import RULES, Rule
 from toolcall_cli.errors import UsageError
+from toolcall_cli.model.findings import RULES, Rule
 
 
 def load_all() -> list[Rule]:

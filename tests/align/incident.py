@@ -12,7 +12,7 @@ from typing import Any
 import orjson
 import pandas as pd
 
-from toolcall_cli.core.events import build_frame, concat_frames
+from toolcall_cli.model.events import build_frame, concat_frames
 
 T0 = pd.Timestamp("2026-11-30T03:00:00Z")
 

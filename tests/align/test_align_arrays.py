@@ -11,7 +11,7 @@ import pyarrow as pa
 
 from toolcall_cli.align import align
 from toolcall_cli.align.arrays import attr_fields, encode, event_arrays, first_by
-from toolcall_cli.core.events import build_frame
+from toolcall_cli.model.events import build_frame
 
 T0 = pd.Timestamp("2026-11-30T03:00:00Z")
 

@@ -7,7 +7,7 @@ import pytest
 
 from tests.align.incident import T0, _frame, incident
 from toolcall_cli.align import align
-from toolcall_cli.core.config import Config, Sla
+from toolcall_cli.model.config import Config, Sla
 
 
 def _mw(cid: str, kind: str, ms: float, **kw: object) -> dict[str, object]:

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from toolcall_cli.align import align
 from toolcall_cli.align.select import select
-from toolcall_cli.core.events import CONVERSATION_SOURCES, KINDS, build_frame
+from toolcall_cli.model.events import CONVERSATION_SOURCES, KINDS, build_frame
 
 T0 = pd.Timestamp("2025-03-01T12:00:00Z")
 IDS = st.sampled_from([None, "", " ", "a", "b", "c"])

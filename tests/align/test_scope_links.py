@@ -11,7 +11,7 @@ from typing import Any
 import pandas as pd
 
 from toolcall_cli.align import align
-from toolcall_cli.core.events import build_frame
+from toolcall_cli.model.events import build_frame
 
 T0 = pd.Timestamp("2025-03-01T12:00:00Z")
 

@@ -197,8 +197,8 @@ def ref_orjson(path: Path) -> None:
 def ingest(parts: list[tuple[Path, str]], store: Path | None) -> int:
     """Parse *parts* (and write them to *store*), as `toolcall ingest` does — one file at a
     time, each written before the next is parsed; the event count."""
-    from toolcall_cli.core.store import write_files
     from toolcall_cli.sources import parse_file
+    from toolcall_cli.store.write import write_files
 
     n = 0
 
@@ -249,8 +249,8 @@ def diagnose_store(store: Path, *, timeout: float) -> None:
 
 def timeline_one(store: Path, trace: str) -> int:
     from toolcall_cli.align import align
-    from toolcall_cli.align.load import load_selected
     from toolcall_cli.align.select import select
+    from toolcall_cli.store.read_selection import load_selected
 
     events = load_selected(store, trace_id=trace)
     report = select(

@@ -18,7 +18,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from tests.conftest import ROOT, assert_golden, run_cli
-from toolcall_cli.core.store_read import load_events
+from toolcall_cli.store.read import load_events
 
 FLOODING_PER_INSTANCE = (
     "SELECT instance, detail AS cause, count(*) AS n FROM events "
@@ -173,7 +173,7 @@ def test_flat_files_of_differing_types_are_unified_not_cast(tmp_path: Path) -> N
 
 def _row(origin: str, seq: int) -> dict[str, list[object]]:
     """One event row with every event column (text ones null but *origin* and detail)."""
-    from toolcall_cli.core.events import COLUMNS
+    from toolcall_cli.model.events import COLUMNS
 
     row: dict[str, list[object]] = {c: [None] for c in COLUMNS}
     row |= {"seq": [seq], "origin": [origin], "kind": ["mw_other"], "detail": ["x"]}

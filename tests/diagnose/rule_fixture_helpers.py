@@ -8,8 +8,8 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from toolcall_cli.core.findings import Finding
 from toolcall_cli.diagnose import diagnose_events
+from toolcall_cli.model.findings import Finding
 from toolcall_cli.sources import ingest_paths
 
 RULES_DIR = Path(__file__).resolve().parents[2] / "fixtures" / "rules"

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import CORPUS
-from toolcall_cli.core.findings import Finding
 from toolcall_cli.diagnose import diagnose_events
+from toolcall_cli.model.findings import Finding
 from toolcall_cli.sources import ingest_paths
 
 COUNTS = Path(__file__).with_name("tau_bench_counts.json")

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from tests.conftest import FIXTURES
-from toolcall_cli.core.findings import Finding
 from toolcall_cli.diagnose import diagnose_events
+from toolcall_cli.model.findings import Finding
 from toolcall_cli.sources import ingest_paths
 
 HAR = FIXTURES / "har"

@@ -11,9 +11,9 @@ import pytest
 from tests.conftest import CORPUS, need_corpus
 from tests.diagnose.rule_fixture_helpers import RULES_DIR, bundle, needs_tshark
 from tests.diagnose.test_provider_errors import PYDANTIC, _pr008
-from toolcall_cli.core.findings import RULES, Finding
 from toolcall_cli.diagnose import CLASSIFIERS, diagnose_events
 from toolcall_cli.diagnose.cited_codes import cite_present
+from toolcall_cli.model.findings import RULES, Finding
 from toolcall_cli.sources import ingest_paths
 
 DIAGNOSE_CODES = [c for c in CLASSIFIERS.names() if (RULES_DIR / c).is_dir()]

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 import toolcall_cli.diagnose  # noqa: F401 - registers every rule
-from toolcall_cli.core.findings import RULES, Finding, Severity, finding_id
 from toolcall_cli.diagnose.headlines import headline, trace_headlines
 from toolcall_cli.diagnose.incidents import incidents, link, unique_ids
+from toolcall_cli.model.findings import RULES, Finding, Severity, finding_id
 
 
 def _f(

@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.conftest import FIXTURES
-from toolcall_cli.core.findings import Finding
 from toolcall_cli.diagnose import diagnose_events
+from toolcall_cli.model.findings import Finding
 from toolcall_cli.sources import ingest_paths
 
 SESSION = FIXTURES / "mcp" / "session_2025-11-25.jsonl"

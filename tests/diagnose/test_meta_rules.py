@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from toolcall_cli.core.findings import CODE_RE, DOC_HEADINGS, RULES
 from toolcall_cli.diagnose import CLASSIFIERS
+from toolcall_cli.model.findings import CODE_RE, DOC_HEADINGS, RULES
 
 DIAGNOSE_PREFIXES = ("IN", "FL", "TR", "OR", "PR", "TM")
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import CORPUS
-from toolcall_cli.core.findings import Finding
 from toolcall_cli.diagnose import diagnose_events
+from toolcall_cli.model.findings import Finding
 from toolcall_cli.sources import ingest_paths
 from toolcall_cli.sources.base import ParseOptions
 
@@ -310,7 +310,7 @@ def test_actionable_failure_words(said: str, can_act: bool) -> None:
     ],
 )
 def test_cut_prefix(text: str, cut: bool) -> None:
-    from toolcall_cli.core.jsonscan import cut_prefix
+    from toolcall_cli.model.jsonscan import cut_prefix
 
     assert (cut_prefix(text) is not None) is cut
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from toolcall_cli.core.rows_by_key import RowsByKey
 from toolcall_cli.diagnose.frames import attr_list, has_key, isin_set, objects
 from toolcall_cli.diagnose.orphans.pairing import _pair_in
+from toolcall_cli.model.rows_by_key import RowsByKey
 
 
 def _strings(values: list[str | None]) -> pd.Series:

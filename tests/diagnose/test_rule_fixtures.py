@@ -11,8 +11,8 @@ import pytest
 from tests.conftest import need_tshark
 from tests.diagnose.rule_fixture_helpers import RULES_DIR, needs_tshark, run_rule
 from toolcall_cli.catalogue import load_all
-from toolcall_cli.core.findings import CODE_RE
 from toolcall_cli.diagnose import CLASSIFIERS, DiagnoseContext
+from toolcall_cli.model.findings import CODE_RE
 
 CODES = CLASSIFIERS.names()
 

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from toolcall_cli.core.findings import Finding, Severity
 from toolcall_cli.diagnose import classify
 from toolcall_cli.diagnose.base import DiagnoseContext
+from toolcall_cli.model.findings import Finding, Severity
 
 MakeCtx = Callable[..., DiagnoseContext]
 

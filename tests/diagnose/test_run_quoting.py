@@ -8,10 +8,10 @@ from pathlib import Path
 
 from tests.conftest import FIXTURES
 from toolcall_cli.cli._inputs import evidence_for
-from toolcall_cli.core.store import write_files
 from toolcall_cli.diagnose.run import DiagnoseRequest, diagnose
 from toolcall_cli.sources import parse_file
 from toolcall_cli.sources.base import ParseOptions
+from toolcall_cli.store.write import write_files
 
 LOG = FIXTURES / "rules" / "IN001" / "positive.middleware.log"
 

@@ -20,8 +20,8 @@ import pytest
 
 from tests.bench.scale import bundle
 from tests.conftest import ROOT, run_cli
-from toolcall_cli.core.config import DEFAULT
 from toolcall_cli.diagnose.base import DiagnoseReport
+from toolcall_cli.model.config import DEFAULT
 
 INCIDENTS = ROOT / "fixtures" / "incidents"
 SCENARIOS = sorted(p.name for p in INCIDENTS.iterdir() if (p / "expected.json").is_file())
@@ -46,10 +46,10 @@ def _both(home: Path, store: Path) -> tuple[dict[str, Any], dict[str, Any]]:
     """(whole store in one piece, bucket by bucket), both run from *home*."""
     import os
 
-    from toolcall_cli.core.store_manifest import read_manifest
-    from toolcall_cli.core.store_read import load_events
     from toolcall_cli.diagnose.run import DiagnoseRequest, diagnose
     from toolcall_cli.diagnose.run_store import diagnose_store
+    from toolcall_cli.store.manifest import read_manifest
+    from toolcall_cli.store.read import load_events
 
     before = Path.cwd()
     os.chdir(home)

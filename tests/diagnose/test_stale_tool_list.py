@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from tests.conftest import CORPUS, FIXTURES, need_module
-from toolcall_cli.core.findings import Finding
 from toolcall_cli.diagnose import diagnose_events
+from toolcall_cli.model.findings import Finding
 from toolcall_cli.sources import ingest_paths
 
 RULES = FIXTURES / "rules" / "PR010"

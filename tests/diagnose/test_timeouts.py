@@ -11,10 +11,10 @@ import pytest
 from tests.diagnose.conftest import MiniTimeline
 from tests.diagnose.rule_fixture_helpers import run_rule
 from toolcall_cli.align.model import CallView
-from toolcall_cli.core.config import Sla
 from toolcall_cli.diagnose import CLASSIFIERS, DiagnoseContext
 from toolcall_cli.diagnose.timeouts.sla_breach import MAX_CALL_FINDINGS, breached_phases
 from toolcall_cli.diagnose.timeouts.timeout_without_partial import bare_timeout
+from toolcall_cli.model.config import Sla
 
 
 def _a(**kw: Any) -> str:

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from toolcall_cli.core.events import validate_frame
-from toolcall_cli.core.redact import Redactor
 from toolcall_cli.errors import InternalError, ToolcallError
+from toolcall_cli.model.events import validate_frame
+from toolcall_cli.model.redact import Redactor
 from toolcall_cli.sources import parse_file
 from toolcall_cli.sources.base import ParseOptions
 

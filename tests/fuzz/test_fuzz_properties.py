@@ -23,10 +23,10 @@ from hypothesis import strategies as st
 
 from tests.conftest import FIXTURES
 from tests.fuzz.harness import documented, parse_bytes
-from toolcall_cli.core.events import build_frame, validate_frame
-from toolcall_cli.core.store import write_files
-from toolcall_cli.core.store_read import load_events
 from toolcall_cli.errors import ToolcallError
+from toolcall_cli.model.events import build_frame, validate_frame
+from toolcall_cli.store.read import load_events
+from toolcall_cli.store.write import write_files
 
 SEEDS = {
     "middleware": sorted((FIXTURES / "middleware").glob("*.log")),
@@ -356,7 +356,7 @@ def event_tables(draw: st.DrawFn) -> pd.DataFrame:
 
 
 def test_pipeline_replay_on_generated_events(examples: int) -> None:
-    from toolcall_cli.pipeline import replay
+    from toolcall_cli.replay import replay
 
     @_settings(max(8, examples // 3))  # a replay aligns first: about a second each
     @given(events=event_tables(), pick=st.sampled_from([("session", "s1"), ("trace", "t1")]))

@@ -9,11 +9,11 @@ import pytest
 
 from tests.conftest import FIXTURES
 from toolcall_cli.cli.commands.lint import ProfileName
-from toolcall_cli.core.findings import DOC_HEADINGS, RULES
 from toolcall_cli.lint import LINT_RULES, LintOptions, lint_paths
 from toolcall_cli.lint.engine import options_from_config
 from toolcall_cli.lint.profiles import PROFILES
 from toolcall_cli.lint.rules_names import _near_pairs, _one_edit
+from toolcall_cli.model.findings import DOC_HEADINGS, RULES
 
 RULE_DIRS = sorted((FIXTURES / "rules").glob("SC0*"))
 CODES = [f"SC{n:03d}" for n in range(1, 15)]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import jsonschema
 
-from toolcall_cli.core.findings import Evidence, Finding, Location, Rule, Severity
+from toolcall_cli.model.findings import Evidence, Finding, Location, Rule, Severity
 from toolcall_cli.render.sarif import sarif_log
 
 SCHEMA = json.loads(Path(__file__).with_name("sarif-schema-2.1.0.json").read_text(encoding="utf-8"))

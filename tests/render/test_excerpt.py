@@ -8,7 +8,7 @@ import re
 import pytest
 from rich.console import Console
 
-from toolcall_cli.core.findings import Evidence, Finding, Severity
+from toolcall_cli.model.findings import Evidence, Finding, Severity
 from toolcall_cli.render.excerpt import frame, header, wrap
 
 LINE = (

@@ -13,8 +13,8 @@ import pytest
 
 from tests.conftest import FIXTURES, run_cli
 from toolcall_cli import __version__
-from toolcall_cli.core.config import DEFAULT, Sla
-from toolcall_cli.core.findings import Evidence
+from toolcall_cli.model.config import DEFAULT, Sla
+from toolcall_cli.model.findings import Evidence
 from toolcall_cli.render.html_evidence import evidence_item
 from toolcall_cli.render.html_meta import config_fingerprint
 

@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from toolcall_cli.pipeline import CallReplay, Change, ReplayReport
-from toolcall_cli.pipeline.base import Verdict
-from toolcall_cli.pipeline.live import FieldDiff, LiveResult
 from toolcall_cli.render import RenderOptions, render
+from toolcall_cli.replay import CallReplay, Change, ReplayReport
+from toolcall_cli.replay.base import Verdict
+from toolcall_cli.replay.live import FieldDiff, LiveResult
 
 EVIL = "[red]boom[/red]\x1b[31m"
 STAGES = (

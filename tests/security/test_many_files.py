@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from toolcall_cli.core.store import write_files
-from toolcall_cli.core.store_manifest import data_files, read_manifest
 from toolcall_cli.sources import parse_file
+from toolcall_cli.store.manifest import data_files, read_manifest
+from toolcall_cli.store.write import write_files
 
 TOOLCALL = str(Path(sys.executable).with_name("toolcall"))
 FILES = 200

@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from tests.conftest import run_cli
-from toolcall_cli.core.redact import DEFAULT_REDACTOR
+from toolcall_cli.model.redact import DEFAULT_REDACTOR
 
 SK = "sk-proj-Qm8Xv2Lr5Tz1Wn4Kp7Hs3Jd6"
 AKIA = "AKIAQ3ZX7EXAMPLE5MPL"

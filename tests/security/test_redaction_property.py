@@ -21,9 +21,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import run_cli
-from toolcall_cli.core.events import build_frame
-from toolcall_cli.core.redact import DEFAULT_REDACTOR, ID_COLUMNS, TEXT_COLUMNS
-from toolcall_cli.core.redact_json import is_credential_key
+from toolcall_cli.model.events import build_frame
+from toolcall_cli.model.redact import DEFAULT_REDACTOR, ID_COLUMNS, TEXT_COLUMNS
+from toolcall_cli.model.redact_json import is_credential_key
 
 TAIL = st.text(string.ascii_letters + string.digits, min_size=24, max_size=32).filter(
     lambda t: any(c.isdigit() for c in t) and any(c.isalpha() for c in t)

@@ -19,12 +19,12 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
+from tests.pipeline.replay_helpers import call, frame, live_results, loopback, mw
 
 from tests.conftest import ROOT, run_cli
-from tests.pipeline.replay_helpers import call, frame, live_results, loopback, mw
 from tests.security.conftest import Connects
-from toolcall_cli.pipeline import ReplayReport, replay
-from toolcall_cli.pipeline.live import live_replay
+from toolcall_cli.replay import ReplayReport, replay
+from toolcall_cli.replay.live import live_replay
 
 B = "fixtures/replay/booking"
 REPLAY = ["--config", f"{B}/toolcall.toml", "replay", f"{B}/messages.json", f"{B}/middleware.log"]

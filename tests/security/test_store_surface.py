@@ -16,8 +16,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from tests.conftest import FIXTURES, run_cli
-from toolcall_cli.core.store_index import META
-from toolcall_cli.core.store_manifest import data_files
+from toolcall_cli.store.index import META
+from toolcall_cli.store.manifest import data_files
 
 MW = FIXTURES / "middleware" / "json_lines.log"
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import run_cli
-from toolcall_cli.core.redact import DEFAULT_REDACTOR, MARK
+from toolcall_cli.model.redact import DEFAULT_REDACTOR, MARK
 
 S = "Zq7Wx3Vc9Bn5Mk2Lp8Rt4"  # the planted secret (no known shape on its own)
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from toolcall_cli.core.yaml_safe import YAMLBombError, safe_load
+from toolcall_cli.model.yaml_safe import YAMLBombError, safe_load
 
 TOOLCALL = str(Path(sys.executable).with_name("toolcall"))
 DEADLINE = 30.0

@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from toolcall_cli.core.events import build_frame, concat_frames
-from toolcall_cli.core.jsonio import dumps, try_loads
+from toolcall_cli.model.events import build_frame, concat_frames
+from toolcall_cli.model.jsonio import dumps, try_loads
 from toolcall_cli.sources.pcap.body import is_llm, sse_completion, tool_request, tool_response
 from toolcall_cli.sources.pcap.events import _HEADERS, _KEYS, SOURCE
 from toolcall_cli.sources.pcap.http import NULL_NS, decode_body, headers

@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 from tests.conftest import FIXTURES, ROOT, run_cli
-from toolcall_cli.core.quoting import Quoter
-from toolcall_cli.core.redact import DEFAULT_REDACTOR
+from toolcall_cli.model.quoting import Quoter
+from toolcall_cli.model.redact import DEFAULT_REDACTOR
 from toolcall_cli.sources import SOURCES
 from toolcall_cli.sources._shared.files import read_head
 from toolcall_cli.sources.base import HEAD_BYTES, ParseOptions

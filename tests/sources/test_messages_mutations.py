@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from tests.conftest import FIXTURES
-from toolcall_cli.core.events import validate_frame
+from toolcall_cli.model.events import validate_frame
 from toolcall_cli.sources.messages import emit_text
 from toolcall_cli.sources.messages.rows import Sink
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from toolcall_cli.pipeline import replay
+from toolcall_cli.replay import replay
 from toolcall_cli.sources import detect, parse_file
 from toolcall_cli.sources.messages import text_protocols
 

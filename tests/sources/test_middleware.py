@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from tests.conftest import FIXTURES, ROOT, run_cli
-from toolcall_cli.core.config import load_config
+from toolcall_cli.model.config import load_config
 from toolcall_cli.sources._shared.files import read_head
 from toolcall_cli.sources.base import ParseOptions
 from toolcall_cli.sources.middleware import ADAPTER

@@ -159,7 +159,7 @@ def test_a_file_streamed_in_blocks_gives_the_table_of_one_parse(
 ) -> None:
     """`toolcall ingest` takes a clean file's blocks one by one (parse_chunks): put together,
     they are the table parse() gives, and several blocks really are read."""
-    from toolcall_cli.core.events import assemble_chunks
+    from toolcall_cli.model.events import assemble_chunks
     from toolcall_cli.sources.base import ParseOptions
     from toolcall_cli.sources.middleware import ADAPTER, blocks
 

@@ -11,7 +11,7 @@ import pytest
 
 from tests.conftest import FIXTURES
 from tests.sources.otel_docs import span, traces, write
-from toolcall_cli.core.events import UNPARSED
+from toolcall_cli.model.events import UNPARSED
 from toolcall_cli.sources import parse_file
 from toolcall_cli.sources.otel import values
 

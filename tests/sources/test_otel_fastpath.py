@@ -161,7 +161,7 @@ def test_tool_rows_table_is_what_build_frame_makes(tmp_path: Path) -> None:
     import pyarrow as pa
     import pyarrow.json as pj
 
-    from toolcall_cli.core.events import build_frame
+    from toolcall_cli.model.events import build_frame
     from toolcall_cli.sources.otel.fast_columns import span_columns
     from toolcall_cli.sources.otel.fast_rows import tool_rows
 

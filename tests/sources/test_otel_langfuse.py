@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from tests.conftest import FIXTURES, ROOT, run_cli
-from toolcall_cli.core.quoting import resolve_pointer
+from toolcall_cli.model.quoting import resolve_pointer
 from toolcall_cli.sources import SOURCES, detect, scores
 from toolcall_cli.sources._shared.files import read_head
 from toolcall_cli.sources.base import ParseOptions

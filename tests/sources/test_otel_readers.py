@@ -134,8 +134,8 @@ def test_origins_point_into_the_document() -> None:
     base = f"{OTEL / 'genai_loop/traces.otlp.jsonl'}:1#/resourceSpans/0/scopeSpans/0/spans/"
     assert call.startswith(base)
     assert call.endswith("/value/stringValue/0/parts/0")
-    from toolcall_cli.core.quoting import Quoter
-    from toolcall_cli.core.redact import DEFAULT_REDACTOR
+    from toolcall_cli.model.quoting import Quoter
+    from toolcall_cli.model.redact import DEFAULT_REDACTOR
 
     quoter = Quoter([OTEL / "genai_loop/traces.otlp.jsonl"], DEFAULT_REDACTOR)
     assert '"call_loop_1"' in quoter.quote(call)  # evidence quotes the message part itself
@@ -174,7 +174,7 @@ def test_content_capture_off_is_recorded() -> None:
 
 def test_span_in_two_files_of_one_store_ingest_is_stored_once(tmp_path: Path) -> None:
     from tests.conftest import run_cli
-    from toolcall_cli.core.store_read import load_events
+    from toolcall_cli.store.read import load_events
 
     store = tmp_path / "store"
     res = run_cli(["ingest", str(OTEL / "dedupe"), "--store", str(store), "-f", "json"])

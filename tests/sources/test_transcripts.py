@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from tests.conftest import CORPUS
-from toolcall_cli.core.jsonio import try_loads
+from toolcall_cli.model.jsonio import try_loads
 from toolcall_cli.sources import SOURCES, scores
 from toolcall_cli.sources._shared.files import read_head
 from toolcall_cli.sources.base import ParseOptions

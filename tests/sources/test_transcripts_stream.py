@@ -10,12 +10,12 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from toolcall_cli.align.load import load_selected
-from toolcall_cli.core.events import EventChunk, assemble_chunks
-from toolcall_cli.core.jsonio import try_loads
-from toolcall_cli.core.store import write_files
+from toolcall_cli.model.events import EventChunk, assemble_chunks
+from toolcall_cli.model.jsonio import try_loads
 from toolcall_cli.sources import StreamedFile, iter_ingest, parse_file, parse_file_chunks
 from toolcall_cli.sources.transcripts import chunks
+from toolcall_cli.store.read_selection import load_selected
+from toolcall_cli.store.write import write_files
 
 FIX = Path(__file__).resolve().parents[2] / "fixtures" / "transcripts"
 _ID = re.compile(r'"((?:u|t|s)-\d+|toolu_\w+|msg_\w+)"')

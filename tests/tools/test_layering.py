@@ -6,7 +6,7 @@ import ast
 from pathlib import Path
 
 TOOLS = Path(__file__).resolve().parents[2] / "toolcall_cli" / "tools"
-ALLOWED = {"toolcall_cli.core", "toolcall_cli.errors", "toolcall_cli.tools"}
+ALLOWED = {"toolcall_cli.model", "toolcall_cli.errors", "toolcall_cli.tools"}
 
 
 def test_tools_imports_only_core() -> None:

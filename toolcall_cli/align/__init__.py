@@ -16,8 +16,8 @@ import pyarrow.compute
 
 from toolcall_cli.align import arrays, keys, phases, place, scope, skew
 from toolcall_cli.align.model import OUTCOMES, PHASES, CallView, Timeline
-from toolcall_cli.core.config import DEFAULT, Config
-from toolcall_cli.core.events import STR
+from toolcall_cli.model.config import DEFAULT, Config
+from toolcall_cli.model.events import STR
 
 __all__ = ["OUTCOMES", "PHASES", "CallView", "Timeline", "align"]
 

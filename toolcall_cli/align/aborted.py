@@ -18,8 +18,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from toolcall_cli.align.arrays import EventArrays, attr_fields, true_mask
-from toolcall_cli.core.events import CONVERSATION_KINDS
-from toolcall_cli.core.origins import files_of, records_of
+from toolcall_cli.model.events import CONVERSATION_KINDS
+from toolcall_cli.model.origins import files_of, records_of
 
 #: The attrs key an abort marker carries (set by the transcript readers).
 MARKER = "turn_aborted"

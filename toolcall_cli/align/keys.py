@@ -28,7 +28,7 @@ from toolcall_cli.align.arrays import (
 )
 from toolcall_cli.align.scope import ScopedIds, original_codes
 from toolcall_cli.align.union_find import union_find
-from toolcall_cli.core.events import WIRE_SOURCES
+from toolcall_cli.model.events import WIRE_SOURCES
 
 _TRACEPARENT = re.compile(r"^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$", re.IGNORECASE)
 

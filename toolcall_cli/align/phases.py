@@ -35,8 +35,8 @@ from toolcall_cli.align.cancelled import (
 )
 from toolcall_cli.align.model import PHASES, CallView
 from toolcall_cli.align.views import build_views
-from toolcall_cli.core.config import Sla
-from toolcall_cli.core.events import (
+from toolcall_cli.model.config import Sla
+from toolcall_cli.model.events import (
     ACCESS_START,
     CALL_SIDE_KINDS,
     OUTCOME_KINDS,

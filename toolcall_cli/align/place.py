@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from toolcall_cli.align.arrays import NAT, EventArrays, encode, group_max, group_min
-from toolcall_cli.core.events import UNCLOCKED_SOURCES
-from toolcall_cli.core.origins import record_of
+from toolcall_cli.model.events import UNCLOCKED_SOURCES
+from toolcall_cli.model.origins import record_of
 
 _NONE = np.iinfo(np.int64).max
 

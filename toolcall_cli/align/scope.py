@@ -26,8 +26,8 @@ import pyarrow.compute as pc
 
 from toolcall_cli.align.arrays import Coded, EventArrays, encode
 from toolcall_cli.align.scope_links import link_scopes, scope_facts
-from toolcall_cli.core.events import CONVERSATION_SOURCES
-from toolcall_cli.core.origins import file_of
+from toolcall_cli.model.events import CONVERSATION_SOURCES
+from toolcall_cli.model.origins import file_of
 
 #: Separator between an id and its scope label in scoped id text (never in a real id).
 SEP = "\x1f"

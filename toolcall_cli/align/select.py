@@ -12,8 +12,8 @@ import pandas as pd
 
 from toolcall_cli.align.model import CallView, Timeline, TimelineReport, TraceBlock
 from toolcall_cli.align.window import TimeBound
-from toolcall_cli.core.events import UNPARSED
 from toolcall_cli.errors import UsageError
+from toolcall_cli.model.events import UNPARSED
 
 #: How many known ids an "unknown id" hint lists.
 HINT_IDS = 5

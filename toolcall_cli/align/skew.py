@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from toolcall_cli.align.arrays import NAT, EventArrays
-from toolcall_cli.core.events import HTTP_KINDS, TRAITS
+from toolcall_cli.model.events import HTTP_KINDS, TRAITS
 
 #: kind → moment order for the clocked event kinds that mark a call's progress.
 MOMENTS: dict[str, int] = {

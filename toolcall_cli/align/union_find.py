@@ -1,5 +1,5 @@
 """Union-find over integer node codes, with numpy: the connected components that trace
-alignment (align/keys.py) and store bucketing (align/buckets.py) are built from."""
+alignment (align/keys.py) and store bucketing (store/buckets.py) are built from."""
 
 from __future__ import annotations
 

@@ -15,8 +15,8 @@ import pyarrow.compute as pc
 
 from toolcall_cli.align.arrays import NAT, encode
 from toolcall_cli.align.model import PHASES, CallView
-from toolcall_cli.core.config import Sla
-from toolcall_cli.core.gcpause import no_gc
+from toolcall_cli.model.config import Sla
+from toolcall_cli.model.gcpause import no_gc
 
 
 def build_views(cols: dict[str, Any], sla: Sla) -> tuple[CallView, ...]:

@@ -11,17 +11,17 @@ from typing import TYPE_CHECKING
 
 from toolcall_cli.cli import _settings
 from toolcall_cli.cli._console import progress_bar, say, say_skipped
-from toolcall_cli.core.summary import Digest, FileSummary
 from toolcall_cli.errors import UsageError
+from toolcall_cli.model.summary import Digest, FileSummary
 
 if TYPE_CHECKING:  # the adapters load only when PATHs are parsed: a store read never needs them
     import pandas as pd
 
-    from toolcall_cli.core.events import EventChunk
-    from toolcall_cli.core.store_write import InputPart
-    from toolcall_cli.engine import Engine
+    from toolcall_cli.model.events import EventChunk
     from toolcall_cli.sources import IngestResult, Redeliveries, StreamedFile
     from toolcall_cli.sources.base import ParseOptions
+    from toolcall_cli.store.bucket_writer import InputPart
+    from toolcall_cli.store.engines import Engine
 
 #: Environment override of `[limits] max_decompressed` (bytes; K/M/G suffixes allowed).
 MAX_DECOMPRESSED_ENV = "TOOLCALL_MAX_DECOMPRESSED"
@@ -46,7 +46,7 @@ def parse_options(
     *, tz: str | None, nginx_format: str | None, no_redact: bool, follow_symlinks: bool = False
 ) -> ParseOptions:
     """ParseOptions from the config and flags; warns on stderr when redaction is off."""
-    from toolcall_cli.core.redact import Redactor
+    from toolcall_cli.model.redact import Redactor
     from toolcall_cli.sources.base import ParseOptions
 
     cfg = _settings.config()
@@ -88,7 +88,7 @@ class IngestStream:
     source: str | None
     opts: ParseOptions
     keep: bool = False  # keep every file's events (for views that print them)
-    engine: Engine | None = None  # parse files on its workers (toolcall_cli.engine)
+    engine: Engine | None = None  # parse files on its workers (toolcall_cli.store.engines)
     digest: Digest = field(default_factory=Digest)
     files: list[FileSummary] = field(default_factory=list)
     skipped: list[tuple[Path, str]] = field(default_factory=list)
@@ -142,7 +142,7 @@ class IngestStream:
     def _summarised(self, item: StreamedFile, repeats: Redeliveries | None) -> Iterator[EventChunk]:
         """*item*'s chunks, each counted into the digest as it passes; the file's summary
         line once the last has passed."""
-        from toolcall_cli.core.events import UNPARSED, EventChunk
+        from toolcall_cli.model.events import UNPARSED, EventChunk
 
         events = unparsed = 0
         for chunk in item.chunks:
@@ -191,8 +191,11 @@ def evidence_for(
         result = ingest(paths, source=source, opts=opts or ParseOptions())
         files = tuple(str(f.path) for f in result.files)
         return Evidence(result.events, files, files, result.skipped)
-    from toolcall_cli.align.load import load_selected, load_sessions  # all when no id is set
-    from toolcall_cli.core.store_manifest import read_manifest
+    from toolcall_cli.store.manifest import read_manifest
+    from toolcall_cli.store.read_selection import (  # all when no id is set
+        load_selected,
+        load_sessions,
+    )
 
     recorded = tuple(str(e["path"]) for e in read_manifest(store)["files"].values())
     load = load_sessions if whole_sessions and ids and any(ids.values()) else load_selected

@@ -115,9 +115,9 @@ def pages() -> dict[str, str]:
 
 def _config_page() -> str:
     """toolcall.toml(5): every key with its kind, default and meaning."""
-    from toolcall_cli.core.config import DEFAULT
-    from toolcall_cli.core.config_keys import ARRAY_SECTIONS, KEYS
-    from toolcall_cli.core.config_show import toml_value
+    from toolcall_cli.model.config import DEFAULT
+    from toolcall_cli.model.config_keys import ARRAY_SECTIONS, KEYS
+    from toolcall_cli.model.config_show import toml_value
 
     out = [
         f'.TH TOOLCALL.TOML 5 "{DATE}" "toolcall {__version__}" "toolcall manual"',

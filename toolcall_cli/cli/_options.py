@@ -11,15 +11,15 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from toolcall_cli.cli import _settings
-from toolcall_cli.core.atomic import atomic_write
-from toolcall_cli.core.events import SOURCES
-from toolcall_cli.core.findings import FailOn
 from toolcall_cli.errors import UsageError
+from toolcall_cli.model.atomic import atomic_write
+from toolcall_cli.model.events import SOURCES
+from toolcall_cli.model.findings import FailOn
 from toolcall_cli.render import render
 
 if TYPE_CHECKING:
     from toolcall_cli.align.select import Scope
-    from toolcall_cli.engine import Engine
+    from toolcall_cli.store.engines import Engine
 
 
 class Format(str, Enum):
@@ -52,7 +52,7 @@ COMMAND_FORMATS: dict[str, tuple[str, ...]] = {
 
 
 class EngineName(str, Enum):
-    """--engine choices (toolcall_cli.engine)."""
+    """--engine choices (toolcall_cli.store.engines)."""
 
     local = "local"
     dask = "dask"
@@ -124,10 +124,10 @@ WorkersOpt = Annotated[
 
 
 def _store_location(value: str | Path) -> Path:
-    """`--store`: a directory, or an fsspec URL of one (core/store_fs.py)."""
+    """`--store`: a directory, or an fsspec URL of one (store/fs.py)."""
     if isinstance(value, Path):  # the default
         return value
-    from toolcall_cli.core.store_fs import store_location
+    from toolcall_cli.store.fs import store_location
 
     try:
         return store_location(value)
@@ -233,7 +233,7 @@ def engine_of(
 ) -> Engine | None:
     """The engine the flags ask for; None for the default (local, one worker: in-process).
     The HTML page draws the aligned timeline, which stays with the workers: refused (2)."""
-    from toolcall_cli.engine import open_engine
+    from toolcall_cli.store.engines import open_engine
 
     if engine == EngineName.local and workers == 1 and scheduler is None:
         return None

@@ -1,5 +1,5 @@
 """Recording a diagnose of the store back into it: the `findings` table (every run) and the
-`calls` table (a run over the whole store), core/store_results.py."""
+`calls` table (a run over the whole store), store/results.py."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ def record_diagnose(store: Path, report: Any, cfg: Any, *, whole: bool, calls: A
     """Write *report*'s findings (and, when *whole*, its calls: *calls*, the pooled `calls`
     rows of a per-bucket run, else its timeline's) to *store*; a store that cannot be written
     (read-only, a bundle someone else owns) only warns: the report is out already."""
-    from toolcall_cli.core.store_manifest import read_manifest
-    from toolcall_cli.core.store_results import config_fingerprint, record_run
+    from toolcall_cli.store.manifest import read_manifest
+    from toolcall_cli.store.results import config_fingerprint, record_run
 
     timeline = getattr(report, "timeline", None)
     try:

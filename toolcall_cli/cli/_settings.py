@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from toolcall_cli.core.config import Config, load_config
+from toolcall_cli.model.config import Config, load_config
 from toolcall_cli.render import RenderOptions
 
 

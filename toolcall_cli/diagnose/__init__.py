@@ -16,19 +16,19 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from toolcall_cli.core.config import DEFAULT, Config
-from toolcall_cli.core.events import UNPARSED
-from toolcall_cli.core.findings import Finding, Severity, select_codes
-from toolcall_cli.core.registry import Registry
 from toolcall_cli.diagnose.base import Classifier, DiagnoseContext, DiagnoseReport, TimelineLike
 from toolcall_cli.diagnose.evidence import stand_in
+from toolcall_cli.model.config import DEFAULT, Config
+from toolcall_cli.model.events import UNPARSED
+from toolcall_cli.model.findings import Finding, Severity, select_codes
+from toolcall_cli.model.registry import Registry
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from toolcall_cli.align.select import Scope
     from toolcall_cli.align.skew import SkewEstimate
-    from toolcall_cli.core.redact import Redactor
+    from toolcall_cli.model.redact import Redactor
     from toolcall_cli.tools.registry import ToolRegistry
 
 __all__ = [
@@ -156,8 +156,8 @@ def diagnose_events(
     # when `toolcall rules` registers the classifiers
     from toolcall_cli.align import align
     from toolcall_cli.align.select import in_scope
-    from toolcall_cli.core.quoting import quote_findings
-    from toolcall_cli.core.redact import DEFAULT_REDACTOR
+    from toolcall_cli.model.quoting import quote_findings
+    from toolcall_cli.model.redact import DEFAULT_REDACTOR
 
     aligned = align(events, cfg=cfg, skew_correction=skew_correction, skew_estimate=skew_estimate)
     timeline: TimelineLike = in_scope(aligned, scope) if scope is not None else aligned

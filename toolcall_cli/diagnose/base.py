@@ -12,8 +12,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from toolcall_cli.core.config import DEFAULT, Config
-from toolcall_cli.core.findings import Finding, Report
+from toolcall_cli.model.config import DEFAULT, Config
+from toolcall_cli.model.findings import Finding, Report
 
 if TYPE_CHECKING:  # pipeline types are only needed for annotations
     import pandas as pd

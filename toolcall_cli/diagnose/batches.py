@@ -21,10 +21,10 @@ from typing import TYPE_CHECKING
 
 from toolcall_cli.align.keys import label_rows
 from toolcall_cli.align.select import restrict
-from toolcall_cli.core.findings import Finding
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.evidence import Cited
 from toolcall_cli.diagnose.frames import first_rows
+from toolcall_cli.model.findings import Finding
 
 if TYPE_CHECKING:
     import numpy as np

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from toolcall_cli.core.events import CALL_KINDS
-from toolcall_cli.core.words import NO_ID
+from toolcall_cli.model.events import CALL_KINDS
+from toolcall_cli.model.words import NO_ID
 
 if TYPE_CHECKING:
     import pandas as pd

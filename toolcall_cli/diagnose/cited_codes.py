@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import replace
 
-from toolcall_cli.core.findings import Finding
+from toolcall_cli.model.findings import Finding
 
 _CODE = r"[A-Z]{2}\d{3}"
 #: "(see OR001, TR002 or PR006 for the same session)": the codes, then the rest of the aside.

@@ -15,9 +15,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from toolcall_cli.core.findings import Evidence
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.frames import event_columns
+from toolcall_cli.model.findings import Evidence
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -8,11 +8,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from toolcall_cli.core.cells import text
-from toolcall_cli.core.findings import Evidence, Finding, Rule
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.evidence import cited_from, evidence_from, frame_cells, missing
 from toolcall_cli.diagnose.frames import event_columns
+from toolcall_cli.model.cells import text
+from toolcall_cli.model.findings import Evidence, Finding, Rule
 
 _HEADING = re.compile(r"^(What it does|Why it matters|Example|Fix)\s*:?\s*$", re.M)
 
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
 
-    from toolcall_cli.core.quoting.aim import Aim
+    from toolcall_cli.model.quoting.aim import Aim
 
     #: What a finding is proven by: a frame of event rows, or the labels of rows of the context's
     #: event table (`ctx.events()`; its index is 0..n-1) — cheaper when findings are many.

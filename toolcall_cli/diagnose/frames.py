@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from toolcall_cli.core.cells import attrs_of
 from toolcall_cli.diagnose.base import DiagnoseContext
+from toolcall_cli.model.cells import attrs_of
 
 if TYPE_CHECKING:
     import numpy as np

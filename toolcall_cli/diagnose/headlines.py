@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from toolcall_cli.core.findings import Evidence, Finding
 from toolcall_cli.diagnose.incidents import Incident, incidents
+from toolcall_cli.model.findings import Evidence, Finding
 
 #: Symptoms named in one headline before "and N more".
 SHOWN_SYMPTOMS = 3

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from toolcall_cli.core.findings import RULES, Explains, Finding, finding_id, rank_findings
+from toolcall_cli.model.findings import RULES, Explains, Finding, finding_id, rank_findings
 
 if TYPE_CHECKING:
     from toolcall_cli.diagnose.base import DiagnoseContext

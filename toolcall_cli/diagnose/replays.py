@@ -28,7 +28,7 @@ def scope_replays(
     done: dict[str, Replays] = ctx.memo("replays:by_scope", dict)
     todo = dict.fromkeys(k for k in keys if k not in done)
     if todo:  # the pipeline (and jsonschema) load only when a scope is replayed
-        from toolcall_cli.pipeline.scopes import ScopeReplayer
+        from toolcall_cli.replay.scopes import ScopeReplayer
 
         replayer = ctx.memo(
             "replays:replayer",

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from toolcall_cli.core.rows_by_key import RowsByKey
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.frames import isin_set
+from toolcall_cli.model.rows_by_key import RowsByKey
 
 
 def rows_by_call(ctx: DiagnoseContext) -> RowsByKey:

@@ -13,15 +13,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from toolcall_cli.align.select import Scope
-from toolcall_cli.core.config import DEFAULT, Config
 from toolcall_cli.diagnose import diagnose_events
 from toolcall_cli.diagnose.base import DiagnoseReport
+from toolcall_cli.model.config import DEFAULT, Config
 from toolcall_cli.sources.base import ParseOptions
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from toolcall_cli.engine import Engine
+    from toolcall_cli.store.engines import Engine
     from toolcall_cli.tools.registry import ToolRegistry
 
 
@@ -66,10 +66,10 @@ def diagnose(
     Evidence quotes re-read only the *quotable* files (the ingested files, or the files the
     store's manifest records — never a path only an event's origin names) and go through the
     request's redactor. With an *engine*, the events are diagnosed per correlation bucket on its
-    workers (toolcall_cli.engine.diagnose_tasks) and the buckets' findings pooled.
+    workers (toolcall_cli.diagnose.bucket_tasks) and the buckets' findings pooled.
     """
     if engine is not None:
-        from toolcall_cli.engine.diagnose_tasks import diagnose_on
+        from toolcall_cli.diagnose.bucket_tasks import diagnose_on
 
         report = diagnose_on(engine, events, req, cfg=cfg, inputs=inputs, quotable=tuple(quotable))
         return _with_skipped(report, skipped)

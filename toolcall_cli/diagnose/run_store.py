@@ -22,18 +22,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from toolcall_cli.core.config import Config
 from toolcall_cli.diagnose.base import DiagnoseReport
 from toolcall_cli.errors import InputError
+from toolcall_cli.model.config import Config
 
 if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
 
     from toolcall_cli.align.skew import SkewEstimate, SkewFacts
+    from toolcall_cli.diagnose.bucket_tasks import BucketTask
     from toolcall_cli.diagnose.run import DiagnoseRequest
-    from toolcall_cli.engine import Engine
-    from toolcall_cli.engine.diagnose_tasks import BucketTask
+    from toolcall_cli.store.engines import Engine
 
 T = TypeVar("T")
 #: Tasks per worker (as `engine.diagnose_tasks`): several, so one slow task does not leave
@@ -77,7 +77,7 @@ class BucketResult:
 def store_buckets(store: Path) -> list[tuple[tuple[str, ...], int]] | None:
     """The data files and row count of each non-empty bucket of *store*, in bucket order;
     None for a store of an older, unbucketed layout (diagnosed whole)."""
-    from toolcall_cli.core.store_manifest import is_bucketed, part_paths, read_manifest
+    from toolcall_cli.store.manifest import is_bucketed, part_paths, read_manifest
 
     manifest = read_manifest(store)
     if not manifest["files"]:
@@ -103,8 +103,8 @@ def _bucket_of(pf: Path) -> int:
 def _read(files: tuple[str, ...], columns: list[str] | None = None) -> list[pa.Table]:
     import pyarrow as pa
 
-    from toolcall_cli.core import store_fs
-    from toolcall_cli.core.store_read import check_schema
+    from toolcall_cli.store import fs as store_fs
+    from toolcall_cli.store.read import check_schema
 
     out = []
     for pf in files:
@@ -138,7 +138,7 @@ def bucket_skew_facts(files: tuple[str, ...]) -> SkewFacts:
     import pyarrow.compute as pc
 
     from toolcall_cli.align import skew_facts
-    from toolcall_cli.core.events import COLUMNS, WIRE_SOURCES
+    from toolcall_cli.model.events import COLUMNS, WIRE_SOURCES
 
     table = _in_input_order(_read(files, list(SKEW_COLUMNS)))
     wire = pc.fill_null(pc.is_in(table["source"], value_set=pa.array(WIRE_SOURCES)), False)
@@ -152,13 +152,13 @@ def bucket_skew_facts(files: tuple[str, ...]) -> SkewFacts:
 
 def diagnose_bucket(task: BucketRun) -> BucketResult:
     """Read and diagnose one bucket with the store-wide skew estimate (a task)."""
-    from toolcall_cli.core.store_read import tables_to_events
+    from toolcall_cli.store.read import tables_to_events
 
     raw = _read(task.files)
     if task.part[1] > 1:  # an oversized bucket: this task's share of its components
         import pyarrow as pa
 
-        from toolcall_cli.align.buckets import split_components
+        from toolcall_cli.store.buckets import split_components
 
         one = pa.concat_tables(raw, promote_options="permissive")
         raw = [one.filter(pa.array(split_components(one, task.part[1]) == task.part[0]))]
@@ -201,8 +201,8 @@ def bucket_result(
     (a `bucket` column: recording them needs no key-map look-up per call)."""
     import pyarrow as pa
 
-    from toolcall_cli.core.store_results import calls_table
     from toolcall_cli.diagnose.skew_first import first_cited_keys
+    from toolcall_cli.store.results import calls_table
 
     firsts = first_cited_keys(report, positions, code=SKEW_CODE)
     calls = calls_table(report.timeline.calls)
@@ -224,15 +224,15 @@ def diagnose_store(
     """The whole *store* diagnosed bucket by bucket on *engine* (default: this process), pooled
     into one report, and the calls table of every bucket; None for an unbucketed store."""
     from toolcall_cli.align.skew import combine, estimate_from
-    from toolcall_cli.core.store_manifest import read_manifest
-    from toolcall_cli.engine.local import LocalEngine
+    from toolcall_cli.store.engines.local import LocalEngine
+    from toolcall_cli.store.manifest import read_manifest
 
     buckets = store_buckets(store)
     if buckets is None:
         return None
     runner = engine if engine is not None else LocalEngine(workers=1)
     if runner.workers > 1 or runner.name != "local":  # tasks run in other processes
-        from toolcall_cli.core.store_fs import require_shared
+        from toolcall_cli.store.fs import require_shared
 
         require_shared(store)
     quotable = tuple(str(e["path"]) for e in read_manifest(store)["files"].values())
@@ -277,8 +277,8 @@ def pool_results(
     """One report from the buckets' results (IN002 kept once per source) and their calls."""
     import pyarrow as pa
 
+    from toolcall_cli.diagnose.bucket_tasks import pool_reports
     from toolcall_cli.diagnose.skew_first import keep_first
-    from toolcall_cli.engine.diagnose_tasks import pool_reports
 
     reports = keep_first([(r.report, r.skew_firsts) for r in results], code=SKEW_CODE)
     calls = pa.concat_tables([r.calls for r in results]) if results else None

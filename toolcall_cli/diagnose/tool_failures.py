@@ -24,11 +24,11 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from toolcall_cli.core.cells import text
-from toolcall_cli.core.events import RESULT_KINDS
-from toolcall_cli.core.jsonio import try_loads
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.frames import objects, of_kind
+from toolcall_cli.model.cells import text
+from toolcall_cli.model.events import RESULT_KINDS
+from toolcall_cli.model.jsonio import try_loads
 
 if TYPE_CHECKING:
     import numpy as np

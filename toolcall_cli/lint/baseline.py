@@ -12,10 +12,10 @@ from pathlib import Path
 
 import orjson
 
-from toolcall_cli.core.findings import Finding
-from toolcall_cli.core.jsonio import pretty
 from toolcall_cli.errors import InputError, UsageError
 from toolcall_cli.lint.report import baseline_key
+from toolcall_cli.model.findings import Finding
+from toolcall_cli.model.jsonio import pretty
 
 VERSION = 1
 

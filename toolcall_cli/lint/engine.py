@@ -7,8 +7,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from toolcall_cli.core.findings import Finding, Location, Severity, select_codes
-from toolcall_cli.core.words import plural
 from toolcall_cli.errors import InputError, UsageError
 from toolcall_cli.lint.base import DEFAULT_TOKEN_BUDGET, LINT_RULES, LintContext
 from toolcall_cli.lint.baseline import read_baseline, suppress, write_baseline
@@ -16,6 +14,8 @@ from toolcall_cli.lint.fix import apply_fixes
 from toolcall_cli.lint.lock import DEFAULT_LOCK, write_lock
 from toolcall_cli.lint.profiles import DEFAULT_PROFILE, get_profile
 from toolcall_cli.lint.report import LintReport, sort_findings, summarise
+from toolcall_cli.model.findings import Finding, Location, Severity, select_codes
+from toolcall_cli.model.words import plural
 from toolcall_cli.tools.loaders import FileLoad, LoadResult, ToolDef, load_all
 
 UNPARSED_CODE = "IN001"

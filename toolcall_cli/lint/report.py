@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from toolcall_cli.core.findings import FailOn, Finding, fails
 from toolcall_cli.errors import ExitCode
 from toolcall_cli.lint.lock import rel
+from toolcall_cli.model.findings import FailOn, Finding, fails
 
 SCHEMA_VERSION = 1
 

@@ -74,9 +74,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.lint.base import LintContext, finding, section, tool_rule
 from toolcall_cli.lint.walk import Node, is_object, types_of
+from toolcall_cli.model.findings import Finding, Severity, rule
 from toolcall_cli.tools.dialect import json_type
 from toolcall_cli.tools.linemap import join
 from toolcall_cli.tools.loaders import ToolDef

@@ -25,10 +25,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from toolcall_cli.core.findings import Finding, Severity, rule
-from toolcall_cli.core.words import plural
 from toolcall_cli.lint.base import LintContext, finding, registry_groups, registry_rule, section
 from toolcall_cli.lint.walk import safe_canonical
+from toolcall_cli.model.findings import Finding, Severity, rule
+from toolcall_cli.model.words import plural
 from toolcall_cli.tools.loaders import ToolDef
 
 SC013 = rule(

@@ -75,7 +75,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.lint.base import (
     LintContext,
     finding,
@@ -85,6 +84,7 @@ from toolcall_cli.lint.base import (
     tool_rule,
 )
 from toolcall_cli.lint.walk import safe_canonical
+from toolcall_cli.model.findings import Finding, Severity, rule
 from toolcall_cli.tools.linemap import join
 from toolcall_cli.tools.loaders import ToolDef
 

@@ -63,12 +63,12 @@ from typing import Any
 
 import orjson
 
-from toolcall_cli.core.findings import Finding, Severity, rule
-from toolcall_cli.core.jsonio import canonical
-from toolcall_cli.core.words import plural
 from toolcall_cli.lint.base import LintContext, finding, section, tool_rule
 from toolcall_cli.lint.metaschema import meta_validator, schema_class
 from toolcall_cli.lint.walk import MAX_SCHEMA_DEPTH, types_of
+from toolcall_cli.model.findings import Finding, Severity, rule
+from toolcall_cli.model.jsonio import canonical
+from toolcall_cli.model.words import plural
 from toolcall_cli.tools.dialect import JSON_TYPES, json_type, normalise
 from toolcall_cli.tools.linemap import join
 from toolcall_cli.tools.loaders import ToolDef
@@ -100,7 +100,7 @@ MAX_ERRORS = 5
 @lru_cache(maxsize=16384)
 def _meta_errors(text: str, cls: Any) -> tuple[tuple[str, str], ...]:
     """(relative pointer, message) errors of one canonical schema text (cached)."""
-    from toolcall_cli.core.schema_re2 import unsafe_pattern  # jsonschema loads when used
+    from toolcall_cli.model.schema_re2 import unsafe_pattern  # jsonschema loads when used
 
     schema = orjson.loads(text)
     errors = sorted(
@@ -232,7 +232,7 @@ def _value_errors(schema_text: str, values_text: str) -> tuple[tuple[int, str], 
     from jsonschema.exceptions import SchemaError
     from referencing.exceptions import Unresolvable
 
-    from toolcall_cli.core.schema_re2 import re2_class, unsafe_pattern
+    from toolcall_cli.model.schema_re2 import re2_class, unsafe_pattern
 
     sub = orjson.loads(schema_text)
     out = []

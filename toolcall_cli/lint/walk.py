@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from toolcall_cli.core.jsonio import canonical
-from toolcall_cli.core.words import plural
+from toolcall_cli.model.jsonio import canonical
+from toolcall_cli.model.words import plural
 from toolcall_cli.tools.dialect import json_type
 from toolcall_cli.tools.linemap import escape
 

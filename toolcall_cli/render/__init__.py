@@ -16,8 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TextIO, TypeVar
 
-from toolcall_cli.core.registry import Registry
 from toolcall_cli.errors import UsageError
+from toolcall_cli.model.registry import Registry
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from toolcall_cli.align.model import CallView
-from toolcall_cli.core.words import NO_ID
+from toolcall_cli.model.words import NO_ID
 
 #: Who cancelled a call, by `CallView.cancelled_by`.
 CANCELLED_BY = {

@@ -7,8 +7,8 @@ from typing import TextIO
 from rich import box
 from rich.table import Table
 
-from toolcall_cli.core.config_show import ConfigReport, toml_value
-from toolcall_cli.core.jsonio import pretty
+from toolcall_cli.model.config_show import ConfigReport, toml_value
+from toolcall_cli.model.jsonio import pretty
 from toolcall_cli.render import RenderOptions, renders
 from toolcall_cli.render._rich import cell, console
 from toolcall_cli.render.safe import md

@@ -9,11 +9,11 @@ from typing import TextIO
 
 from rich.cells import cell_len
 
-from toolcall_cli.core.findings import Evidence, Finding
-from toolcall_cli.core.words import plural
 from toolcall_cli.diagnose.base import DiagnoseReport
 from toolcall_cli.diagnose.headlines import headline, proof
 from toolcall_cli.diagnose.incidents import incidents
+from toolcall_cli.model.findings import Evidence, Finding
+from toolcall_cli.model.words import plural
 from toolcall_cli.render import RenderOptions, renders
 from toolcall_cli.render.diagnose_view import by_code, no_findings_line, summary_line
 from toolcall_cli.render.excerpt import place

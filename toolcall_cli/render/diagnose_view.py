@@ -12,12 +12,12 @@ from rich.table import Table
 from rich.text import Text
 
 from toolcall_cli import __version__
-from toolcall_cli.core.findings import RULES, Finding
-from toolcall_cli.core.jsonio import pretty
-from toolcall_cli.core.words import plural
 from toolcall_cli.diagnose.base import DiagnoseReport
 from toolcall_cli.diagnose.headlines import headline, incident_counts, proof
 from toolcall_cli.diagnose.incidents import Incident, incidents
+from toolcall_cli.model.findings import RULES, Finding
+from toolcall_cli.model.jsonio import pretty
+from toolcall_cli.model.words import plural
 from toolcall_cli.render import RenderOptions, excerpt, renders
 from toolcall_cli.render._rich import SEVERITY_STYLE, cell, console
 from toolcall_cli.render.safe import clean

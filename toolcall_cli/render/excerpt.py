@@ -21,8 +21,8 @@ from __future__ import annotations
 from rich.cells import cell_len
 from rich.text import Text
 
-from toolcall_cli.core.findings import Evidence, Finding
-from toolcall_cli.core.quoting.aim import window
+from toolcall_cli.model.findings import Evidence, Finding
+from toolcall_cli.model.quoting.aim import window
 from toolcall_cli.render.safe import clean
 
 #: The narrowest quote column laid out (a narrower cell still gets this and folds).

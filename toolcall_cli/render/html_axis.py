@@ -11,8 +11,8 @@ from typing import Any
 
 import pandas as pd
 
-from toolcall_cli.core.cells import text
-from toolcall_cli.core.events import PHASE_MARK_KINDS, UNCLOCKED_SOURCES
+from toolcall_cli.model.cells import text
+from toolcall_cli.model.events import PHASE_MARK_KINDS, UNCLOCKED_SOURCES
 from toolcall_cli.render.html_page import h
 
 WIDTH = 780

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from toolcall_cli.align.model import PHASES, CallView, TraceBlock
-from toolcall_cli.core.words import NO_ID
+from toolcall_cli.model.words import NO_ID
 from toolcall_cli.render.cancelled_text import cancellations, cancelled_label
 from toolcall_cli.render.html_axis import boundaries, call_spans, fmt_ms
 from toolcall_cli.render.html_page import h, outcome_tag

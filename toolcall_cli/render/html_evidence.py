@@ -13,8 +13,8 @@ import json
 import re
 from typing import Any
 
-from toolcall_cli.core.findings import Evidence
-from toolcall_cli.core.jsonio import try_loads
+from toolcall_cli.model.findings import Evidence
+from toolcall_cli.model.jsonio import try_loads
 from toolcall_cli.render.html_page import h
 
 #: Deepest nesting of JSON-in-strings unpacked (a string of JSON of JSON…).

@@ -3,9 +3,9 @@ finding (see `html_view` for the page). All input-derived text goes through `htm
 
 from __future__ import annotations
 
-from toolcall_cli.core.findings import Finding
-from toolcall_cli.core.words import plural
 from toolcall_cli.diagnose.base import DiagnoseReport
+from toolcall_cli.model.findings import Finding
+from toolcall_cli.model.words import plural
 from toolcall_cli.render.html_evidence import evidence_item
 from toolcall_cli.render.html_meta import rule_link
 from toolcall_cli.render.html_page import h

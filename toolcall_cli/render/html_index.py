@@ -12,8 +12,8 @@ from typing import Any
 import pandas as pd
 
 from toolcall_cli.align.model import CallView, TraceBlock
-from toolcall_cli.core.cells import text
-from toolcall_cli.core.findings import Finding
+from toolcall_cli.model.cells import text
+from toolcall_cli.model.findings import Finding
 from toolcall_cli.render.html_axis import MAX_EVENTS
 from toolcall_cli.render.html_page import h
 from toolcall_cli.render.html_svg import describe

@@ -77,7 +77,7 @@ def rule_link(code: str, sev: str = "") -> str:
 
 def rules_section(codes: Iterable[str]) -> str:
     """The documentation of each cited code (`toolcall rules CODE`), embedded in the page."""
-    from toolcall_cli.core.findings import RULES
+    from toolcall_cli.model.findings import RULES
 
     cards = []
     for code in sorted(set(codes)):

@@ -12,7 +12,7 @@ import hashlib
 import html
 from typing import Final
 
-from toolcall_cli.core.events import SOURCE_TRAITS
+from toolcall_cli.model.events import SOURCE_TRAITS
 from toolcall_cli.render.html_script import SCRIPT
 from toolcall_cli.render.safe import clean
 

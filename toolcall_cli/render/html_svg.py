@@ -15,9 +15,9 @@ from typing import Any
 import pandas as pd
 
 from toolcall_cli.align.model import CallView, TraceBlock
-from toolcall_cli.core.cells import text
-from toolcall_cli.core.events import SOURCES
-from toolcall_cli.core.words import NO_ID
+from toolcall_cli.model.cells import text
+from toolcall_cli.model.events import SOURCES
+from toolcall_cli.model.words import NO_ID
 from toolcall_cli.render.cancelled_text import cancelled_label
 from toolcall_cli.render.html_axis import (
     AXIS_H,

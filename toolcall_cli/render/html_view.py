@@ -15,9 +15,9 @@ import pandas as pd
 
 from toolcall_cli import __version__
 from toolcall_cli.align.model import CallView, TimelineReport, TraceBlock
-from toolcall_cli.core.findings import Finding
-from toolcall_cli.core.words import plural
 from toolcall_cli.diagnose.base import DiagnoseReport
+from toolcall_cli.model.findings import Finding
+from toolcall_cli.model.words import plural
 from toolcall_cli.render import RenderOptions, renders
 from toolcall_cli.render.cancelled_text import cancelled_count, unanswered
 from toolcall_cli.render.html_axis import WIDTH, fmt_ms
@@ -137,7 +137,7 @@ def _footer() -> str:
 
 def _origin_files(traces: Iterable[TraceBlock]) -> list[str]:
     """The files the shown events were read from (their origins without line or pointer)."""
-    from toolcall_cli.core.origins import files_of
+    from toolcall_cli.model.origins import files_of
 
     files: set[str] = set()
     for b in traces:

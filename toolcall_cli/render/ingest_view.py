@@ -8,11 +8,11 @@ import orjson
 import pandas as pd
 from rich.table import Table
 
-from toolcall_cli.core.cells import attrs_of
-from toolcall_cli.core.events import COLUMNS, UNPARSED
-from toolcall_cli.core.jsonio import pretty
-from toolcall_cli.core.summary import IngestReport
-from toolcall_cli.core.words import plural
+from toolcall_cli.model.cells import attrs_of
+from toolcall_cli.model.events import COLUMNS, UNPARSED
+from toolcall_cli.model.jsonio import pretty
+from toolcall_cli.model.summary import IngestReport
+from toolcall_cli.model.words import plural
 from toolcall_cli.render import RenderOptions, renders
 from toolcall_cli.render._rich import cell, console
 from toolcall_cli.render.safe import md

@@ -8,10 +8,10 @@ from typing import TextIO
 from rich.table import Table
 
 from toolcall_cli import __version__
-from toolcall_cli.core.findings import RULES, Finding, Rule
-from toolcall_cli.core.jsonio import pretty
-from toolcall_cli.core.words import plural
 from toolcall_cli.lint.report import SCHEMA_VERSION, LintReport, finding_dict
+from toolcall_cli.model.findings import RULES, Finding, Rule
+from toolcall_cli.model.jsonio import pretty
+from toolcall_cli.model.words import plural
 from toolcall_cli.render import RenderOptions, renders
 from toolcall_cli.render._rich import SEVERITY_STYLE, cell, console
 from toolcall_cli.render.safe import clean, md

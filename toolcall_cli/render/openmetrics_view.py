@@ -25,8 +25,8 @@ from typing import Any, Final, TextIO
 
 import pandas as pd
 
-from toolcall_cli.core.findings import Finding
 from toolcall_cli.diagnose.base import DiagnoseReport
+from toolcall_cli.model.findings import Finding
 from toolcall_cli.render import RenderOptions, renders
 
 #: upper bounds in seconds: around 50 ms injection, 100 ms initiation, 800 ms service, 3 s e2e

@@ -53,7 +53,7 @@ def encode(doc: dict[str, Any]) -> tuple[str, bytes]:
 
 def check_endpoint(url: str, *, allow_remote: bool) -> Any:
     """The checked `live_http.Target` of *url* (a bad URL or a remote host is a UsageError)."""
-    from toolcall_cli.pipeline.live_http import parse_target, resolve
+    from toolcall_cli.replay.live_http import parse_target, resolve
 
     try:
         target = parse_target(url)
@@ -73,7 +73,7 @@ def post_documents(
     docs: list[dict[str, Any]], url: str, *, allow_remote: bool = False, timeout: float = 10.0
 ) -> list[tuple[str, int]]:
     """POST each document to its path at *url*; (path, HTTP status) per request."""
-    from toolcall_cli.pipeline.live_http import DeadlineExceeded, post, resolve
+    from toolcall_cli.replay.live_http import DeadlineExceeded, post, resolve
 
     target = check_endpoint(url, allow_remote=allow_remote)
     addr = resolve(target, allow_remote=allow_remote)[0]

@@ -28,7 +28,7 @@ from typing import Any, Final
 import pandas as pd
 
 from toolcall_cli import __version__
-from toolcall_cli.core.findings import Finding
+from toolcall_cli.model.findings import Finding
 
 _HEX_TRACE: Final = re.compile(r"[0-9a-f]{32}")
 _SPAN_IN_ATTRS: Final = r'"span_id":"([0-9a-f]{16})"'

@@ -15,11 +15,11 @@ import orjson
 import pyarrow as pa
 from rich.table import Table
 
-from toolcall_cli.core.jsonio import pretty
-from toolcall_cli.core.query import QueryResult
+from toolcall_cli.model.jsonio import pretty
 from toolcall_cli.render import RenderOptions, renders
 from toolcall_cli.render._rich import cell, console
 from toolcall_cli.render.safe import clean, md
+from toolcall_cli.store.query import QueryResult
 
 #: Rows a table shows; the caption says how many more there are (csv/jsonl print them all).
 TABLE_ROWS = 1_000

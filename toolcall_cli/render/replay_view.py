@@ -17,13 +17,13 @@ from rich.table import Table
 from rich.text import Text
 
 from toolcall_cli import __version__
-from toolcall_cli.core.jsonio import pretty
-from toolcall_cli.core.words import plural
-from toolcall_cli.pipeline import PIPELINE, CallReplay, ReplayReport, Verdict
-from toolcall_cli.pipeline.live import LiveResult
+from toolcall_cli.model.jsonio import pretty
+from toolcall_cli.model.words import plural
 from toolcall_cli.render import RenderOptions, renders
 from toolcall_cli.render._rich import cell, console
 from toolcall_cli.render.safe import clean, md
+from toolcall_cli.replay import PIPELINE, CallReplay, ReplayReport, Verdict
+from toolcall_cli.replay.live import LiveResult
 
 SCHEMA_VERSION = 1
 STAGES = tuple(s.name for s in PIPELINE)

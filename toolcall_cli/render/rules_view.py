@@ -7,14 +7,14 @@ from typing import TextIO
 from rich.table import Table
 
 from toolcall_cli.catalogue import RulesReport
-from toolcall_cli.core.jsonio import pretty
+from toolcall_cli.model.jsonio import pretty
 from toolcall_cli.render import RenderOptions, renders
 from toolcall_cli.render._rich import SEVERITY_STYLE, cell, console
 from toolcall_cli.render.safe import md
 
 
 def _rule_dict(r: object) -> dict[str, object]:
-    from toolcall_cli.core.findings import Rule
+    from toolcall_cli.model.findings import Rule
 
     assert isinstance(r, Rule)
     return {
@@ -29,7 +29,7 @@ def _rule_dict(r: object) -> dict[str, object]:
 
 def severity_note(r: object) -> str:
     """`error; warning when …` — the catalogue's severity and each documented other one."""
-    from toolcall_cli.core.findings import Rule
+    from toolcall_cli.model.findings import Rule
 
     assert isinstance(r, Rule)
     others = "; ".join(f"{s.value} when {why}" for s, why in r.other_severities)

@@ -11,10 +11,10 @@ from rich.table import Table
 from rich.text import Text
 
 from toolcall_cli.align.model import PHASES, CallView, TimelineReport, TraceBlock
-from toolcall_cli.core.cells import attrs_of, text
-from toolcall_cli.core.events import COLUMNS, HTTP_KINDS, SOURCES
-from toolcall_cli.core.jsonio import pretty
-from toolcall_cli.core.words import NO_ID, plural
+from toolcall_cli.model.cells import attrs_of, text
+from toolcall_cli.model.events import COLUMNS, HTTP_KINDS, SOURCES
+from toolcall_cli.model.jsonio import pretty
+from toolcall_cli.model.words import NO_ID, plural
 from toolcall_cli.render import RenderOptions, renders
 from toolcall_cli.render._rich import cell, console
 from toolcall_cli.render.cancelled_text import cancellations, cancelled_count, unanswered

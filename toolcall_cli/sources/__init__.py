@@ -14,9 +14,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from toolcall_cli.core.events import UNPARSED, EventChunk, concat_frames, validate_frame
-from toolcall_cli.core.registry import Registry
 from toolcall_cli.errors import InputError, UnknownSourceError, UsageError
+from toolcall_cli.model.events import UNPARSED, EventChunk, concat_frames, validate_frame
+from toolcall_cli.model.registry import Registry
 from toolcall_cli.sources._shared.files import read_head, regular_file_problem, require_regular
 from toolcall_cli.sources.base import HEAD_BYTES, ParseOptions
 from toolcall_cli.sources.registry import LazyAdapter
@@ -245,7 +245,7 @@ def ingest_file(task: FileTask) -> FileResult | StreamedFile | tuple[Path, str]:
 
 
 #: Parses a batch of files (`map(ingest_file, tasks)`, in order): in-process by default, or an
-#: engine's map (toolcall_cli.engine) that runs them on worker processes or a cluster.
+#: engine's map (toolcall_cli.store.engines) that runs them on worker processes or a cluster.
 BatchParse = Callable[
     [Callable[[FileTask], "FileResult | StreamedFile | tuple[Path, str]"], list[FileTask]],
     list[Any],

@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from toolcall_cli.core.config import MAX_DECOMPRESSED, LogFormat
-from toolcall_cli.core.events import EventChunk
-from toolcall_cli.core.redact import DEFAULT_REDACTOR, Redactor
+from toolcall_cli.model.config import MAX_DECOMPRESSED, LogFormat
+from toolcall_cli.model.events import EventChunk
+from toolcall_cli.model.redact import DEFAULT_REDACTOR, Redactor
 
 if TYPE_CHECKING:  # adapters import pandas; the protocol does not need it (start-up)
     import pandas as pd

@@ -22,7 +22,7 @@ _NAMED = 3
 
 def reads_hint() -> str:
     """The hint naming what toolcall reads and how to force an adapter."""
-    from toolcall_cli.core.events import TRAITS
+    from toolcall_cli.model.events import TRAITS
     from toolcall_cli.sources import SOURCES
 
     names = SOURCES.names()

@@ -4,7 +4,7 @@ An adapter package imports pandas, pyarrow and its own readers (~0.4 s together)
 registry names each package and imports it on first use (a sniff or a parse): importing
 `toolcall_cli.sources` costs nothing, a run that forces ``--source`` loads one adapter, and
 the pcap adapter can start tshark before pandas loads (:mod:`.pcap.early`).
-`tests/test_source_registry.py` ties the names to the adapters, the traits in `core/events.py`,
+`tests/test_source_registry.py` ties the names to the adapters, the traits in `model/events.py`,
 the ``--source`` choices, the HTML lane colours and the man pages.
 """
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from toolcall_cli.core.jsonscan import looks_json
+from toolcall_cli.model.jsonscan import looks_json
 
 #: Built-in tools declared by type only, and the name calls to them carry (functionary and
 #: the Assistants API call the code interpreter `python`, with raw code as arguments).

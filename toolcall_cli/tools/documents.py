@@ -14,8 +14,8 @@ from typing import Any
 
 import orjson
 
-from toolcall_cli.core.words import plural
 from toolcall_cli.errors import InputError
+from toolcall_cli.model.words import plural
 from toolcall_cli.tools.linemap import LineMap, json_linemap, yaml_linemaps
 
 JSON_EXTS = frozenset({".json", ".jsonl", ".ndjson", ".snap"})
@@ -114,7 +114,7 @@ def _yaml(text: str, path: Path) -> Parsed | None:
     """Every mapping/sequence document of a YAML stream (``---`` separated)."""
     import yaml  # here, not at import: `toolcall rules` reads no YAML (start-up)
 
-    from toolcall_cli.core.yaml_safe import YAMLBombError
+    from toolcall_cli.model.yaml_safe import YAMLBombError
 
     try:
         docs = yaml_linemaps(text)

@@ -133,7 +133,7 @@ def yaml_load_all(text: str) -> list[tuple[Any, dict[str, int]]]:
 
 def yaml_linemaps(text: str) -> list[tuple[Any, LineMap]]:
     """Every document of a YAML stream with its pointer → line and column map."""
-    from toolcall_cli.core.yaml_safe import compose_all, safe_load_all
+    from toolcall_cli.model.yaml_safe import compose_all, safe_load_all
 
     values = safe_load_all(text)  # aliases bounded, as in yaml_load_all
     out = []

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from toolcall_cli.core.jsonio import canonical, try_loads
 from toolcall_cli.errors import UsageError
+from toolcall_cli.model.jsonio import canonical, try_loads
 from toolcall_cli.tools.builtins import builtin_name
 from toolcall_cli.tools.dialect import normalise
 from toolcall_cli.tools.loaders import ToolDef, load_tools, tools_from_objects
@@ -118,7 +118,7 @@ def declarations_at(events: pd.DataFrame) -> dict[int, Declaration]:
     """Every declaration by the position of its row in *events* (in frame order)."""
     import numpy as np
 
-    from toolcall_cli.core.events import TRAITS
+    from toolcall_cli.model.events import TRAITS
 
     declares = (events["kind"] == "system") & events["attrs"].fillna("").str.contains('"tools"')
     at = np.flatnonzero(declares.to_numpy(dtype=bool))

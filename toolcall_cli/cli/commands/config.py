@@ -16,7 +16,7 @@ from toolcall_cli.cli._options import Format, FormatOpt, check_format, emit
 from toolcall_cli.errors import UsageError
 
 if TYPE_CHECKING:
-    from toolcall_cli.core.config_show import ConfigReport
+    from toolcall_cli.model.config_show import ConfigReport
 
 
 class ConfigAction(str, Enum):
@@ -53,7 +53,7 @@ def run(
     if action is ConfigAction.show:
         emit(_report(), fmt, output)
         return
-    from toolcall_cli.core.config_show import init_text
+    from toolcall_cli.model.config_show import init_text
 
     target = output or Path("toolcall.toml")
     if str(target) == "-":
@@ -68,7 +68,7 @@ def run(
 def _report() -> ConfigReport:
     """The config keys' rows, with the environment override and the global options added."""
     from toolcall_cli.cli._inputs import MAX_DECOMPRESSED_ENV, max_decompressed
-    from toolcall_cli.core.config_show import Setting, effective, file_source
+    from toolcall_cli.model.config_show import Setting, effective, file_source
 
     cfg = _settings.config()
     s = _settings.current()

@@ -43,8 +43,8 @@ from toolcall_cli.cli._options import (
     scope_of,
     split_codes,
 )
-from toolcall_cli.core.config import DEFAULT_STORE
-from toolcall_cli.core.findings import FailOn
+from toolcall_cli.model.config import DEFAULT_STORE
+from toolcall_cli.model.findings import FailOn
 
 ToolsOpt = Annotated[
     list[Path] | None, typer.Option("--tools", help="Tool definition files (repeatable).")
@@ -120,9 +120,9 @@ def run(
     start_reading(paths, source=source, follow_symlinks=follow_symlinks)  # tshark starts
     # the core and the views load here, not at import: see cli/app.py (start-up)
     from toolcall_cli.cli._inputs import evidence_for, parse_options
-    from toolcall_cli.core.findings import select_codes
     from toolcall_cli.diagnose import CLASSIFIERS
     from toolcall_cli.diagnose.run import DiagnoseRequest, diagnose
+    from toolcall_cli.model.findings import select_codes
     from toolcall_cli.render.diagnose_view import summary_line
 
     if otlp_endpoint is not None:  # refuse a bad or remote endpoint before reading evidence

@@ -28,8 +28,8 @@ from toolcall_cli.cli._options import (
     emit,
     engine_of,
 )
-from toolcall_cli.core.config import DEFAULT_STORE
-from toolcall_cli.core.words import plural
+from toolcall_cli.model.config import DEFAULT_STORE
+from toolcall_cli.model.words import plural
 
 
 def run(
@@ -54,8 +54,8 @@ def run(
     # the core and the views load here, not at import: see cli/app.py (start-up)
     from toolcall_cli.cli._console import say_skipped
     from toolcall_cli.cli._inputs import IngestStream, parse_options
-    from toolcall_cli.core.events import concat_frames
-    from toolcall_cli.core.summary import IngestReport
+    from toolcall_cli.model.events import concat_frames
+    from toolcall_cli.model.summary import IngestReport
 
     opts = parse_options(
         tz=tz, nginx_format=nginx_format, no_redact=no_redact, follow_symlinks=follow_symlinks
@@ -73,14 +73,14 @@ def run(
             for _ in parts:
                 pass
         else:  # the store's writer (and parquet) load only for a run that writes one
-            from toolcall_cli.core.store import write_files
+            from toolcall_cli.store.write import write_files
 
             _say_migration(store)
             write_files(store, parts)
     if stream.engine is not None:
         stream.engine.close()
     if not no_store:
-        from toolcall_cli.core.store_compact import compact
+        from toolcall_cli.store.compact import compact
 
         compact(store)  # many small parts (one per input) become a few large ones
     report = IngestReport(
@@ -102,7 +102,7 @@ def run(
 
 def _say_migration(store: Path) -> None:
     """An older store's events move into correlation buckets with this ingest: say so."""
-    from toolcall_cli.core.store_manifest import is_bucketed, read_manifest
+    from toolcall_cli.store.manifest import is_bucketed, read_manifest
 
     manifest = read_manifest(store)
     if not is_bucketed(manifest):

@@ -22,7 +22,7 @@ from toolcall_cli.cli._options import (
     emit,
     split_codes,
 )
-from toolcall_cli.core.findings import FailOn
+from toolcall_cli.model.findings import FailOn
 
 
 class ProfileName(str, Enum):
@@ -96,7 +96,7 @@ def run(
         root=Path.cwd(),
     )
     report = lint_paths(paths, options=options)
-    from toolcall_cli.core.redact import Redactor, redact_findings  # pyarrow: not at start-up
+    from toolcall_cli.model.redact import Redactor, redact_findings  # pyarrow: not at start-up
 
     redactor = Redactor.from_config(_settings.config().redact)
     report = replace(report, findings=redact_findings(report.findings, redactor))

@@ -9,7 +9,7 @@ import typer
 from toolcall_cli.cli import _settings
 from toolcall_cli.cli._console import say
 from toolcall_cli.cli._options import Format, FormatOpt, OutputOpt, StoreOpt, check_format, emit
-from toolcall_cli.core.config import DEFAULT_STORE
+from toolcall_cli.model.config import DEFAULT_STORE
 
 
 def run(
@@ -30,7 +30,7 @@ def run(
     """
     check_format(fmt, ("table", "json", "jsonl", "csv", "markdown"), "query")
     # the core and the views load here, not at import: see cli/app.py (start-up)
-    from toolcall_cli.core.query import run_query
+    from toolcall_cli.store.query import run_query
 
     result = run_query(store, sql)
     emit(result, fmt, output)

@@ -30,8 +30,8 @@ from toolcall_cli.cli._options import (
     emit,
     scope_of,
 )
-from toolcall_cli.core.config import DEFAULT_STORE, load_config
 from toolcall_cli.errors import UsageError
+from toolcall_cli.model.config import DEFAULT_STORE, load_config
 
 
 def run(
@@ -124,9 +124,9 @@ def run(
     start_reading(paths, source=None, follow_symlinks=follow_symlinks)  # tshark starts
     # the core and the views load here, not at import: see cli/app.py (start-up)
     from toolcall_cli.cli._inputs import evidence_for, parse_options
-    from toolcall_cli.pipeline.scope import one_trace_or_session
-    from toolcall_cli.pipeline.whatif import replay_compare
     from toolcall_cli.render.replay_view import summary_line
+    from toolcall_cli.replay.scope import one_trace_or_session
+    from toolcall_cli.replay.whatif import replay_compare
 
     scope = scope_of(
         trace_id=trace_id, session_id=session_id, tool_call_id=tool_call_id, tool=tool,
@@ -137,12 +137,12 @@ def run(
             "name exactly one trace or session", hint="pass --trace-id ID or --session-id ID"
         )
     if target:  # the HTTP client loads only for a live replay
-        from toolcall_cli.pipeline.live import check_target
+        from toolcall_cli.replay.live import check_target
 
         check_target(target, allow_remote=allow_remote)  # refuse before reading any evidence
     mcp = None
     if mcp_command is not None or mcp_url is not None:
-        from toolcall_cli.pipeline.live_mcp_target import check_mcp_target
+        from toolcall_cli.replay.live_mcp_target import check_mcp_target
 
         mcp = check_mcp_target(mcp_command, mcp_url, http_target=target, allow_remote=allow_remote)
     cfg = _settings.config()
@@ -154,7 +154,8 @@ def run(
         if paths
         else None
     )
-    # from the store, only the selection's sessions are read, through the id index (align/load.py)
+    # from the store, only the selection's sessions are read, through the id index
+    # (store/read_selection.py)
     found = evidence_for(
         paths, store=store, source=None, opts=opts, ids=scope.ids, whole_sessions=True
     )
@@ -174,14 +175,14 @@ def run(
         session_id=session_id,
     )
     if target:
-        from toolcall_cli.pipeline.live import live_replay
+        from toolcall_cli.replay.live import live_replay
 
         report = live_replay(
             report, target=target, cfg=new_cfg or base_cfg or cfg, timeout=timeout,
             ignore=tuple(ignore or ("timestamp",)), allow_remote=allow_remote,
         )  # fmt: skip
     if mcp is not None:
-        from toolcall_cli.pipeline.live_mcp import live_mcp_replay
+        from toolcall_cli.replay.live_mcp import live_mcp_replay
 
         report = live_mcp_replay(report, events, target=mcp, timeout=timeout)
     emit(report, fmt, output)

@@ -32,8 +32,8 @@ from toolcall_cli.cli._options import (
     emit,
     scope_of,
 )
-from toolcall_cli.core.config import DEFAULT_STORE
-from toolcall_cli.core.words import plural
+from toolcall_cli.model.config import DEFAULT_STORE
+from toolcall_cli.model.words import plural
 
 LimitOpt = Annotated[int, typer.Option("--limit", min=1, help="Show at most this many traces.")]
 PathsArg = Annotated[

@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from toolcall_cli.core.events import CANCELLATION_TEXT_KINDS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.evidence import missing
 from toolcall_cli.diagnose.frames import column, with_attrs
+from toolcall_cli.model.events import CANCELLATION_TEXT_KINDS
 
 if TYPE_CHECKING:
     import pandas as pd

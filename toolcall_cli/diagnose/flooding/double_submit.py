@@ -28,10 +28,6 @@ from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from toolcall_cli.core.events import WIRE_SOURCES
-from toolcall_cli.core.findings import Evidence, Finding, Severity, rule
-from toolcall_cli.core.quoting.aim import Aim
-from toolcall_cli.core.words import plural
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
@@ -39,6 +35,10 @@ from toolcall_cli.diagnose.flooding.cancellations import cite_floods
 from toolcall_cli.diagnose.flooding.http_requests import TOOL_PATH, ns, requests, result_between
 from toolcall_cli.diagnose.frames import with_attrs
 from toolcall_cli.diagnose.incidents import FLOOD_OR001
+from toolcall_cli.model.events import WIRE_SOURCES
+from toolcall_cli.model.findings import Evidence, Finding, Severity, rule
+from toolcall_cli.model.quoting.aim import Aim
+from toolcall_cli.model.words import plural
 
 if TYPE_CHECKING:
     import numpy as np

@@ -27,9 +27,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, cast
 
-from toolcall_cli.core.events import MIDDLEWARE_NOTE_KINDS
-from toolcall_cli.core.findings import Finding, Severity, rule
-from toolcall_cli.core.quoting.aim import Aim
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
@@ -37,6 +34,9 @@ from toolcall_cli.diagnose.flooding.cancellations import cite_floods
 from toolcall_cli.diagnose.flooding.observed_calls import observed_calls
 from toolcall_cli.diagnose.frames import attr, first_rows, of_kind
 from toolcall_cli.diagnose.incidents import FLOOD_OR001
+from toolcall_cli.model.events import MIDDLEWARE_NOTE_KINDS
+from toolcall_cli.model.findings import Finding, Severity, rule
+from toolcall_cli.model.quoting.aim import Aim
 
 if TYPE_CHECKING:
     import pandas as pd

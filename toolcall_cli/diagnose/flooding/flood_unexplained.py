@@ -34,10 +34,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from toolcall_cli.core.cells import text
-from toolcall_cli.core.findings import Finding, Severity, rule
-from toolcall_cli.core.quoting.aim import Aim
-from toolcall_cli.core.rows_by_key import RowsByKey
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
@@ -45,6 +41,10 @@ from toolcall_cli.diagnose.flooding.cancellations import flood_rows
 from toolcall_cli.diagnose.frames import column
 from toolcall_cli.diagnose.incidents import FLOOD_OR001
 from toolcall_cli.diagnose.replays import scope_replays
+from toolcall_cli.model.cells import text
+from toolcall_cli.model.findings import Finding, Severity, rule
+from toolcall_cli.model.quoting.aim import Aim
+from toolcall_cli.model.rows_by_key import RowsByKey
 
 RULE = rule(
     "FL006",

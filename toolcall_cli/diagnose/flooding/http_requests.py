@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from toolcall_cli.core.events import HTTP_REQUEST_KINDS, WIRE_SOURCES
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.frames import attr, of_kind
+from toolcall_cli.model.events import HTTP_REQUEST_KINDS, WIRE_SOURCES
 
 if TYPE_CHECKING:
     import numpy as np

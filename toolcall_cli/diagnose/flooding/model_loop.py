@@ -31,11 +31,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from toolcall_cli.core.cells import text
-from toolcall_cli.core.events import RESULT_KINDS
-from toolcall_cli.core.findings import Finding, Severity, rule
-from toolcall_cli.core.quoting.aim import Aim
-from toolcall_cli.core.words import NO_ID, plural
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
@@ -44,6 +39,11 @@ from toolcall_cli.diagnose.flooding.observed_calls import observed_calls
 from toolcall_cli.diagnose.flooding.remediation import retried_after_remediation
 from toolcall_cli.diagnose.frames import column
 from toolcall_cli.diagnose.rows_by_key import rows_by_call
+from toolcall_cli.model.cells import text
+from toolcall_cli.model.events import RESULT_KINDS
+from toolcall_cli.model.findings import Finding, Severity, rule
+from toolcall_cli.model.quoting.aim import Aim
+from toolcall_cli.model.words import NO_ID, plural
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -14,11 +14,11 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from toolcall_cli.core.cells import text
-from toolcall_cli.core.events import OBSERVED_CALL_KINDS
-from toolcall_cli.core.jsonio import canonical, try_loads
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.frames import first_rows, of_kind
+from toolcall_cli.model.cells import text
+from toolcall_cli.model.events import OBSERVED_CALL_KINDS
+from toolcall_cli.model.jsonio import canonical, try_loads
 
 if TYPE_CHECKING:
     import pandas as pd

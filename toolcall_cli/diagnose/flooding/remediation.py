@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from toolcall_cli.core.cells import text
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.flooding.observed_calls import observed_calls
 from toolcall_cli.diagnose.frames import first_rows
 from toolcall_cli.diagnose.tool_failures import call_outcomes
+from toolcall_cli.model.cells import text
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -22,17 +22,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from toolcall_cli.core.events import INSTANCE_KINDS
-from toolcall_cli.core.findings import Finding, Severity, rule
-from toolcall_cli.core.quoting.aim import Aim
-from toolcall_cli.core.rows_by_key import RowsByKey
-from toolcall_cli.core.words import plural
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
 from toolcall_cli.diagnose.flooding.cancellations import cite_floods, flood_rows
 from toolcall_cli.diagnose.frames import column, first_rows, of_kind
 from toolcall_cli.diagnose.incidents import FLOOD_OR001
+from toolcall_cli.model.events import INSTANCE_KINDS
+from toolcall_cli.model.findings import Finding, Severity, rule
+from toolcall_cli.model.quoting.aim import Aim
+from toolcall_cli.model.rows_by_key import RowsByKey
+from toolcall_cli.model.words import plural
 
 RULE = rule(
     "FL005",

@@ -27,11 +27,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from toolcall_cli.core.findings import Finding, Severity, rule
-from toolcall_cli.core.words import plural
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
+from toolcall_cli.model.findings import Finding, Severity, rule
+from toolcall_cli.model.words import plural
 
 RULE = rule(
     "IN003",

@@ -22,12 +22,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from toolcall_cli.core.events import UNPARSED
-from toolcall_cli.core.findings import Finding, Severity, rule
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
 from toolcall_cli.diagnose.frames import with_attrs
+from toolcall_cli.model.events import UNPARSED
+from toolcall_cli.model.findings import Finding, Severity, rule
 
 RULE = rule(
     "IN001",
@@ -47,7 +47,7 @@ def check(ctx: DiagnoseContext) -> Iterator[Finding]:
     bad = ev[ev["kind"] == UNPARSED]
     if not len(bad):
         return
-    from toolcall_cli.core.origins import files_of  # pyarrow: only when the rule runs
+    from toolcall_cli.model.origins import files_of  # pyarrow: only when the rule runs
 
     files = files_of(bad["origin"])
     for path, grp in bad.groupby(files, sort=True):

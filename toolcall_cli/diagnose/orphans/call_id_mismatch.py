@@ -22,13 +22,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from toolcall_cli.core.findings import Explains, Finding, Severity, rule
-from toolcall_cli.core.quoting.aim import Aim
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
 from toolcall_cli.diagnose.frames import attr, with_attrs
 from toolcall_cli.diagnose.incidents import SLOW_REQUEST
+from toolcall_cli.model.findings import Explains, Finding, Severity, rule
+from toolcall_cli.model.quoting.aim import Aim
 
 RULE = rule(
     "OR003",

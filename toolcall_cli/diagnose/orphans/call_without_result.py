@@ -40,8 +40,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from toolcall_cli.core.cells import text
-from toolcall_cli.core.events import (
+from toolcall_cli.diagnose import CLASSIFIERS
+from toolcall_cli.diagnose.base import DiagnoseContext
+from toolcall_cli.diagnose.finding_builder import make
+from toolcall_cli.diagnose.frames import objects, with_attrs
+from toolcall_cli.diagnose.incidents import SLOW_REQUEST
+from toolcall_cli.diagnose.orphans.aborted_turns import aborted_calls
+from toolcall_cli.diagnose.orphans.pairing import conversation_index, positional_results
+from toolcall_cli.model.cells import text
+from toolcall_cli.model.events import (
     CANCEL_KINDS,
     CONVERSATION_KINDS,
     INFRA_SOURCES,
@@ -50,17 +57,10 @@ from toolcall_cli.core.events import (
     REQUEST_KINDS,
     TOOL_RESPONSE_KINDS,
 )
-from toolcall_cli.core.findings import Finding, Severity, rule
-from toolcall_cli.core.quoting.aim import Aim
-from toolcall_cli.core.rows_by_key import RowsByKey
-from toolcall_cli.core.words import NO_ID
-from toolcall_cli.diagnose import CLASSIFIERS
-from toolcall_cli.diagnose.base import DiagnoseContext
-from toolcall_cli.diagnose.finding_builder import make
-from toolcall_cli.diagnose.frames import objects, with_attrs
-from toolcall_cli.diagnose.incidents import SLOW_REQUEST
-from toolcall_cli.diagnose.orphans.aborted_turns import aborted_calls
-from toolcall_cli.diagnose.orphans.pairing import conversation_index, positional_results
+from toolcall_cli.model.findings import Finding, Severity, rule
+from toolcall_cli.model.quoting.aim import Aim
+from toolcall_cli.model.rows_by_key import RowsByKey
+from toolcall_cli.model.words import NO_ID
 
 RULE = rule(
     "OR001",

@@ -6,10 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from toolcall_cli.core.cells import text
-from toolcall_cli.core.events import CONVERSATION_KINDS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.frames import attr, isin_set, objects, of_kind
+from toolcall_cli.model.cells import text
+from toolcall_cli.model.events import CONVERSATION_KINDS
 
 if TYPE_CHECKING:
     import numpy as np

@@ -25,10 +25,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from toolcall_cli.core.cells import text
-from toolcall_cli.core.findings import Finding, Severity, rule
-from toolcall_cli.core.quoting.aim import Aim
-from toolcall_cli.core.words import NO_ID
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
@@ -38,6 +34,10 @@ from toolcall_cli.diagnose.orphans.pairing import (
     conversation_index,
     positional_results,
 )
+from toolcall_cli.model.cells import text
+from toolcall_cli.model.findings import Finding, Severity, rule
+from toolcall_cli.model.quoting.aim import Aim
+from toolcall_cli.model.words import NO_ID
 
 RULE = rule(
     "OR002",

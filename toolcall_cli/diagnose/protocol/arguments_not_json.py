@@ -30,17 +30,17 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from toolcall_cli.core.cells import text
-from toolcall_cli.core.findings import Finding, Severity, rule
-from toolcall_cli.core.jsonio import try_loads
-from toolcall_cli.core.jsonscan import cut_prefix, first_error, looks_json
-from toolcall_cli.core.quoting.aim import Aim
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.call_label import call_label
 from toolcall_cli.diagnose.finding_builder import make
 from toolcall_cli.diagnose.frames import objects
 from toolcall_cli.diagnose.protocol.call_rows import call_rows, per_call, row_mask
+from toolcall_cli.model.cells import text
+from toolcall_cli.model.findings import Finding, Severity, rule
+from toolcall_cli.model.jsonio import try_loads
+from toolcall_cli.model.jsonscan import cut_prefix, first_error, looks_json
+from toolcall_cli.model.quoting.aim import Aim
 from toolcall_cli.tools.builtins import free_text_reason
 
 RULE = rule(

@@ -19,9 +19,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from toolcall_cli.core.cells import text
-from toolcall_cli.core.findings import Finding, Severity, rule
-from toolcall_cli.core.quoting.aim import Aim
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.call_label import call_label
@@ -29,6 +26,9 @@ from toolcall_cli.diagnose.finding_builder import make
 from toolcall_cli.diagnose.frames import objects
 from toolcall_cli.diagnose.incidents import BLOCKED
 from toolcall_cli.diagnose.protocol.call_rows import call_rows, per_call, row_mask
+from toolcall_cli.model.cells import text
+from toolcall_cli.model.findings import Finding, Severity, rule
+from toolcall_cli.model.quoting.aim import Aim
 
 RULE = rule(
     "PR007",

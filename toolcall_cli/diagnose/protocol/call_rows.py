@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from toolcall_cli.core.cells import text
-from toolcall_cli.core.events import OBSERVED_CALL_KINDS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.frames import objects, with_attrs
+from toolcall_cli.model.cells import text
+from toolcall_cli.model.events import OBSERVED_CALL_KINDS
 
 if TYPE_CHECKING:
     import pandas as pd

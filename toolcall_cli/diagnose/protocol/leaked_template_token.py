@@ -27,9 +27,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from toolcall_cli.core.cells import text
-from toolcall_cli.core.findings import Finding, Severity, rule
-from toolcall_cli.core.quoting.aim import Aim
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.call_label import call_label
@@ -41,6 +38,9 @@ from toolcall_cli.diagnose.protocol.template_tokens import (
     strip_template_tokens,
     template_tokens,
 )
+from toolcall_cli.model.cells import text
+from toolcall_cli.model.findings import Finding, Severity, rule
+from toolcall_cli.model.quoting.aim import Aim
 
 RULE = rule(
     "PR009",

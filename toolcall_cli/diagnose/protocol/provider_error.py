@@ -30,15 +30,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from toolcall_cli.core.cells import text
-from toolcall_cli.core.findings import Finding, Severity, rule
-from toolcall_cli.core.quoting.aim import Aim
-from toolcall_cli.core.words import plural
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
 from toolcall_cli.diagnose.frames import has_key, with_attrs
 from toolcall_cli.diagnose.protocol.provider_fixes import fix_for
+from toolcall_cli.model.cells import text
+from toolcall_cli.model.findings import Finding, Severity, rule
+from toolcall_cli.model.quoting.aim import Aim
+from toolcall_cli.model.words import plural
 
 if TYPE_CHECKING:
     import numpy as np

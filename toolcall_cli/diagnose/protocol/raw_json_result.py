@@ -20,17 +20,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from toolcall_cli.core.cells import text
-from toolcall_cli.core.findings import Finding, Severity, rule
-from toolcall_cli.core.jsonio import try_loads
-from toolcall_cli.core.jsonscan import looks_json
-from toolcall_cli.core.quoting.aim import Aim
-from toolcall_cli.core.words import plural
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.call_label import tools_by_call
 from toolcall_cli.diagnose.finding_builder import make
 from toolcall_cli.diagnose.frames import objects, with_attrs
+from toolcall_cli.model.cells import text
+from toolcall_cli.model.findings import Finding, Severity, rule
+from toolcall_cli.model.jsonio import try_loads
+from toolcall_cli.model.jsonscan import looks_json
+from toolcall_cli.model.quoting.aim import Aim
+from toolcall_cli.model.words import plural
 
 RULE = rule(
     "PR006",

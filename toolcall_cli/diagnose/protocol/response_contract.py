@@ -23,15 +23,15 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from toolcall_cli.core.cells import text
-from toolcall_cli.core.events import TOOL_RESPONSE_KINDS
-from toolcall_cli.core.findings import Finding, Severity, rule
-from toolcall_cli.core.quoting.aim import Aim
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.call_label import tool_to_call
 from toolcall_cli.diagnose.finding_builder import make
 from toolcall_cli.diagnose.frames import objects, with_attrs
+from toolcall_cli.model.cells import text
+from toolcall_cli.model.events import TOOL_RESPONSE_KINDS
+from toolcall_cli.model.findings import Finding, Severity, rule
+from toolcall_cli.model.quoting.aim import Aim
 
 if TYPE_CHECKING:
     import pandas as pd

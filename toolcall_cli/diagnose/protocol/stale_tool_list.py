@@ -28,9 +28,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from toolcall_cli.core.events import RESULT_KINDS
-from toolcall_cli.core.findings import Finding, Severity, rule
-from toolcall_cli.core.quoting.aim import Aim
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
@@ -42,6 +39,9 @@ from toolcall_cli.diagnose.protocol.tool_lists import (
     schema_change,
     session_lists,
 )
+from toolcall_cli.model.events import RESULT_KINDS
+from toolcall_cli.model.findings import Finding, Severity, rule
+from toolcall_cli.model.quoting.aim import Aim
 
 RULE = rule(
     "PR010",

@@ -25,16 +25,16 @@ from collections.abc import Iterator
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
-from toolcall_cli.core.cells import text
-from toolcall_cli.core.events import REQUEST_KINDS
-from toolcall_cli.core.findings import Finding, Severity, rule
-from toolcall_cli.core.quoting.aim import Aim
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.call_label import tool_to_call
 from toolcall_cli.diagnose.finding_builder import make
 from toolcall_cli.diagnose.frames import attr_list, has_key, objects, with_attrs
 from toolcall_cli.diagnose.protocol.response_contract import tool_responses
+from toolcall_cli.model.cells import text
+from toolcall_cli.model.events import REQUEST_KINDS
+from toolcall_cli.model.findings import Finding, Severity, rule
+from toolcall_cli.model.quoting.aim import Aim
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -33,9 +33,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from toolcall_cli.core.cells import text
-from toolcall_cli.core.findings import Finding, Severity, rule
-from toolcall_cli.core.quoting.aim import Aim
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.call_label import tool_to_call, tools_by_call
@@ -49,6 +46,9 @@ from toolcall_cli.diagnose.tool_failures import (
     result_failure,
     result_rows,
 )
+from toolcall_cli.model.cells import text
+from toolcall_cli.model.findings import Finding, Severity, rule
+from toolcall_cli.model.quoting.aim import Aim
 
 RULE = rule(
     "PR011",

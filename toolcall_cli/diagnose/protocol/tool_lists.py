@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from toolcall_cli.core.events import CALL_KINDS, TOOL_LIST_CHANGE_KINDS, TOOL_SERVER_SOURCES
-from toolcall_cli.core.jsonio import canonical_hash
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.frames import with_attrs
+from toolcall_cli.model.events import CALL_KINDS, TOOL_LIST_CHANGE_KINDS, TOOL_SERVER_SOURCES
+from toolcall_cli.model.jsonio import canonical_hash
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from toolcall_cli.core.events import OBSERVED_CALL_KINDS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.frames import first_rows, with_attrs
 from toolcall_cli.diagnose.protocol.name_suggestion import suggest
+from toolcall_cli.model.events import OBSERVED_CALL_KINDS
 from toolcall_cli.tools.builtins import builtin_name
 
 if TYPE_CHECKING:

@@ -26,14 +26,14 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from toolcall_cli.core.findings import Finding, Severity, rule
-from toolcall_cli.core.quoting.aim import Aim
-from toolcall_cli.core.rows_by_key import RowsByKey
-from toolcall_cli.core.words import plural
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
 from toolcall_cli.diagnose.rows_by_key import rows_of_calls
+from toolcall_cli.model.findings import Finding, Severity, rule
+from toolcall_cli.model.quoting.aim import Aim
+from toolcall_cli.model.rows_by_key import RowsByKey
+from toolcall_cli.model.words import plural
 
 RULE = rule(
     "TM002",

@@ -28,16 +28,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from toolcall_cli.core.cells import text
-from toolcall_cli.core.events import OBSERVED_CALL_KINDS
-from toolcall_cli.core.findings import Finding, Severity, rule
-from toolcall_cli.core.jsonscan import cut_prefix
-from toolcall_cli.core.quoting.aim import Aim
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.call_label import call_label
 from toolcall_cli.diagnose.finding_builder import make
 from toolcall_cli.diagnose.frames import with_attrs
+from toolcall_cli.model.cells import text
+from toolcall_cli.model.events import OBSERVED_CALL_KINDS
+from toolcall_cli.model.findings import Finding, Severity, rule
+from toolcall_cli.model.jsonscan import cut_prefix
+from toolcall_cli.model.quoting.aim import Aim
 
 RULE = rule(
     "TR003",

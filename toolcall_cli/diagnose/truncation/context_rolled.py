@@ -26,15 +26,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from toolcall_cli.core.events import CONVERSATION_SOURCES
-from toolcall_cli.core.findings import Finding, Severity, rule
-from toolcall_cli.core.jsonio import try_loads
-from toolcall_cli.core.quoting.aim import Aim
-from toolcall_cli.core.words import NO_ID, plural
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
 from toolcall_cli.diagnose.frames import objects, with_attrs
+from toolcall_cli.model.events import CONVERSATION_SOURCES
+from toolcall_cli.model.findings import Finding, Severity, rule
+from toolcall_cli.model.jsonio import try_loads
+from toolcall_cli.model.quoting.aim import Aim
+from toolcall_cli.model.words import NO_ID, plural
 
 if TYPE_CHECKING:
     import pandas as pd

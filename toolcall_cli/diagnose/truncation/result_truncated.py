@@ -25,18 +25,18 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from toolcall_cli.core.cells import text
-from toolcall_cli.core.events import RESPONSE_KINDS, RESULT_KINDS
-from toolcall_cli.core.findings import Explains, Finding, Severity, rule
-from toolcall_cli.core.jsonscan import cut_json, parses
-from toolcall_cli.core.quoting.aim import TAIL, Aim
-from toolcall_cli.core.words import plural
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.call_label import call_label, tools_by_call
 from toolcall_cli.diagnose.finding_builder import make
 from toolcall_cli.diagnose.frames import attr, objects, with_attrs
 from toolcall_cli.diagnose.rows_by_key import rows_by_call
+from toolcall_cli.model.cells import text
+from toolcall_cli.model.events import RESPONSE_KINDS, RESULT_KINDS
+from toolcall_cli.model.findings import Explains, Finding, Severity, rule
+from toolcall_cli.model.jsonscan import cut_json, parses
+from toolcall_cli.model.quoting.aim import TAIL, Aim
+from toolcall_cli.model.words import plural
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -26,8 +26,15 @@ from __future__ import annotations
 from collections.abc import Collection, Iterator
 from typing import TYPE_CHECKING, Any
 
-from toolcall_cli.core.cells import text
-from toolcall_cli.core.events import (
+from toolcall_cli.diagnose import CLASSIFIERS
+from toolcall_cli.diagnose.base import DiagnoseContext
+from toolcall_cli.diagnose.call_label import call_label
+from toolcall_cli.diagnose.finding_builder import make
+from toolcall_cli.diagnose.frames import column, event_columns, isin_set, with_attrs
+from toolcall_cli.diagnose.incidents import BLOCKED, SLOW_REQUEST
+from toolcall_cli.diagnose.replays import scope_replays
+from toolcall_cli.model.cells import text
+from toolcall_cli.model.events import (
     ANSWER_KINDS,
     CALL_KINDS,
     CANCEL_KINDS,
@@ -40,16 +47,9 @@ from toolcall_cli.core.events import (
     TOOL_RESPONSE_KINDS,
     UNPARSED,
 )
-from toolcall_cli.core.findings import Finding, Severity, rule
-from toolcall_cli.core.quoting.aim import Aim
-from toolcall_cli.core.rows_by_key import RowsByKey
-from toolcall_cli.diagnose import CLASSIFIERS
-from toolcall_cli.diagnose.base import DiagnoseContext
-from toolcall_cli.diagnose.call_label import call_label
-from toolcall_cli.diagnose.finding_builder import make
-from toolcall_cli.diagnose.frames import column, event_columns, isin_set, with_attrs
-from toolcall_cli.diagnose.incidents import BLOCKED, SLOW_REQUEST
-from toolcall_cli.diagnose.replays import scope_replays
+from toolcall_cli.model.findings import Finding, Severity, rule
+from toolcall_cli.model.quoting.aim import Aim
+from toolcall_cli.model.rows_by_key import RowsByKey
 
 if TYPE_CHECKING:
     import pandas as pd

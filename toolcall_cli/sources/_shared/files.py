@@ -9,8 +9,8 @@ import stat
 import zlib
 from pathlib import Path
 
-from toolcall_cli.core.words import plural
 from toolcall_cli.errors import InputError
+from toolcall_cli.model.words import plural
 
 GZIP_MAGIC = b"\x1f\x8b"
 

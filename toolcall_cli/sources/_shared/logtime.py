@@ -14,8 +14,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from toolcall_cli.core.events import TS
 from toolcall_cli.errors import UsageError
+from toolcall_cli.model.events import TS
 
 _EPOCH = r"^\d{9,19}(?:\.\d+)?$"
 _ZONED = r"(?:Z|z|[+-]\d{2}:?\d{2}|[+-]\d{2}| UTC| GMT)$"

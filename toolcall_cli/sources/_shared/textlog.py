@@ -18,9 +18,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from toolcall_cli.core.arrow import few_distinct, text_lengths, text_offsets
-from toolcall_cli.core.events import COLUMNS, STR, UNPARSED, build_frame
-from toolcall_cli.core.words import plural
+from toolcall_cli.model.arrow import few_distinct, text_lengths, text_offsets
+from toolcall_cli.model.events import COLUMNS, STR, UNPARSED, build_frame
+from toolcall_cli.model.words import plural
 from toolcall_cli.sources._shared.files import read_bytes
 from toolcall_cli.sources._shared.json_text import struct_json
 from toolcall_cli.sources.base import ParseOptions

@@ -28,9 +28,9 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from toolcall_cli.core.events import concat_frames, validate_frame
-from toolcall_cli.core.words import plural
 from toolcall_cli.errors import InputError
+from toolcall_cli.model.events import concat_frames, validate_frame
+from toolcall_cli.model.words import plural
 from toolcall_cli.sources._shared.files import is_gzip, require_regular
 from toolcall_cli.sources._shared.logtime import check_tz, parse_times
 from toolcall_cli.sources.base import ParseOptions

@@ -18,8 +18,8 @@ import numpy as np
 import orjson
 import pandas as pd
 
-from toolcall_cli.core.events import STR, UNPARSED, build_frame, concat_frames
-from toolcall_cli.core.jsonio import canonical, dumps
+from toolcall_cli.model.events import STR, UNPARSED, build_frame, concat_frames
+from toolcall_cli.model.jsonio import canonical, dumps
 from toolcall_cli.sources._shared.logtime import epoch_to_utc
 from toolcall_cli.sources.har.entries import Batch
 from toolcall_cli.sources.pcap import events as pcap_events

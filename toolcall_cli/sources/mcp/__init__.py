@@ -33,8 +33,8 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from toolcall_cli.core.events import build_frame, validate_frame
-from toolcall_cli.core.jsonio import dumps, try_loads
+from toolcall_cli.model.events import build_frame, validate_frame
+from toolcall_cli.model.jsonio import dumps, try_loads
 from toolcall_cli.sources._shared.files import decode_text, read_bytes
 from toolcall_cli.sources._shared.logtime import check_tz, epoch_to_utc, parse_times
 from toolcall_cli.sources.base import HEAD_BYTES, ParseOptions

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Final
 
-from toolcall_cli.core.jsonio import try_loads
+from toolcall_cli.model.jsonio import try_loads
 
 CLIENT: Final = "client->server"
 SERVER: Final = "server->client"

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from toolcall_cli.core.jsonio import dumps
+from toolcall_cli.model.jsonio import dumps
 from toolcall_cli.sources.mcp.records import CLIENT, SERVER, Record
 
 Row = dict[str, Any]

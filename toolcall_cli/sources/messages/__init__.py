@@ -3,7 +3,7 @@
 Reads one file as (in this order) a VCR cassette (YAML), a stream (SSE `data:` lines or one
 JSON chunk per line), one JSON document, or JSON lines (one session per line; lines that are
 not JSON become `unparsed` rows). The shapes inside are found by
-:mod:`.locate`; the event contract is :mod:`toolcall_cli.core.events` (DESIGN §3).
+:mod:`.locate`; the event contract is :mod:`toolcall_cli.model.events` (DESIGN §3).
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from typing import Any
 
 import pandas as pd
 
-from toolcall_cli.core.jsonio import JSONError, loads, try_loads
 from toolcall_cli.errors import InputError
+from toolcall_cli.model.jsonio import JSONError, loads, try_loads
 from toolcall_cli.sources._shared.files import decode_text, read_bytes
 from toolcall_cli.sources.base import ParseOptions
 from toolcall_cli.sources.messages import cassette, locate, openai, sse
@@ -90,7 +90,7 @@ def parse_body(body: Any, origin: str, *, path: Path, source: str = "messages") 
 def _parse_yaml(sink: Sink, text: str, label: str) -> None:
     import yaml  # with the first cassette, not with every messages file (start-up)
 
-    from toolcall_cli.core.yaml_safe import safe_load
+    from toolcall_cli.model.yaml_safe import safe_load
 
     try:
         doc = safe_load(text)  # aliases bounded (core.yaml_safe)

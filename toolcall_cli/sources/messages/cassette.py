@@ -21,7 +21,7 @@ from typing import Any
 
 import orjson
 
-from toolcall_cli.core.jsonio import JSONError, canonical, loads, try_loads
+from toolcall_cli.model.jsonio import JSONError, canonical, loads, try_loads
 from toolcall_cli.sources.messages import locate, openai, sse
 from toolcall_cli.sources.messages.rows import (
     RAW_CAP,

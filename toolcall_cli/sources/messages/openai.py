@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from toolcall_cli.core.jsonio import canonical
+from toolcall_cli.model.jsonio import canonical
 from toolcall_cli.sources.messages import anthropic, items, text_protocols
 from toolcall_cli.sources.messages.rows import (
     Conv,

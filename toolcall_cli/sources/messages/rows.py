@@ -20,7 +20,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import orjson
 import pandas as pd
 
-from toolcall_cli.core.events import UNPARSED, build_frame, validate_frame
+from toolcall_cli.model.events import UNPARSED, build_frame, validate_frame
 
 #: Cap for the raw text kept in an `unparsed` row's detail.
 RAW_CAP = 2000

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from toolcall_cli.core.jsonio import try_loads
+from toolcall_cli.model.jsonio import try_loads
 from toolcall_cli.sources.messages.locate import MULTI_KEYS
 
 _STREAM_TYPES = frozenset(

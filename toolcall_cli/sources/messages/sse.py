@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from toolcall_cli.core.jsonio import JSONError, loads
+from toolcall_cli.model.jsonio import JSONError, loads
 from toolcall_cli.sources.messages.rows import args_text, as_dict, as_id, as_list, safe_dump, to_ts
 
 _PATH_TOKEN = re.compile(r"\.([A-Za-z_][\w-]*)|\[(\d+)\]|\['([^']*)'\]")

@@ -16,7 +16,7 @@ from typing import Any
 
 import orjson
 
-from toolcall_cli.core.jsonscan import value_end
+from toolcall_cli.model.jsonscan import value_end
 
 _TAG_RE = re.compile(r"<(tool_call|function_call|functioncall)>(.*?)(?:</\1>|\Z)", re.S)
 _PIPE_RE = re.compile(

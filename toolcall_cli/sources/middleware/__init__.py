@@ -20,7 +20,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from toolcall_cli.core.events import EventChunk, concat_frames
+from toolcall_cli.model.events import EventChunk, concat_frames
 from toolcall_cli.sources._shared.files import is_gzip
 from toolcall_cli.sources._shared.jsonlines import read_json_lines
 from toolcall_cli.sources._shared.logtime import check_tz

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from toolcall_cli.core.config import LogFormat
-from toolcall_cli.core.re2 import name_groups
+from toolcall_cli.model.config import LogFormat
+from toolcall_cli.model.re2 import name_groups
 
 _KV = re.compile(r'(?:^|\s)([A-Za-z_@][\w.@-]*)=("(?:[^"\\]|\\.)*"|[^\s"]*)')
 _LOGFMT_START = re.compile(r'^\s*[A-Za-z_@][\w.@-]*=(?:"|[^\s"=]*(?:\s|$))')

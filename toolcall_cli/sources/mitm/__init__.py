@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 import pandas as pd
 
-from toolcall_cli.core.events import concat_frames, validate_frame
 from toolcall_cli.errors import InputError, MissingDependencyError
+from toolcall_cli.model.events import concat_frames, validate_frame
 from toolcall_cli.sources._shared.files import require_regular
 from toolcall_cli.sources.base import ParseOptions
 

@@ -22,7 +22,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from toolcall_cli.core.events import EventChunk, assemble_chunks
+from toolcall_cli.model.events import EventChunk, assemble_chunks
 from toolcall_cli.sources._shared.logtime import check_tz
 from toolcall_cli.sources._shared.textlog import (
     head_lines,

@@ -19,7 +19,7 @@ import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from toolcall_cli.core.arrow import text_lengths
+from toolcall_cli.model.arrow import text_lengths
 from toolcall_cli.sources.nginx.shape import FileShape
 from toolcall_cli.sources.nginx.trailing_keys import TRAILING_KEYS, scatter
 from toolcall_cli.sources.nginx.trailing_layout import by_layout, joined, plain_token_rows

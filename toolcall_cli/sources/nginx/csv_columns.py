@@ -25,7 +25,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from toolcall_cli.core.arrow import holds_byte, text_bytes, text_lengths, text_offsets
+from toolcall_cli.model.arrow import holds_byte, text_bytes, text_lengths, text_offsets
 from toolcall_cli.sources.nginx.shape import FileShape
 
 if TYPE_CHECKING:

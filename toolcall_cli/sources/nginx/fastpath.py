@@ -15,7 +15,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from toolcall_cli.core.arrow import holds_byte
+from toolcall_cli.model.arrow import holds_byte
 
 _HEAD = r"^\S+ \S+ \S+ \[[^\]]+\] $"
 _MID = r"^ (?:\d{3}|-) (?:\d+|-) $"

@@ -14,7 +14,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from toolcall_cli.core.events import TS
+from toolcall_cli.model.events import TS
 from toolcall_cli.sources._shared.logtime import parse_times
 
 _STRICT = r"^\d{2}/[A-Z][a-z]{2}/\d{4}:\d{2}:\d{2}:\d{2} [+-](?:[01]\d|2[0-3])[0-5]\d$"

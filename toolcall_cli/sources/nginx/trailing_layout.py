@@ -18,7 +18,7 @@ import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from toolcall_cli.core.arrow import text_bytes, text_offsets
+from toolcall_cli.model.arrow import text_bytes, text_offsets
 from toolcall_cli.sources.nginx.shape import FileShape
 from toolcall_cli.sources.nginx.trailing_keys import TRAILING_KEYS, scatter
 

@@ -16,8 +16,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from toolcall_cli.core.arrow import few_distinct
-from toolcall_cli.core.events import UNPARSED
+from toolcall_cli.model.arrow import few_distinct
+from toolcall_cli.model.events import UNPARSED
 from toolcall_cli.sources._shared.attrs_text import attrs_text
 from toolcall_cli.sources._shared.logtime import parse_times
 from toolcall_cli.sources._shared.textlog import (

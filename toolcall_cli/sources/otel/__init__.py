@@ -70,7 +70,7 @@ class OtelAdapter:
         """Parse the whole file into events (bad records become `unparsed` rows)."""
         # the readers and mappers load here: detecting the format of every input (a sniff)
         # reads only the two sniffers, so a run without OpenTelemetry input never loads them
-        from toolcall_cli.core.gcpause import no_gc
+        from toolcall_cli.model.gcpause import no_gc
         from toolcall_cli.sources.otel import langfuse_export
         from toolcall_cli.sources.otel.mapping import to_frame
         from toolcall_cli.sources.otel.read import read_file

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from toolcall_cli.core.events import concat_frames
+from toolcall_cli.model.events import concat_frames
 
 _NAT = np.iinfo(np.int64).min
 #: Output slices a text column is gathered in (the peak holds one slice's joined inputs).

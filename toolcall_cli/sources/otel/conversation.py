@@ -19,7 +19,7 @@ from typing import Any
 import orjson
 import pandas as pd
 
-from toolcall_cli.core.events import empty_frame
+from toolcall_cli.model.events import empty_frame
 from toolcall_cli.sources.messages.cassette import common_prefix, signature
 from toolcall_cli.sources.messages.openai import emit_message, emit_tools
 from toolcall_cli.sources.messages.rows import Conv, Sink, safe_dump

@@ -23,7 +23,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from toolcall_cli.core.origins import files_of
+from toolcall_cli.model.origins import files_of
 from toolcall_cli.sources.otel.hexkeys import quoted_words
 from toolcall_cli.sources.otel.rows import SOURCE
 

@@ -12,7 +12,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from toolcall_cli.core.events import COLUMNS, build_frame
+from toolcall_cli.model.events import COLUMNS, build_frame
 from toolcall_cli.sources.otel import fast_attrs
 from toolcall_cli.sources.otel.fast_columns import SpanColumns
 from toolcall_cli.sources.otel.rows import SOURCE

@@ -10,7 +10,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from toolcall_cli.core.arrow import text_offsets
+from toolcall_cli.model.arrow import text_offsets
 
 _HEX_DIGITS: Final = b"0123456789abcdef"
 _HEX: Final = np.zeros(256, dtype=bool)

@@ -14,7 +14,7 @@ from typing import Any
 import orjson
 import pandas as pd
 
-from toolcall_cli.core.events import UNPARSED, build_frame
+from toolcall_cli.model.events import UNPARSED, build_frame
 from toolcall_cli.sources.otel.exchange import ToolRun
 from toolcall_cli.sources.otel.model import Batch, Span
 

@@ -18,7 +18,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from toolcall_cli.core.arrow import few_distinct
+from toolcall_cli.model.arrow import few_distinct
 
 #: Characters a JSON string must escape (orjson escapes exactly these).
 _NEEDS_ESCAPE: Final = r'[\x00-\x1f"\\]'

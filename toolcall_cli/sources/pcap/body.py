@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from toolcall_cli.core.jsonio import dumps, try_loads
+from toolcall_cli.model.jsonio import dumps, try_loads
 from toolcall_cli.sources.provider_bodies import error_parts, is_error_body
 
 Event = dict[str, Any]

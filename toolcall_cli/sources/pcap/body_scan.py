@@ -14,7 +14,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from toolcall_cli.core.jsonio import try_loads
+from toolcall_cli.model.jsonio import try_loads
 from toolcall_cli.sources.pcap.body import (
     RequestFields,
     ResponseFields,

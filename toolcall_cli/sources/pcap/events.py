@@ -1,4 +1,4 @@
-"""Event rows out of the message table (the event contract: :mod:`toolcall_cli.core.events`).
+"""Event rows out of the message table (the event contract: :mod:`toolcall_cli.model.events`).
 
 http_request / http_response per message; keys from headers (a response falls back to its
 request's keys); tool-service JSON bodies fill tool/args/status; LLM API bodies add
@@ -18,8 +18,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from toolcall_cli.core.events import UNPARSED, build_frame, concat_frames
-from toolcall_cli.core.jsonio import dumps
+from toolcall_cli.model.events import UNPARSED, build_frame, concat_frames
+from toolcall_cli.model.jsonio import dumps
 from toolcall_cli.sources._shared.textlog import const_str, frame, to_str_series
 from toolcall_cli.sources.pcap import arrow_text as at
 from toolcall_cli.sources.pcap import body_scan, llm_rows

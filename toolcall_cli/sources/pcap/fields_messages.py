@@ -18,8 +18,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from toolcall_cli.core.arrow import text_bytes, text_offsets
-from toolcall_cli.core.events import STR
+from toolcall_cli.model.arrow import text_bytes, text_offsets
+from toolcall_cli.model.events import STR
 from toolcall_cli.sources.pcap.arrow_text import lit, text
 from toolcall_cli.sources.pcap.http import MESSAGE_COLUMNS, NULL_NS
 from toolcall_cli.sources.pcap.tshark import AGGREGATOR

@@ -13,8 +13,8 @@ from typing import Any, Final
 import numpy as np
 import pandas as pd
 
-from toolcall_cli.core.events import build_frame
-from toolcall_cli.core.jsonio import canonical, dumps
+from toolcall_cli.model.events import build_frame
+from toolcall_cli.model.jsonio import canonical, dumps
 from toolcall_cli.sources.pcap.body import llm_request_events, llm_response_events
 from toolcall_cli.sources.pcap.http import NULL_NS
 

@@ -17,10 +17,10 @@ import numpy as np
 import orjson
 import pandas as pd
 
-from toolcall_cli.core.events import concat_frames, validate_frame
-from toolcall_cli.core.gcpause import no_gc
-from toolcall_cli.core.words import plural
 from toolcall_cli.errors import InputError
+from toolcall_cli.model.events import concat_frames, validate_frame
+from toolcall_cli.model.gcpause import no_gc
+from toolcall_cli.model.words import plural
 from toolcall_cli.sources._shared.files import is_gzip
 from toolcall_cli.sources.base import ParseOptions
 from toolcall_cli.sources.pcap import TooBig, fields_messages, file_chunks, gunzip, http

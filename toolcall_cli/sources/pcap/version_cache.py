@@ -15,7 +15,7 @@ from typing import Final
 
 import orjson
 
-from toolcall_cli.core.atomic import atomic_write
+from toolcall_cli.model.atomic import atomic_write
 
 FILE_NAME: Final = "tshark-version.json"
 _MAX_ENTRIES: Final = 16  # a few binaries at most (PATH's, TOOLCALL_TSHARK's)

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from toolcall_cli.core.events import EventChunk
-from toolcall_cli.core.registry import Registry
 from toolcall_cli.errors import InputError
+from toolcall_cli.model.events import EventChunk
+from toolcall_cli.model.registry import Registry
 from toolcall_cli.sources.base import ParseOptions
 from toolcall_cli.sources.transcripts import (
     agent_trajectories,

@@ -20,8 +20,8 @@ from typing import Any
 
 import pandas as pd
 
-from toolcall_cli.core.events import EventChunk, assemble_chunks
-from toolcall_cli.core.jsonio import dumps
+from toolcall_cli.model.events import EventChunk, assemble_chunks
+from toolcall_cli.model.jsonio import dumps
 from toolcall_cli.sources.base import ParseOptions
 from toolcall_cli.sources.messages import openai
 from toolcall_cli.sources.messages.rows import (

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 import orjson
 import pandas as pd
 
-from toolcall_cli.core.events import EventChunk
-from toolcall_cli.core.jsonio import try_loads
+from toolcall_cli.model.events import EventChunk
+from toolcall_cli.model.jsonio import try_loads
 from toolcall_cli.sources.base import HEAD_BYTES, ParseOptions, ProgressFn
 from toolcall_cli.sources.messages.rows import Sink
 

@@ -36,8 +36,8 @@ from typing import Any
 
 import pandas as pd
 
-from toolcall_cli.core.events import EventChunk, assemble_chunks
-from toolcall_cli.core.jsonio import try_loads
+from toolcall_cli.model.events import EventChunk, assemble_chunks
+from toolcall_cli.model.jsonio import try_loads
 from toolcall_cli.sources._shared.pycalls import parse_python_calls
 from toolcall_cli.sources.base import ParseOptions
 from toolcall_cli.sources.messages import openai

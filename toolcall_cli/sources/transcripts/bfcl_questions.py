@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from toolcall_cli.core.jsonio import try_loads
+from toolcall_cli.model.jsonio import try_loads
 from toolcall_cli.sources._shared.files import read_head
 from toolcall_cli.sources.transcripts.base import json_lines
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from toolcall_cli.core.events import EventChunk, assemble_chunks
+from toolcall_cli.model.events import EventChunk, assemble_chunks
 from toolcall_cli.sources.messages.rows import Sink
 from toolcall_cli.sources.transcripts.threads import CallOrder
 

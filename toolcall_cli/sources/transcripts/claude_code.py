@@ -25,7 +25,7 @@ from typing import Any
 
 import pandas as pd
 
-from toolcall_cli.core.events import EventChunk, assemble_chunks
+from toolcall_cli.model.events import EventChunk, assemble_chunks
 from toolcall_cli.sources.base import ParseOptions
 from toolcall_cli.sources.messages import anthropic, openai
 from toolcall_cli.sources.messages.rows import Conv, as_id, as_str, content_text, to_ts

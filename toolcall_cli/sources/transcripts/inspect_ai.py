@@ -20,7 +20,7 @@ from typing import Any
 
 import pandas as pd
 
-from toolcall_cli.core.jsonio import dumps
+from toolcall_cli.model.jsonio import dumps
 from toolcall_cli.sources.base import ParseOptions
 from toolcall_cli.sources.messages import openai
 from toolcall_cli.sources.messages.rows import Sink, as_dict, as_id, as_list, as_str, ptr, to_ts

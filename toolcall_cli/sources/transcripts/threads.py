@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from toolcall_cli.core.events import EventChunk
-from toolcall_cli.core.jsonio import dumps, try_loads
+from toolcall_cli.model.events import EventChunk
+from toolcall_cli.model.jsonio import dumps, try_loads
 
 
 @dataclass

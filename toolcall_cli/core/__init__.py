@@ -1,1 +1,0 @@
-"""Core data model: the event table, findings, registry, config, store."""

@@ -1,0 +1,186 @@
+"""The store: the event table as Parquet under `./.toolcall/`, in correlation buckets; this
+module writes it (one ingest at a time, all or nothing).
+
+Layout 4: `manifest.json` (store/manifest.py), `keys.parquet` (key -> component,
+store/buckets.py) and `events/bucket=NN/<part>.parquet` + `.index` (store/layout.py has
+every path and column; store/bucket_writer.py places rows into parts). Reading is
+store/read.py.
+
+Inside a part, rows are sorted by trace_id, tool_call_id, session_id (nulls last) and written in
+row groups of `ROW_GROUP` rows with min/max statistics and an id index, so a one-trace read
+touches a row group or two.
+
+Older flat layouts (`events/<key>.parquet`, 1–3) are read as they are; the next ingest moves
+their rows into buckets.
+
+Crash safety: an ingest stages its files (`*.new`), commits by renaming a manifest that lists
+them under `"pending"` into place, then renames them and removes the parts no longer named. A
+crash before the commit leaves the old store (the next ingest sweeps the staged files); one
+after it is rolled forward by the next reader: no reader sees half an ingest.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from toolcall_cli.errors import InputError
+from toolcall_cli.model.events import EVENTS_SCHEMA_VERSION
+from toolcall_cli.store import index as store_index
+from toolcall_cli.store.fs import is_local, object_lock
+from toolcall_cli.store.layout import FILE, KEYS_FILE, ROW, buckets_of
+from toolcall_cli.store.manifest import (
+    ENTRY_KEYS,
+    LOCK,
+    MANIFEST,
+    STAGED,
+    StoredFile,
+    file_key,
+    is_bucketed,
+    manifest_bytes,
+    no_symlinks,
+    read_manifest,
+    roll_forward,
+    write_atomic,
+)
+
+if TYPE_CHECKING:
+    from toolcall_cli.store.bucket_writer import InputPart
+
+LAYOUT = 4  # bucketed parts (store/layout.py) of sorted, row-grouped, indexed files
+ROW_GROUP = 8_192
+_SORT_KEYS = ("trace_id", "tool_call_id", "session_id")
+
+
+def sweep(store: Path) -> None:
+    """Remove leftovers of interrupted ingests (uncommitted staged files, temp files)."""
+    (store / f"{KEYS_FILE}{STAGED}").unlink(missing_ok=True)
+    events = store / "events"
+    if not events.is_dir():
+        return
+    for pattern in (f"*{STAGED}", ".*.tmp", f"bucket=*/*{STAGED}", "bucket=*/.*.tmp"):
+        for leftover in events.glob(pattern):
+            leftover.unlink(missing_ok=True)
+
+
+def stage_table(directory: Path, key: str, table: pa.Table) -> None:
+    """Write *table* (sorted, with `_row`) as part *key*'s staged data file and id index in
+    *directory* (a bucket's)."""
+    token = store_index.new_token()
+    table = store_index.with_token(table, token)
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, compression="zstd", row_group_size=ROW_GROUP)
+    data = sink.getvalue()
+    md = pq.ParquetFile(pa.BufferReader(data)).metadata
+    index = store_index.build(
+        table,
+        [md.row_group(g).num_rows for g in range(md.num_row_groups)],
+        token=token,
+        data_size=data.size,
+    )
+    write_atomic(directory / f"{key}.parquet{STAGED}", data.to_pybytes())
+    write_atomic(directory / f"{key}{store_index.SUFFIX}{STAGED}", index)
+
+
+def sort_rows(table: pa.Table) -> pa.Table:
+    """*table* (with `_row`) in storage order: by its trace keys, then input position."""
+    if table.num_rows <= 1:
+        return table
+    order = (*_SORT_KEYS, FILE, ROW) if FILE in table.column_names else (*_SORT_KEYS, ROW)
+    return table.sort_by([(k, "ascending", "at_end") for k in order])
+
+
+def write_files(store: Path, parts: Iterable[InputPart]) -> list[StoredFile]:
+    """Write each (input path, source, events) part, replacing earlier events of that input.
+
+    *parts* is read one at a time (a generator may parse each file as it is asked for), and
+    all of them are committed together at the end: a failure on any part commits none.
+    """
+    with writer_lock(store):
+        return _write_locked(store, parts)
+
+
+@contextmanager
+def writer_lock(store: Path) -> Iterator[None]:
+    """One ingest writes a store at a time: parts are parsed while their predecessors sit
+    staged, and a second writer would sweep them (and overwrite the manifest) meanwhile."""
+    if not is_local(store):  # an object store: no flock (store/fs.py says what holds)
+        with object_lock(store / LOCK):
+            yield
+        return
+    try:
+        store.mkdir(parents=True, exist_ok=True)
+        no_symlinks(store)
+        fd = os.open(store / LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    except OSError as e:
+        raise InputError(f"cannot write the store {store}: {e.strerror or e}") from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise InputError(
+                f"the store {store} is being written by another toolcall ingest",
+                hint="wait for it to finish, or ingest into another --store",
+            ) from None
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+def _write_locked(store: Path, parts: Iterable[InputPart]) -> list[StoredFile]:
+    from toolcall_cli.store.bucket_writer import BucketWriter, legacy_tables, remove_unnamed
+
+    manifest = read_manifest(store)
+    sweep(store)
+    buckets = buckets_of(manifest)
+    writer = BucketWriter(store, manifest.get("parts", {}), buckets)
+    written: list[StoredFile] = []
+    try:
+        if not is_bucketed(manifest):  # an older layout: its rows move into buckets now
+            for table in legacy_tables(store, manifest):
+                writer.add(table)
+        for path, source, events in parts:
+            key = file_key(path)
+            if key in manifest["files"]:
+                writer.replace_input(key)
+            try:  # a streamed input's chunks: each is written before the next is parsed
+                n_rows, n_bad = writer.add_events(key, events)
+            except OSError as e:  # disk full, read-only file system: an input problem
+                raise InputError(f"cannot write the store {store}: {e.strerror or e}") from None
+            stored = StoredFile(key, str(path), source, n_rows - n_bad, n_bad)
+            manifest["files"][key] = {
+                "path": stored.path,
+                "source": source,
+                "events": stored.events,
+                "unparsed": stored.unparsed,
+            }
+            written.append(stored)
+            del events  # a large input's events are written before the next input is parsed
+            pa.default_memory_pool().release_unused()  # and Arrow hands their pages back
+        pending = writer.finish()
+    except BaseException:
+        # a part that fails to parse (parts may be produced lazily, one file at a time) or to
+        # write: nothing was committed, so the staged files of the parts before it go
+        with suppress(OSError):
+            sweep(store)
+        raise
+    manifest["files"] = {k: {f: v[f] for f in ENTRY_KEYS} for k, v in manifest["files"].items()}
+    manifest["schema_version"] = EVENTS_SCHEMA_VERSION
+    manifest["layout"] = LAYOUT
+    manifest["parts"] = writer.parts
+    manifest["buckets"] = buckets
+    manifest["pending"] = pending
+    manifest["pending_keys"] = writer.keymap_changed
+    try:
+        write_atomic(store / MANIFEST, manifest_bytes(manifest))  # the commit point
+    except OSError as e:
+        raise InputError(f"cannot write the store {store}: {e.strerror or e}") from None
+    remove_unnamed(store, roll_forward(store, manifest))
+    return written
