@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 from tests.conftest import ROOT, run_cli
-from toolcall_cli.tools.linemap import json_linemap
+from toolcall_cli.model.linemap import json_linemap
 
 BAD = ROOT / "fixtures/schemas/weather_bad.json"
 

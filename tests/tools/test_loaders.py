@@ -8,7 +8,7 @@ import pytest
 
 from tests.conftest import FIXTURES
 from toolcall_cli.errors import InputError
-from toolcall_cli.tools.linemap import LineMap, json_lines, yaml_load
+from toolcall_cli.model.linemap import LineMap, json_lines, yaml_load
 from toolcall_cli.tools.loaders import load_all, load_tools, tools_from_objects
 
 SCHEMAS = FIXTURES / "schemas"

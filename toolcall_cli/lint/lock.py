@@ -22,8 +22,8 @@ from typing import Any
 from toolcall_cli.errors import InputError, UsageError
 from toolcall_cli.lint.walk import safe_canonical, types_of
 from toolcall_cli.model.jsonio import pretty
+from toolcall_cli.model.linemap import LineMap, join
 from toolcall_cli.tools.documents import read_documents
-from toolcall_cli.tools.linemap import LineMap, join
 from toolcall_cli.tools.loaders import ToolDef
 
 LOCK_VERSION = 1

@@ -77,8 +77,8 @@ from typing import Any
 from toolcall_cli.lint.base import LintContext, finding, section, tool_rule
 from toolcall_cli.lint.walk import Node, is_object, types_of
 from toolcall_cli.model.findings import Finding, Severity, rule
+from toolcall_cli.model.linemap import join
 from toolcall_cli.tools.dialect import json_type
-from toolcall_cli.tools.linemap import join
 from toolcall_cli.tools.loaders import ToolDef
 
 SC005 = rule(

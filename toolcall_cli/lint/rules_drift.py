@@ -28,7 +28,7 @@ from collections.abc import Iterator, Sequence
 from toolcall_cli.lint.base import LintContext, finding, registry_rule, section
 from toolcall_cli.lint.lock import diff_schemas, fingerprint, read_lock
 from toolcall_cli.model.findings import Finding, Location, Severity, rule
-from toolcall_cli.tools.linemap import join
+from toolcall_cli.model.linemap import join
 from toolcall_cli.tools.loaders import ToolDef
 
 SC012 = rule(

@@ -85,7 +85,7 @@ from toolcall_cli.lint.base import (
 )
 from toolcall_cli.lint.walk import safe_canonical
 from toolcall_cli.model.findings import Finding, Severity, rule
-from toolcall_cli.tools.linemap import join
+from toolcall_cli.model.linemap import join
 from toolcall_cli.tools.loaders import ToolDef
 
 SC002 = rule(

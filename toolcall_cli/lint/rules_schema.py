@@ -68,9 +68,9 @@ from toolcall_cli.lint.metaschema import meta_validator, schema_class
 from toolcall_cli.lint.walk import MAX_SCHEMA_DEPTH, types_of
 from toolcall_cli.model.findings import Finding, Severity, rule
 from toolcall_cli.model.jsonio import canonical
+from toolcall_cli.model.linemap import join
 from toolcall_cli.model.words import plural
 from toolcall_cli.tools.dialect import JSON_TYPES, json_type, normalise
-from toolcall_cli.tools.linemap import join
 from toolcall_cli.tools.loaders import ToolDef
 
 SC001 = rule(

@@ -38,7 +38,7 @@ from toolcall_cli.lint.base import LintContext, finding, section, tool_rule
 from toolcall_cli.lint.profiles import Profile
 from toolcall_cli.lint.walk import is_object, types_of
 from toolcall_cli.model.findings import Finding, Severity, rule
-from toolcall_cli.tools.linemap import join
+from toolcall_cli.model.linemap import join
 from toolcall_cli.tools.loaders import ToolDef
 
 SC011 = rule(

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolcall_cli.model.jsonio import canonical
+from toolcall_cli.model.linemap import escape
 from toolcall_cli.model.words import plural
 from toolcall_cli.tools.dialect import json_type
-from toolcall_cli.tools.linemap import escape
 
 _MAP_KEYS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 _ONE_KEYS = (

@@ -15,8 +15,8 @@ from typing import Any
 import orjson
 
 from toolcall_cli.errors import InputError
+from toolcall_cli.model.linemap import LineMap, json_linemap, yaml_linemaps
 from toolcall_cli.model.words import plural
-from toolcall_cli.tools.linemap import LineMap, json_linemap, yaml_linemaps
 
 JSON_EXTS = frozenset({".json", ".jsonl", ".ndjson", ".snap"})
 YAML_EXTS = frozenset({".yaml", ".yml"})

@@ -30,8 +30,8 @@ from pathlib import Path
 from typing import Any
 
 from toolcall_cli.errors import InputError
+from toolcall_cli.model.linemap import LineMap, join
 from toolcall_cli.tools.documents import TOOL_EXTS, BadRecord, read_documents
-from toolcall_cli.tools.linemap import LineMap, join
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,7 +21,7 @@ from toolcall_cli.model.jsonio import try_loads
 if TYPE_CHECKING:  # the lint package (and jsonschema with it) loads only when a quote needs it
     import numpy as np
 
-    from toolcall_cli.tools.linemap import LineMap
+    from toolcall_cli.model.linemap import LineMap
 
 #: Files up to this size are cached whole; larger ones are streamed to the cited line.
 _WHOLE_FILE = 32 << 20
@@ -178,7 +178,7 @@ def _document(path: str) -> Any:
 
 @lru_cache(maxsize=8)
 def _line_map(path: str) -> LineMap | None:
-    from toolcall_cli.tools.linemap import LineMap, json_lines, yaml_load
+    from toolcall_cli.model.linemap import LineMap, json_lines, yaml_load
 
     text = _file_text(path)
     if text is None:
