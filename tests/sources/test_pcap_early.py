@@ -70,7 +70,7 @@ def test_a_capture_named_directly_is_started_too(tshark: str, taken: list[bool])
 
 @pytest.mark.tshark
 def test_another_source_starts_nothing(tshark: str) -> None:
-    other = next(n for n in SOURCES.names() if n != early.ADAPTER.name)
+    other = next(n for n in SOURCES.names() if n != early.SOURCE)
     start_early([BUNDLE], source=other)
     assert _running() == []
 

@@ -8,7 +8,6 @@ this module is cheap (start-up).
 from __future__ import annotations
 
 import itertools
-import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -18,6 +17,7 @@ from toolcall_cli.errors import InputError, UnknownSourceError, UsageError
 from toolcall_cli.model.events import UNPARSED, EventChunk, concat_frames, validate_frame
 from toolcall_cli.model.registry import Registry
 from toolcall_cli.sources._shared.files import read_head, regular_file_problem, require_regular
+from toolcall_cli.sources._shared.walk import escapes_tree, walk_tree
 from toolcall_cli.sources.base import HEAD_BYTES, ParseOptions
 from toolcall_cli.sources.registry import LazyAdapter
 
@@ -120,39 +120,6 @@ def walk(paths: Iterable[Path], *, follow_symlinks: bool = False) -> Iterator[Pa
     """Files named, and files under directories named (sorted, hidden entries skipped)."""
     for path, _ in walk_tree(paths, follow_symlinks=follow_symlinks):
         yield path
-
-
-def walk_tree(
-    paths: Iterable[Path], *, follow_symlinks: bool = False
-) -> Iterator[tuple[Path, Path | None]]:
-    """(file, the directory named that holds it; None for a file named itself).
-
-    Symlinked directories are not descended unless *follow_symlinks*: an incident bundle
-    must not pull the reader out of itself (`escapes_tree` checks file symlinks).
-    """
-    for p in paths:
-        if not p.exists():
-            problem = "dangling symlink" if p.is_symlink() else "no such file or directory"
-            raise InputError(f"{problem}: '{p}'")
-        if p.is_dir():
-            found: list[Path] = []
-            for root, dirs, files in os.walk(p, onerror=None, followlinks=follow_symlinks):
-                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-                found.extend(Path(root) / f for f in files if not f.startswith("."))
-            yield from ((f, p) for f in sorted(found))
-        else:
-            yield p, None
-
-
-def escapes_tree(path: Path, top: Path) -> bool:
-    """True when *path* (found under directory *top*) is a symlink leading out of *top*."""
-    if not path.is_symlink():
-        return False
-    try:
-        path.resolve().relative_to(top.resolve())
-    except (ValueError, OSError, RuntimeError):  # outside, or a loop
-        return True
-    return False
 
 
 def parse_file(

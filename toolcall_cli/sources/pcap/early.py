@@ -24,8 +24,9 @@ from pathlib import Path
 from typing import IO, Final
 
 from toolcall_cli.errors import MissingDependencyError
-from toolcall_cli.sources.pcap import ADAPTER, is_capture
+from toolcall_cli.sources._shared.walk import escapes_tree, walk_tree
 from toolcall_cli.sources.pcap import tshark as tsh
+from toolcall_cli.sources.pcap.capture_file import SOURCE, is_capture
 
 #: Captures started early, at most (each tshark holds its dissectors in memory).
 MAX_EARLY: Final = 2
@@ -52,7 +53,7 @@ def start(paths: Sequence[Path], *, source: str | None, follow_symlinks: bool = 
     """Start the fields pass of the first captures among *paths* (the files named and the
     files under the directories named, in walk order); how many were started."""
     discard()
-    if source not in (None, ADAPTER.name):
+    if source not in (None, SOURCE):
         return 0
     try:
         captures = _captures(paths, follow_symlinks=follow_symlinks)
@@ -92,7 +93,6 @@ def discard() -> None:
 
 def _captures(paths: Sequence[Path], *, follow_symlinks: bool) -> list[Path]:
     """The first plain captures the ingest walk will read, in its order."""
-    from toolcall_cli.sources import escapes_tree, walk_tree
     from toolcall_cli.sources._shared.files import regular_file_problem
 
     found: list[Path] = []

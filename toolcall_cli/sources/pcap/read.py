@@ -23,9 +23,10 @@ from toolcall_cli.model.gcpause import no_gc
 from toolcall_cli.model.words import plural
 from toolcall_cli.sources._shared.files import is_gzip
 from toolcall_cli.sources.base import ParseOptions
-from toolcall_cli.sources.pcap import TooBig, fields_messages, file_chunks, gunzip, http
+from toolcall_cli.sources.pcap import early, fields_messages, http
 from toolcall_cli.sources.pcap import events as pcap_events
 from toolcall_cli.sources.pcap import tshark as tsh
+from toolcall_cli.sources.pcap.capture_file import TooBig, file_chunks, gunzip
 
 
 def read_capture(path: Path, opts: ParseOptions) -> pd.DataFrame:
@@ -68,7 +69,8 @@ def _materialise(path: Path, opts: ParseOptions) -> Iterator[Path]:
 
 def _read(binary: tsh.Tshark, capture: Path, origin_path: str, *, cap: int) -> pd.DataFrame:
     """One streaming fields pass; frames with several HTTP messages are re-read as JSON layers."""
-    raw, result = tsh.read_fields(tsh.command(binary, capture), capture=capture)
+    cmd = tsh.command(binary, capture)
+    raw, result = tsh.read_fields(cmd, started=early.take(cmd, capture))
     tsh.check_readable(result, capture, rows=len(raw))
     bad: list[tuple[str, str]] = []
     if result.returncode != 0 or result.problems:

@@ -40,6 +40,8 @@ from toolcall_cli.sources.pcap import version_cache
 if TYPE_CHECKING:  # pandas loads when the fields are read, so tshark can start before it
     import pandas as pd
 
+    from toolcall_cli.sources.pcap.early import Started
+
 ENV_VAR: Final = "TOOLCALL_TSHARK"
 HINT: Final = "install Wireshark's tshark (apt-get install tshark)"
 MIN_VERSION: Final = (3, 0)
@@ -262,15 +264,14 @@ def run_env() -> dict[str, str]:
     return {**os.environ, "LC_ALL": "C"}
 
 
-def read_fields(cmd: list[str], *, capture: Path | None = None) -> tuple[pd.DataFrame, RunResult]:
+def read_fields(
+    cmd: list[str], *, started: Started | None = None
+) -> tuple[pd.DataFrame, RunResult]:
     """Run the fields pass and read its rows (:mod:`.fields_table`, all str).
 
     tshark writes into a temporary file, not a pipe: read in one go once it is done, that costs
-    both sides a fraction of the thousands of wake-ups a pipe took for a big capture. When
-    :mod:`.early` already started *cmd* on *capture*, that process is read instead."""
-    from toolcall_cli.sources.pcap import early
-
-    started = early.take(cmd, capture) if capture is not None else None
+    both sides a fraction of the thousands of wake-ups a pipe took for a big capture. A process
+    *started* early on *cmd* (:mod:`.early`) is read instead of starting another."""
     if started is None:
         with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
             return _read_table(spawn(cmd, out, err), out, err)
