@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from toolcall_cli.align import align
-from toolcall_cli.align.select import select
+from toolcall_cli.align.select import select_traces
 from toolcall_cli.sources import ingest_paths
 
 
@@ -33,6 +33,6 @@ def test_corpus_conversations_align(corpus: Path) -> None:
         "dropped",
         "missing",
     }
-    report = select(tl, limit=5)
+    report = select_traces(tl, limit=5)
     assert len(report.traces) == 5
     assert report.traces[0].trouble >= report.traces[-1].trouble

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from toolcall_cli.align import align
-from toolcall_cli.align.select import select
+from toolcall_cli.align.select import select_traces
 from toolcall_cli.model.events import CONVERSATION_SOURCES, KINDS, build_frame
 
 T0 = pd.Timestamp("2025-03-01T12:00:00Z")
@@ -102,5 +102,5 @@ def test_align_invariants(ev: pd.DataFrame, correct: bool) -> None:
             assert v is None or v == v
     clocked = out[out["source"] != "messages"]
     assert (clocked["ts"].isna() == clocked["ts_corrected"].isna()).all()
-    report = select(tl, limit=3)
+    report = select_traces(tl, limit=3)
     assert len(report.traces) <= 3

@@ -9,13 +9,13 @@ import pytest
 
 from tests.align.incident import T0, incident
 from toolcall_cli.align import Timeline, align
-from toolcall_cli.align.select import Scope, evidence_end, in_scope, select
+from toolcall_cli.align.select import ScopeFlags, evidence_end, in_scope, select_traces
 from toolcall_cli.align.window import FORMS, TimeBound, parse_bound
 from toolcall_cli.errors import UsageError
 
 
 class IdSelector(TypedDict, total=False):
-    """The id keywords of ``select`` (one per parametrised case)."""
+    """The id keywords of ``select_traces`` (one per parametrised case)."""
 
     trace_id: str
     session_id: str
@@ -28,28 +28,28 @@ def tl() -> Timeline:
 
 
 def test_most_trouble_first_and_limit(tl: Timeline) -> None:
-    rep = select(tl)
+    rep = select_traces(tl)
     assert [b.trace for b in rep.traces] == ["T1", "T2", "S1"]  # all trouble 1: by start time
     assert rep.traces[0].trouble == 1  # c2's service phase breaches the SLA
     assert rep.total == 3
-    assert len(select(tl, limit=1).traces) == 1
+    assert len(select_traces(tl, limit=1).traces) == 1
 
 
 def test_selectors(tl: Timeline) -> None:
-    assert [b.trace for b in select(tl, trace_id="T2").traces] == ["T2"]
-    assert [b.trace for b in select(tl, tool_call_id="c1").traces] == ["T1"]
-    assert {b.trace for b in select(tl, session_id="S1").traces} == {"T1", "T2", "S1"}
-    only = select(tl, session_id="S1", tool_call_id="c3")
+    assert [b.trace for b in select_traces(tl, trace_id="T2").traces] == ["T2"]
+    assert [b.trace for b in select_traces(tl, tool_call_id="c1").traces] == ["T1"]
+    assert {b.trace for b in select_traces(tl, session_id="S1").traces} == {"T1", "T2", "S1"}
+    only = select_traces(tl, session_id="S1", tool_call_id="c3")
     assert [b.trace for b in only.traces] == ["T2"]
-    (t1,) = select(tl, trace_id="T1").traces
+    (t1,) = select_traces(tl, trace_id="T1").traces
     assert t1.session_ids == ("S1",)
     assert [c.tool_call_id for c in t1.calls] == ["c1", "c2"]
 
 
 def test_time_window(tl: Timeline) -> None:
-    late = select(tl, since=T0 + pd.Timedelta(seconds=4))
+    late = select_traces(tl, since=T0 + pd.Timedelta(seconds=4))
     assert [b.trace for b in late.traces] == ["T2"]
-    early = select(tl, until=T0 + pd.Timedelta(seconds=1))
+    early = select_traces(tl, until=T0 + pd.Timedelta(seconds=1))
     assert [b.trace for b in early.traces] == ["T1"]
 
 
@@ -61,7 +61,7 @@ def test_unknown_id_is_a_usage_error_with_known_ids(
     tl: Timeline, kw: IdSelector, listed: str
 ) -> None:
     with pytest.raises(UsageError) as err:
-        select(tl, **kw)
+        select_traces(tl, **kw)
     assert "no trace matches" in err.value.message
     assert listed in (err.value.hint or "")
 
@@ -99,17 +99,17 @@ def test_a_duration_counts_back_from_the_end_of_the_evidence(tl: Timeline) -> No
     end = evidence_end(tl)
     assert end is not None
     span = end - (T0 + pd.Timedelta(seconds=4))
-    late = select(tl, since=TimeBound(back=span))
+    late = select_traces(tl, since=TimeBound(back=span))
     assert [b.trace for b in late.traces] == ["T2"]
-    assert [b.trace for b in select(tl, since=TimeBound(back=pd.Timedelta(days=1))).traces]
+    assert [b.trace for b in select_traces(tl, since=TimeBound(back=pd.Timedelta(days=1))).traces]
 
 
 def test_in_scope_narrows_the_timeline_by_tool_and_call(tl: Timeline) -> None:
-    only = in_scope(tl, Scope(tool_call_id="c1"))
+    only = in_scope(tl, ScopeFlags(tool_call_id="c1"))
     assert set(only.events["trace"].dropna()) == {"T1"}
     assert {c.trace for c in only.calls} == {"T1"}
     assert list(only.events.index) == list(range(len(only.events)))
-    assert in_scope(tl, Scope()) is tl
+    assert in_scope(tl, ScopeFlags()) is tl
     with pytest.raises(UsageError) as err:
-        in_scope(tl, Scope(tool="no_such_tool"))
+        in_scope(tl, ScopeFlags(tool="no_such_tool"))
     assert err.value.message == "no trace matches --tool no_such_tool"

@@ -9,7 +9,7 @@ import pandas as pd
 
 from tests.align.incident import T0, _frame, incident
 from toolcall_cli.align import align
-from toolcall_cli.align.select import select
+from toolcall_cli.align.select import select_traces
 from toolcall_cli.render import RenderOptions, render
 from toolcall_cli.render.timeline_view import MAX_ROWS
 
@@ -34,7 +34,7 @@ def test_markup_and_escapes_are_inert() -> None:
             }
         ]
     )
-    rep = select(align(ev))
+    rep = select_traces(align(ev))
     table = _draw("table", rep)
     assert "\x1b" not in table and "\\x1b[31m" in table and "[b]bold[/b]" in table
     mdown = _draw("markdown", rep)
@@ -42,7 +42,7 @@ def test_markup_and_escapes_are_inert() -> None:
 
 
 def test_json_shape_per_design() -> None:
-    doc = orjson.loads(_draw("json", select(align(incident()), trace_id="T1")))
+    doc = orjson.loads(_draw("json", select_traces(align(incident()), trace_id="T1")))
     assert doc["schema_version"] == 1
     (trace,) = doc["traces"]
     assert {"trace_id", "session_ids", "events", "calls"} <= set(trace)
@@ -67,7 +67,7 @@ def test_long_traces_are_capped_in_the_table() -> None:
             for i in range(n)
         ]
     )
-    rep = select(align(ev))
+    rep = select_traces(align(ev))
     assert "… 7 more events" in _draw("table", rep)
     assert "… 7 more events" in _draw("markdown", rep)
     assert len(orjson.loads(_draw("json", rep))["traces"][0]["events"]) == n

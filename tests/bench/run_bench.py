@@ -12,7 +12,7 @@ Inputs are generated from fixed seeds and cached in .bench/ (gitignored):
   process (CPU ratio) and as `toolcall ingest` against a `python -c` loop (CPU, peak memory);
 - diagnose: a store of ~1 M events (nginx 500 k + middleware 500 k lines + the capture) read
   and diagnosed, vs ingesting (parsing + writing) those same files into the store;
-- timeline: one trace from that store (`load_selected` + `align` + `select`, as the command
+- timeline: one trace from that store (`load_selected` + `align` + `select_traces`, as the command
   does); the figure is CPU seconds of work (wall seconds are printed beside it);
 - memory: peak RSS of a fresh child that ingests ~100 k and ~1 M events (each from its own
   input of that size) into a throwaway store, minus an imports-only child; linear growth
@@ -249,11 +249,11 @@ def diagnose_store(store: Path, *, timeout: float) -> None:
 
 def timeline_one(store: Path, trace: str) -> int:
     from toolcall_cli.align import align
-    from toolcall_cli.align.select import select
+    from toolcall_cli.align.select import select_traces
     from toolcall_cli.store.read_selection import load_selected
 
     events = load_selected(store, trace_id=trace)
-    report = select(
+    report = select_traces(
         align(events),
         trace_id=trace,
         session_id=None,

@@ -10,7 +10,7 @@ import pytest
 
 from tests.align.incident import incident
 from toolcall_cli.align import align
-from toolcall_cli.align.select import select
+from toolcall_cli.align.select import select_traces
 from toolcall_cli.errors import InputError, UsageError
 from toolcall_cli.store.read_selection import load_selected
 from toolcall_cli.store.write import write_files
@@ -39,7 +39,7 @@ def test_trace_selection_reads_only_its_group(tmp_path: Path, row_group: int | N
     full = align(incident())
     want = full.events[full.events["trace"] == "T1"]
     assert _origins(df) == _origins(want)  # the id-less pcap responses came along
-    got = select(align(df), trace_id="T1").traces[0]
+    got = select_traces(align(df), trace_id="T1").traces[0]
     assert [c.tool_call_id for c in got.calls] == ["c1", "c2"]
     assert _origins(load_selected(store, tool_call_id="c3")) == _origins(
         full.events[full.events["trace"] == "T2"]

@@ -9,8 +9,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from toolcall_cli.lint import LintOptions, lint_paths
-from toolcall_cli.lint.rules_bounds import _types as lint_types
-from toolcall_cli.lint.walk import types_of, walk
+from toolcall_cli.lint.walk import json_types, types_of, walk
 from toolcall_cli.tools.dialect import DIALECT_TYPES, json_type, normalise
 from toolcall_cli.tools.loaders import load_tools, tools_from_objects
 from toolcall_cli.tools.registry import registry_from_defs
@@ -77,7 +76,7 @@ def test_lint_and_replay_agree_on_every_corpus_bfcl_type(corpus: Path) -> None:
         )
         replayed = registry_from_defs(defs).tools["f"].schema["properties"]["p"].get("type")
         assert replayed == want, name
-        assert lint_types({"type": name}) == {want or name}, name
+        assert json_types({"type": name}) == {want or name}, name
 
 
 def test_a_java_string_parameter_is_a_string_to_lint_and_to_replay(tmp_path: Path) -> None:

@@ -22,7 +22,7 @@ WINDOW_PAD_NS = 5_000_000_000
 
 
 @dataclass(slots=True)
-class Scope:
+class ScopeFacts:
     """What one scope's events carrying the id say: session, traces, time span, conversation."""
 
     scope: int
@@ -33,14 +33,14 @@ class Scope:
     conv: bool
 
 
-def scope_facts(grp: pd.DataFrame) -> list[Scope]:
+def scope_facts(grp: pd.DataFrame) -> list[ScopeFacts]:
     """The scopes of one id's rows (columns scope, session, trace, ts, conv)."""
     facts = []
     for s, g in grp.groupby("scope", sort=False):
         ts = g["ts"].to_numpy()
         clocked = ts[ts != NAT]
         facts.append(
-            Scope(
+            ScopeFacts(
                 scope=int(s),  # type: ignore[arg-type]
                 session=int(g["session"].max()),
                 traces=frozenset(int(t) for t in g["trace"].to_numpy() if t >= 0),
@@ -52,7 +52,7 @@ def scope_facts(grp: pd.DataFrame) -> list[Scope]:
     return facts
 
 
-def link_scopes(scopes: list[Scope]) -> tuple[dict[int, int], int, set[int], set[int]]:
+def link_scopes(scopes: list[ScopeFacts]) -> tuple[dict[int, int], int, set[int], set[int]]:
     """Cluster the scopes of one id: (scope → cluster 0..k-1, conversation clusters, scopes
     left unlinked among several conversations, scopes attributed by time)."""
     parent = list(range(len(scopes)))
@@ -114,7 +114,7 @@ class _Group:
     conv: bool
 
 
-def _groups(scopes: list[Scope], find: object) -> list[_Group]:
+def _groups(scopes: list[ScopeFacts], find: object) -> list[_Group]:
     by: dict[int, _Group] = {}
     for i, s in enumerate(scopes):
         r = find(i)  # type: ignore[operator]

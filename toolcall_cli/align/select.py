@@ -49,7 +49,7 @@ def _match(
 
 
 @dataclass(frozen=True, slots=True)
-class Scope:
+class ScopeFlags:
     """The scope flags every analysis command takes (DESIGN §1); None = not restricted."""
 
     trace_id: str | None = None
@@ -87,7 +87,7 @@ def _instant(
     return bound.resolve(end) if isinstance(bound, TimeBound) else bound
 
 
-def traces_in_scope(tl: Timeline, scope: Scope) -> set[str]:
+def traces_in_scope(tl: Timeline, scope: ScopeFlags) -> set[str]:
     """The traces the scope flags select. An id or tool that matches nothing is a UsageError
     listing the known ones; a time window is kept as given (it may select nothing)."""
     ev = tl.events
@@ -121,7 +121,7 @@ def traces_in_scope(tl: Timeline, scope: Scope) -> set[str]:
     return chosen
 
 
-def select(
+def select_traces(
     tl: Timeline,
     *,
     trace_id: str | None = None,
@@ -138,7 +138,7 @@ def select(
     bounds = [
         b if isinstance(b, TimeBound) or b is None else TimeBound(at=b) for b in (since, until)
     ]
-    scope = Scope(trace_id, session_id, tool_call_id, tool, bounds[0], bounds[1])
+    scope = ScopeFlags(trace_id, session_id, tool_call_id, tool, bounds[0], bounds[1])
     chosen = traces_in_scope(tl, scope)
     sub = ev[ev["trace"].astype(object).isin(chosen)]
     span = sub.groupby("trace", observed=True)["ts_corrected"].agg(["min", "max"])
@@ -191,7 +191,7 @@ def restrict(tl: Timeline, rows: np.ndarray) -> Timeline:
     return dataclasses.replace(tl, events=events, calls=calls, sessions=sessions)
 
 
-def in_scope(tl: Timeline, scope: Scope) -> Timeline:
+def in_scope(tl: Timeline, scope: ScopeFlags) -> Timeline:
     """*tl* narrowed to the traces *scope* selects (itself when nothing narrows it)."""
     if not scope.restricted:
         return tl

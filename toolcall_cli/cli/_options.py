@@ -18,7 +18,7 @@ from toolcall_cli.model.findings import FailOn
 from toolcall_cli.render import render
 
 if TYPE_CHECKING:
-    from toolcall_cli.align.select import Scope
+    from toolcall_cli.align.select import ScopeFlags
     from toolcall_cli.store.engines import Engine
 
 
@@ -205,12 +205,12 @@ def scope_of(
     since: str | None,
     until: str | None,
     tz: str,
-) -> Scope:
-    """The scope flags as one `Scope`; a time that does not parse is a usage error (2)."""
-    from toolcall_cli.align.select import Scope
+) -> ScopeFlags:
+    """The scope flags as one `ScopeFlags`; a time that does not parse is a usage error (2)."""
+    from toolcall_cli.align.select import ScopeFlags
     from toolcall_cli.align.window import parse_bound
 
-    return Scope(
+    return ScopeFlags(
         trace_id=trace_id,
         session_id=session_id,
         tool_call_id=tool_call_id,

@@ -26,7 +26,7 @@ from toolcall_cli.model.registry import Registry
 if TYPE_CHECKING:
     import pandas as pd
 
-    from toolcall_cli.align.select import Scope
+    from toolcall_cli.align.select import ScopeFlags
     from toolcall_cli.align.skew import SkewEstimate
     from toolcall_cli.model.redact import Redactor
     from toolcall_cli.tools.registry import ToolRegistry
@@ -140,7 +140,7 @@ def diagnose_events(
     inputs: tuple[str, ...] = (),
     quotable: Iterable[str] | None = None,
     redactor: Redactor | None = None,
-    scope: Scope | None = None,
+    scope: ScopeFlags | None = None,
     skew_estimate: SkewEstimate | None = None,
 ) -> DiagnoseReport:
     """Align *events*, build the context, classify, then quote the evidence: the whole

@@ -3,16 +3,18 @@
 Rules read a million-row table column-wise: `with_attrs` parses each distinct `attrs` text
 once, `of_kind` filters by kind (only the columns asked for), and `column`, `objects`,
 `attr_list`, `has_key` and `isin_set` hand out plain lists and masks, so rule loops never
-touch pandas scalars.
+touch pandas scalars; `rows_by_call` and `rows_of_calls` index the rows by tool_call_id
+(`model.rows_by_key.RowsByKey`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.model.cells import attrs_of
+from toolcall_cli.model.rows_by_key import RowsByKey
 
 if TYPE_CHECKING:
     import numpy as np
@@ -185,3 +187,15 @@ def isin_set(values: pd.Series, wanted: set[str] | frozenset[str]) -> np.ndarray
         return values.isin(list(wanted)).fillna(False).to_numpy(dtype=bool)
     pool = pa.array([w for w in wanted if isinstance(w, str)], type=arr.type)
     return pc.is_in(arr, value_set=pool).fill_null(False).to_numpy(zero_copy_only=False)
+
+
+def rows_by_call(ctx: DiagnoseContext) -> RowsByKey:
+    """Labels of the event-table rows per tool_call_id (built once per context)."""
+    return ctx.memo("rows_by_call_id", lambda: RowsByKey(ctx.events()["tool_call_id"]))
+
+
+def rows_of_calls(ctx: DiagnoseContext, ids: Iterable[str | None]) -> RowsByKey:
+    """Labels of the event-table rows per tool_call_id, for the named ids only (one hashed
+    pass over the column; cheaper than indexing every id when findings are few)."""
+    col = ctx.events()["tool_call_id"]
+    return RowsByKey(col[isin_set(col, {i for i in ids if i is not None})])

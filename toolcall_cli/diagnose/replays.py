@@ -1,5 +1,5 @@
 """The replays diagnose shares: each session's (or trace's) calls through the validation
-pipeline, once per context and all in one batch (`pipeline.scopes.ScopeReplayer`).
+pipeline, once per context and all in one batch (`replay.batch.ScopeReplayer`).
 
 TR001 names the stage that drops a call, FL006 the limit that cancelled a flood; both read the
 same replay of a scope. A log of thousands of one-call traces is thousands of scopes, so they
@@ -28,7 +28,7 @@ def scope_replays(
     done: dict[str, Replays] = ctx.memo("replays:by_scope", dict)
     todo = dict.fromkeys(k for k in keys if k not in done)
     if todo:  # the pipeline (and jsonschema) load only when a scope is replayed
-        from toolcall_cli.replay.scopes import ScopeReplayer
+        from toolcall_cli.replay.batch import ScopeReplayer
 
         replayer = ctx.memo(
             "replays:replayer",

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from toolcall_cli.align.select import Scope
+from toolcall_cli.align.select import ScopeFlags
 from toolcall_cli.diagnose import diagnose_events
 from toolcall_cli.diagnose.base import DiagnoseReport
 from toolcall_cli.model.config import DEFAULT, Config
@@ -34,7 +34,7 @@ class DiagnoseRequest:
     skew_correction: bool = True
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
-    scope: Scope = field(default_factory=Scope)
+    scope: ScopeFlags = field(default_factory=ScopeFlags)
 
 
 def load_registry(paths: Sequence[Path]) -> ToolRegistry | None:

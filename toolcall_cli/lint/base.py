@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -62,7 +61,7 @@ class LintRule:
     per_registry: RegistryCheck | None = None
 
 
-#: SC codes → LintRule; filled by the rule modules imported in `lint/__init__.py`.
+#: SC codes → LintRule; filled by the rule modules `lint/rules/__init__.py` imports.
 LINT_RULES: Registry[LintRule] = Registry("lint rule")
 
 
@@ -84,15 +83,6 @@ def registry_rule(r: Rule) -> Callable[[RegistryCheck], RegistryCheck]:
         return fn
 
     return deco
-
-
-def section(doc: str | None, code: str) -> str:
-    """The part of a rule-family docstring that documents *code* (up to the next code heading)."""
-    text = doc or ""
-    m = re.search(rf"^{code} [^\n]*\n-+\n(.*?)(?=^SC\d{{3}} [^\n]*\n-+\n|\Z)", text, re.S | re.M)
-    if not m:
-        raise ValueError(f"no documentation section for {code}")
-    return m.group(1).strip()
 
 
 def finding(

@@ -18,8 +18,7 @@ from typing import Any
 
 from toolcall_cli.errors import InputError
 from toolcall_cli.lint.base import LintContext
-from toolcall_cli.lint.rules_strict import missing_required
-from toolcall_cli.lint.walk import is_object, walk
+from toolcall_cli.lint.walk import is_object, missing_required, walk
 from toolcall_cli.tools.documents import read_documents, read_text
 from toolcall_cli.tools.loaders import ToolDef
 

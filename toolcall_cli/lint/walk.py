@@ -1,4 +1,5 @@
-"""Walking a JSON Schema: every subschema with its pointer (BFCL's type names: `tools.dialect`)."""
+"""Walking a JSON Schema: every subschema with its pointer, and the shape questions rules ask of
+one (BFCL's type names: `tools.dialect`)."""
 
 from __future__ import annotations
 
@@ -58,6 +59,21 @@ def types_of(schema: dict[str, Any]) -> tuple[str, ...]:
     if isinstance(t, list):
         return tuple(x for x in t if isinstance(x, str))
     return ()
+
+
+def json_types(schema: dict[str, Any]) -> set[str]:
+    """The `type` keyword's names, dialect names (BFCL's `dict`, `float`...) mapped to JSON's."""
+    return {json_type(t) or t for t in types_of(schema)}
+
+
+def missing_required(schema: dict[str, Any]) -> list[str]:
+    """Properties of an object schema that are not in its `required` (strict mode wants all)."""
+    props = schema.get("properties")
+    if not isinstance(props, dict):
+        return []
+    req = schema.get("required")
+    listed = set(req) if isinstance(req, list) else set()
+    return [p for p in props if p not in listed]
 
 
 def is_object(schema: dict[str, Any]) -> bool:

@@ -5,15 +5,22 @@ Arguments, tool results and transcript bodies travel as text that may be cut off
 open, whether it ends inside a string, and a closer without its opener. `value_end` finds the
 end of the JSON value that starts at an index (tolerant: the end of text when it never closes).
 `cut_json` tells a cut-off document from other malformed JSON.
+
+Two readers of JSON text do other work and keep their own loops: `tools.linemap` maps each
+value of a document orjson accepted to its line and column, and `sources.har.stream` decodes a
+HAR's entries one at a time from a file too large to hold as objects.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from toolcall_cli.model.jsonio import try_loads
 
 _PAIRS = {"}": "{", "]": "["}
+#: A number or literal runs to the next separator, closer or space.
+_SCALAR = re.compile(r"[^,}\]\s]*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +43,8 @@ def scan(text: str, start: int = 0, *, one_value: bool = False) -> Brackets:
     """Scan *text* from *start* for open brackets and strings.
 
     With *one_value*, stop just after the closer that brings the depth back to zero (the end of
-    the array or object that starts at *start*).
+    the array or object that starts at *start*), or after the quote that ends a string begun at
+    depth zero.
     """
     stack: list[str] = []
     in_str = esc = over = False
@@ -53,6 +61,8 @@ def scan(text: str, start: int = 0, *, one_value: bool = False) -> Brackets:
                 esc = True
             elif ch == '"':
                 in_str = False
+                if one_value and depth == 0:
+                    break
             continue
         if ch == '"':
             in_str = True
@@ -71,9 +81,15 @@ def scan(text: str, start: int = 0, *, one_value: bool = False) -> Brackets:
 
 
 def value_end(text: str, start: int) -> int:
-    """End index of the array or object starting at *start* (the end of text if it never
-    closes)."""
-    return scan(text, start, one_value=True).end
+    """End index of the JSON value starting at *start*: an array, object or string ends after
+    its closer (or at the end of text if it never closes), a number or literal at the next
+    separator, closer or space."""
+    if start >= len(text):
+        return start
+    if text[start] in '{["':
+        return scan(text, start, one_value=True).end
+    m = _SCALAR.match(text, start)
+    return m.end() if m else start
 
 
 def looks_json(text: str | None) -> bool:

@@ -4,6 +4,9 @@ JSON: after orjson accepted the text, a regex tokenizer walks it once (per token
 character) and records the line and column where each value starts (so a one-line JSON file
 still tells its findings apart). JSONL: the same per record, on the record's line. YAML:
 `yaml.compose` node marks. Lines and columns are 1-based.
+
+This tokenizer is not `model.jsonscan`'s bracket scanner: that one asks what a possibly cut or
+malformed text leaves open; this one positions every value of a document already known valid.
 """
 
 from __future__ import annotations

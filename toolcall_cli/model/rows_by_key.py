@@ -1,7 +1,7 @@
 """Row labels per key: "which rows carry this id" on a large table, without a groupby.
 
 `RowsByKey` indexes one column once (a DataFrame groupby over Arrow strings costs seconds at a
-million events); diagnose's rules and the batch replay (`pipeline.scopes`) look rows up in it.
+million events); diagnose's rules and the batch replay (`replay.batch`) look rows up in it.
 """
 
 from __future__ import annotations

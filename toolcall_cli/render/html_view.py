@@ -159,9 +159,9 @@ def _blocks(report: DiagnoseReport) -> TimelineReport | None:
     tl: Any = report.timeline
     if tl is None:
         return None
-    from toolcall_cli.align.select import select
+    from toolcall_cli.align.select import select_traces
 
-    return select(tl, limit=10**9)
+    return select_traces(tl, limit=10**9)
 
 
 def _assign(

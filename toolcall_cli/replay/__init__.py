@@ -33,7 +33,7 @@ from toolcall_cli.replay.base import ReplayContext, Stage, ToolCall, Verdict, sk
 from toolcall_cli.replay.calls import extract_calls
 from toolcall_cli.replay.disagreement import settings_warning
 from toolcall_cli.replay.observe import agrees, observe, replayed
-from toolcall_cli.replay.scope import select
+from toolcall_cli.replay.replay_scope import replay_scope
 from toolcall_cli.replay.settings import describe
 from toolcall_cli.tools.registry import ToolRegistry, registry_from_session
 
@@ -171,7 +171,7 @@ def replay(
     Without *registry* the tools the session declared are used; with neither, names and
     schemas are not checked (the stages say so).
     """
-    scope = select(aligned(events, cfg), trace_id=trace_id, session_id=session_id)
+    scope = replay_scope(aligned(events, cfg), trace_id=trace_id, session_id=session_id)
     if registry is None:
         registry = registry_from_session(scope.events)
     rows = replay_calls(

@@ -31,7 +31,7 @@ from toolcall_cli.replay import prescreen, ratelimit, schema
 from toolcall_cli.replay.base import ReplayContext, ToolCall
 from toolcall_cli.replay.calls import extract_calls
 from toolcall_cli.replay.observe import agrees, observe
-from toolcall_cli.replay.scope import select
+from toolcall_cli.replay.replay_scope import replay_scope
 from toolcall_cli.replay.settings import SettingChange, setting_changes
 from toolcall_cli.tools.registry import ToolRegistry, registry_from_session
 
@@ -92,7 +92,7 @@ class _Judged:
 
 def _judge(events: pd.DataFrame, cfg: Config, registry: ToolRegistry | None, *,
            trace_id: str | None, session_id: str | None) -> list[_Judged]:  # fmt: skip
-    scope = select(events, trace_id=trace_id, session_id=session_id)
+    scope = replay_scope(events, trace_id=trace_id, session_id=session_id)
     if registry is None:
         registry = registry_from_session(scope.events)
     ctx = ReplayContext(cfg=cfg, registry=registry)

@@ -54,7 +54,7 @@ def call_records(events: pd.DataFrame) -> list[Any]:
     """The rows of *events* as the records `calls_from_records` reads (its clock `t_`,
     authority rank `rank_` and `aborted_`: the user aborted the call's turn), in frame order.
     The records of a subset of the rows are the subset of the records: a batch replay
-    (`pipeline.scopes`) builds them once."""
+    (`replay.batch`) builds them once."""
     from toolcall_cli.align.aborted import aborted_rows
 
     tcol = "ts_corrected" if "ts_corrected" in events.columns else "ts"

@@ -125,7 +125,7 @@ def run(
     # the core and the views load here, not at import: see cli/app.py (start-up)
     from toolcall_cli.cli._inputs import evidence_for, parse_options
     from toolcall_cli.render.replay_view import summary_line
-    from toolcall_cli.replay.scope import one_trace_or_session
+    from toolcall_cli.replay.replay_scope import one_trace_or_session
     from toolcall_cli.replay.whatif import replay_compare
 
     scope = scope_of(

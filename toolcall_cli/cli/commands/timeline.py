@@ -65,7 +65,7 @@ def run(
     start_reading(paths, source=source, follow_symlinks=follow_symlinks)  # tshark starts
     # the core and the views load here, not at import: see cli/app.py (start-up)
     from toolcall_cli.align import align
-    from toolcall_cli.align.select import select
+    from toolcall_cli.align.select import select_traces
     from toolcall_cli.cli._inputs import evidence_for, parse_options
 
     cfg = _settings.config()
@@ -85,7 +85,7 @@ def run(
     source_name = source.value if source else None
     events = evidence_for(paths, store=store, source=source_name, opts=opts, ids=scope.ids).events
     timeline = align(events, cfg=cfg, skew_correction=not no_skew)
-    report = select(
+    report = select_traces(
         timeline, **scope.ids, tool=tool, since=scope.since, until=scope.until, limit=limit
     )
     report = replace(report, config=cfg)

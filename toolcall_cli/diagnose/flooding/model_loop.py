@@ -37,8 +37,7 @@ from toolcall_cli.diagnose.finding_builder import make
 from toolcall_cli.diagnose.flooding.cancellations import cite_floods
 from toolcall_cli.diagnose.flooding.observed_calls import observed_calls
 from toolcall_cli.diagnose.flooding.remediation import retried_after_remediation
-from toolcall_cli.diagnose.frames import column
-from toolcall_cli.diagnose.rows_by_key import rows_by_call
+from toolcall_cli.diagnose.frames import column, rows_by_call
 from toolcall_cli.model.cells import text
 from toolcall_cli.model.events import RESULT_KINDS
 from toolcall_cli.model.findings import Finding, Severity, rule

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.finding_builder import make
-from toolcall_cli.diagnose.rows_by_key import rows_of_calls
+from toolcall_cli.diagnose.frames import rows_of_calls
 from toolcall_cli.model.findings import Finding, Severity, rule
 from toolcall_cli.model.quoting.aim import Aim
 from toolcall_cli.model.rows_by_key import RowsByKey

@@ -29,8 +29,7 @@ from toolcall_cli.diagnose import CLASSIFIERS
 from toolcall_cli.diagnose.base import DiagnoseContext
 from toolcall_cli.diagnose.call_label import call_label, tools_by_call
 from toolcall_cli.diagnose.finding_builder import make
-from toolcall_cli.diagnose.frames import attr, objects, with_attrs
-from toolcall_cli.diagnose.rows_by_key import rows_by_call
+from toolcall_cli.diagnose.frames import attr, objects, rows_by_call, with_attrs
 from toolcall_cli.model.cells import text
 from toolcall_cli.model.events import RESPONSE_KINDS, RESULT_KINDS
 from toolcall_cli.model.findings import Explains, Finding, Severity, rule

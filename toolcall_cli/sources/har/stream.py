@@ -9,6 +9,10 @@ other than `entries` (version, creator, pages) are kept whole, and they are smal
 A value cut by the end of a chunk is retried with more text (the read size doubles, so a
 huge entry costs linear time); a value still undecodable at the end of the file is a cut or
 broken document: what came before it is kept and :class:`HarCut` says where it stopped.
+
+This is a streaming decoder for files too large to hold as objects, not a second copy of
+`model.jsonscan`'s bracket scanner (which reads one text already in memory for what it leaves
+open).
 """
 
 from __future__ import annotations

@@ -216,29 +216,8 @@ def _raw_value_after_key(body: str, keys: tuple[str, ...], cursor: int) -> tuple
     if not m:
         return None
     i = m.end()
-    j = _scan_value(body, i)
+    j = value_end(body, i)
     return body[i:j], j
-
-
-def _scan_value(s: str, i: int) -> int:
-    """End index of the JSON value starting at *i* (tolerant: stops at the end of text)."""
-    n = len(s)
-    if i >= n:
-        return i
-    if s[i] == '"':
-        j = i + 1
-        while j < n:
-            if s[j] == "\\":
-                j += 2
-                continue
-            if s[j] == '"':
-                return j + 1
-            j += 1
-        return n
-    if s[i] in "{[":
-        return value_end(s, i)
-    m = re.compile(r"[^,}\]\s]*").match(s, i)
-    return m.end() if m else i
 
 
 def parse_transcript(text: str) -> list[tuple[str, str, int]]:

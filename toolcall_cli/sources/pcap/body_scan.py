@@ -4,6 +4,8 @@ tool-service request or answer says, in the one Python pass over the messages th
 Parsing each body is Python's work (orjson); so are the few fields taken out of the object it
 gives. Doing all of it in a single loop, rather than one comprehension per question, keeps
 the interpreter's per-message overhead to one visit.
+
+Despite the name, this is no JSON tokenizer: each body is parsed whole by orjson.
 """
 
 from __future__ import annotations

@@ -1,7 +1,4 @@
-"""Provider-acceptance rule: SC011 strict-mode-incompatible.
-
-SC011 strict-mode-incompatible
-------------------------------
+"""\
 What it does
     Reports keywords and shapes the selected profile rejects. Every provider profile: the
     parameters must be a ``type: object`` schema; OpenAI also refuses ``oneOf``/``anyOf``/
@@ -26,42 +23,30 @@ Example
 Fix
     List every property in ``required`` and make optional ones nullable
     (``"type": ["string", "null"]``); replace rejected keywords by plain object/enum shapes;
-    split schemas that exceed the limits. ``toolcall lint --fix`` completes ``required``.
-"""
+    split schemas that exceed the limits. ``toolcall lint --fix`` completes ``required``."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
-from toolcall_cli.lint.base import LintContext, finding, section, tool_rule
+from toolcall_cli.lint.base import LintContext, finding, tool_rule
 from toolcall_cli.lint.profiles import Profile
-from toolcall_cli.lint.walk import is_object, types_of
+from toolcall_cli.lint.walk import is_object, missing_required, types_of
 from toolcall_cli.model.findings import Finding, Severity, rule
 from toolcall_cli.model.linemap import join
 from toolcall_cli.tools.loaders import ToolDef
 
-SC011 = rule(
+RULE = rule(
     "SC011",
     "strict-mode-incompatible",
     Severity.error,
     "a keyword or shape the provider profile rejects",
-    doc=section(__doc__, "SC011"),
+    doc=__doc__,
 )
 
 
-def missing_required(schema: dict[str, Any]) -> list[str]:
-    """Properties of an object schema that are not in its `required` (strict mode wants all)."""
-    props = schema.get("properties")
-    if not isinstance(props, dict):
-        return []
-    req = schema.get("required")
-    listed = set(req) if isinstance(req, list) else set()
-    return [p for p in props if p not in listed]
-
-
-@tool_rule(SC011)
-def check_profile(tool: ToolDef, ctx: LintContext) -> Iterator[Finding]:
+@tool_rule(RULE)
+def check(tool: ToolDef, ctx: LintContext) -> Iterator[Finding]:
     """Root shape, rejected keywords, required completeness and size limits."""
     prof = ctx.profile_for(tool)
     s = tool.schema_raw
@@ -72,7 +57,7 @@ def check_profile(tool: ToolDef, ctx: LintContext) -> Iterator[Finding]:
     if prof.root_object and not ({"object", "dict"} & set(types_of(s))):
         got = s.get("type", "none")
         yield finding(
-            SC011,
+            RULE,
             tool,
             ptr,
             f'parameters must be "type": "object", got {got!r} {tag}',
@@ -81,7 +66,7 @@ def check_profile(tool: ToolDef, ctx: LintContext) -> Iterator[Finding]:
     for kw in prof.root_rejected:
         if kw in s:
             yield finding(
-                SC011,
+                RULE,
                 tool,
                 join(ptr, kw),
                 f'"{kw}" is not allowed at the top level {tag}',
@@ -100,7 +85,7 @@ def _strict(tool: ToolDef, ctx: LintContext, prof: Profile, tag: str) -> Iterato
         for kw in prof.rejected:
             if kw in s and not (at_root and kw in prof.root_rejected):
                 yield finding(
-                    SC011,
+                    RULE,
                     tool,
                     join(node.pointer, kw),
                     f'"{kw}" is not supported {tag}',
@@ -110,7 +95,7 @@ def _strict(tool: ToolDef, ctx: LintContext, prof: Profile, tag: str) -> Iterato
             missing = missing_required(s)
             if missing:
                 yield finding(
-                    SC011,
+                    RULE,
                     tool,
                     node.pointer,
                     f"strict mode needs every property in required; "
@@ -119,7 +104,7 @@ def _strict(tool: ToolDef, ctx: LintContext, prof: Profile, tag: str) -> Iterato
                 )
             if isinstance(s.get("additionalProperties"), dict):
                 yield finding(
-                    SC011,
+                    RULE,
                     tool,
                     join(node.pointer, "additionalProperties"),
                     f"additionalProperties must be false, not a schema {tag}",
@@ -149,7 +134,7 @@ def _strict(tool: ToolDef, ctx: LintContext, prof: Profile, tag: str) -> Iterato
     ):
         if value > limit:
             yield finding(
-                SC011,
+                RULE,
                 tool,
                 tool.schema_pointer,
                 f"{value} {what} exceeds the limit of {limit:,} {tag}",

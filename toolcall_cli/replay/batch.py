@@ -6,8 +6,8 @@ traces made that 10,000 replays, each selecting its rows, reading them into reco
 finding the tools its session declared with a dozen pandas operations (~11 ms a trace, issue
 20). `ScopeReplayer` does that work once for the table — the rows per trace, session and call
 id (`RowsByKey`), the records `calls.calls_from_records` reads, the tool declarations by row —
-then selects each scope's rows exactly as `scope.select` does and walks them through the
-pipeline as `replay` does: the same rows, calls and verdicts (tests/replay/test_scopes.py
+then selects each scope's rows exactly as `replay_scope` does and walks them through the
+pipeline as `replay` does: the same rows, calls and verdicts (tests/replay/test_batch.py
 compares the two on every incident bundle and on real conversations).
 """
 
@@ -22,7 +22,12 @@ from toolcall_cli.model.events import CONVERSATION_SOURCES
 from toolcall_cli.model.rows_by_key import RowsByKey
 from toolcall_cli.replay import CallReplay, aligned, in_time_order, replay_calls
 from toolcall_cli.replay.calls import call_records, calls_from_records
-from toolcall_cli.replay.scope import call_keys, call_named, refuse_split_call, select
+from toolcall_cli.replay.replay_scope import (
+    call_keys,
+    call_named,
+    refuse_split_call,
+    replay_scope,
+)
 from toolcall_cli.tools.registry import (
     Declaration,
     declarations_at,
@@ -34,7 +39,7 @@ if TYPE_CHECKING:
 
     from toolcall_cli.tools.registry import ToolRegistry
 
-#: The key columns a scope is selected by, in the order `scope.select` tries a trace id.
+#: The key columns a scope is selected by, in the order `replay_scope` tries a trace id.
 _TRACE_KEYS = ("trace", "trace_id", "tool_call_id", "session_id")
 
 
@@ -109,9 +114,9 @@ class ScopeReplayer:
         )
 
     def _select(self, trace_id: str | None, session_id: str | None) -> tuple[list[int], str | None]:
-        """The positions `scope.select` keeps (in table order) and the call it reports alone."""
+        """The positions `replay_scope` keeps (in table order) and the call it reports alone."""
         if trace_id is None and session_id is None:
-            select(self._events.iloc[:0])  # raises its UsageError: name the trace to replay
+            replay_scope(self._events.iloc[:0])  # raises its UsageError: name the trace to replay
         only_call = None
         seed: list[int] = []
         if session_id is not None:
@@ -128,7 +133,7 @@ class ScopeReplayer:
                         only_call = named if col == "tool_call_id" else call_named(ids, named)
                         break
         if not seed:  # the replay's own error, with its list of known ids
-            scope = select(self._events, trace_id=trace_id, session_id=session_id)
+            scope = replay_scope(self._events, trace_id=trace_id, session_id=session_id)
             return scope.events.index.tolist(), scope.only_call  # (not reached: it raises)
         linked = set(seed) | set(self._sharing_call(seed))
         # a named session pulls in the middleware's session for its calls, never another
@@ -141,7 +146,7 @@ class ScopeReplayer:
         return sorted(keep), only_call
 
     def _sharing_call(self, rows: Iterable[int]) -> list[int]:
-        """Positions of the rows whose call key (`scope.call_keys`) is one of *rows*'."""
+        """Positions of the rows whose call key (`replay_scope.call_keys`) is one of *rows*'."""
         out: list[int] = []
         for key in {self._key[i] for i in rows} - {None}:
             out.extend(self._by_call.labels(key))

@@ -28,7 +28,7 @@ from toolcall_cli.model.words import plural
 
 
 @dataclass(frozen=True, slots=True)
-class Scope:
+class ReplayScope:
     """The events to replay and the calls to report (None = all)."""
 
     events: pd.DataFrame
@@ -59,9 +59,9 @@ def _sharing_call(events: pd.DataFrame, keys: pd.Series, rows: pd.Series) -> pd.
     return keys.isin(set(keys[rows].dropna().tolist())).fillna(False).astype(bool)
 
 
-def select(
+def replay_scope(
     events: pd.DataFrame, *, trace_id: str | None = None, session_id: str | None = None
-) -> Scope:
+) -> ReplayScope:
     """The scope of a replay; an ID that matches nothing is a UsageError listing some that do."""
     if trace_id is None and session_id is None:
         raise UsageError("name the trace to replay", hint="pass --trace-id ID or --session-id ID")
@@ -98,7 +98,7 @@ def select(
     mask = seed | in_sess | (_sharing_call(events, keys, seed | in_sess) & wire)
     scope = events[mask.astype(bool)]
     traces = _ids(scope["trace_id"])
-    return Scope(
+    return ReplayScope(
         events=scope,
         trace_id=trace_id
         if trace_id is not None
@@ -154,7 +154,7 @@ def one_trace_or_session(
     events: pd.DataFrame, scope: Any, *, cfg: Any = None
 ) -> tuple[str | None, str | None]:
     """(trace_id, session_id) to replay for the scope flags `--tool-call-id`, `--tool`,
-    `--since/--until` (an `align.select.Scope`): the one trace they select, else the one
+    `--since/--until` (an `align.select.ScopeFlags`): the one trace they select, else the one
     session all selected traces belong to. More than that is a usage error."""
     from toolcall_cli.align import align
     from toolcall_cli.align.select import traces_in_scope

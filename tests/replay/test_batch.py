@@ -1,4 +1,4 @@
-"""The batch replay (`pipeline.scopes.ScopeReplayer`) gives every scope exactly what `replay`
+"""The batch replay (`replay.batch.ScopeReplayer`) gives every scope exactly what `replay`
 gives it: the same calls, in the same order, with the same verdicts, or the same error."""
 
 from __future__ import annotations
@@ -13,14 +13,16 @@ from tests.replay.replay_helpers import QUERY_DB, call, frame, mw, result
 from toolcall_cli.align import align
 from toolcall_cli.errors import UsageError
 from toolcall_cli.replay import replay
-from toolcall_cli.replay.scopes import ScopeReplayer
+from toolcall_cli.replay.batch import ScopeReplayer
 from toolcall_cli.sources import ingest_paths
 from toolcall_cli.tools.registry import ToolRegistry, registry_from_paths
 
-Scope = tuple[str | None, str | None]
+SessionAndTrace = tuple[str | None, str | None]
 
 
-def _one_by_one(events: pd.DataFrame, scopes: list[Scope], registry: ToolRegistry | None) -> list:
+def _one_by_one(
+    events: pd.DataFrame, scopes: list[SessionAndTrace], registry: ToolRegistry | None
+) -> list:
     out: list = []
     for session_id, trace_id in scopes:
         try:
@@ -36,12 +38,14 @@ def _one_by_one(events: pd.DataFrame, scopes: list[Scope], registry: ToolRegistr
     return out
 
 
-def _batched(events: pd.DataFrame, scopes: list[Scope], registry: ToolRegistry | None) -> list:
+def _batched(
+    events: pd.DataFrame, scopes: list[SessionAndTrace], registry: ToolRegistry | None
+) -> list:
     got = ScopeReplayer(events, registry=registry).replay_many(scopes)
     return [("error", g.message) if isinstance(g, UsageError) else g for g in got]
 
 
-def _scopes(events: pd.DataFrame, limit: int) -> list[Scope]:
+def _scopes(events: pd.DataFrame, limit: int) -> list[SessionAndTrace]:
     """Every session and trace (up to *limit* of each), a call id named as a trace, a trace
     and a session that name nothing, and a scope that names neither."""
     sessions = sorted({str(s) for s in events["session_id"].dropna()})[:limit]

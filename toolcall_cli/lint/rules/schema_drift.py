@@ -1,7 +1,4 @@
-"""Lock-file rule: SC012 schema-drift.
-
-SC012 schema-drift
-------------------
+"""\
 What it does
     With ``--lock FILE``, compares each tool's fingerprint (sha256 of its canonical parameters
     schema) with the lock written by ``--update-lock``, and classifies every change. Breaking
@@ -18,31 +15,30 @@ Example
 
 Fix
     If the change is intended, run ``toolcall lint --update-lock`` and commit the lock (and
-    version the tool when it breaks callers); otherwise restore the schema.
-"""
+    version the tool when it breaks callers); otherwise restore the schema."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from toolcall_cli.lint.base import LintContext, finding, registry_rule, section
+from toolcall_cli.lint.base import LintContext, finding, registry_rule
 from toolcall_cli.lint.lock import diff_schemas, fingerprint, read_lock
 from toolcall_cli.model.findings import Finding, Location, Severity, rule
 from toolcall_cli.model.linemap import join
 from toolcall_cli.tools.loaders import ToolDef
 
-SC012 = rule(
+RULE = rule(
     "SC012",
     "schema-drift",
     Severity.error,
     "a tool schema differs from the lock file",
-    doc=section(__doc__, "SC012"),
+    doc=__doc__,
 )
 _FIX = "run `toolcall lint --update-lock` if the change is intended, else restore the schema"
 
 
-@registry_rule(SC012)
-def check_drift(tools: Sequence[ToolDef], ctx: LintContext) -> Iterator[Finding]:
+@registry_rule(RULE)
+def check(tools: Sequence[ToolDef], ctx: LintContext) -> Iterator[Finding]:
     """Tools added, removed or changed since the lock."""
     if ctx.lock is None:
         return
@@ -54,7 +50,7 @@ def check_drift(tools: Sequence[ToolDef], ctx: LintContext) -> Iterator[Finding]
         entry = locked.get(name)
         if not isinstance(entry, dict):
             yield finding(
-                SC012,
+                RULE,
                 t,
                 t.pointer,
                 f'tool "{name}" is not in the lock (added)',
@@ -76,7 +72,7 @@ def check_drift(tools: Sequence[ToolDef], ctx: LintContext) -> Iterator[Finding]
         text = "; ".join(f"{c.kind} {c.pointer or '/'}" for c in shown[:6]) or "fingerprint differs"
         ptr = t.schema_pointer + (shown[0].pointer if shown else "")
         yield finding(
-            SC012,
+            RULE,
             t,
             ptr,
             f'tool "{name}" drifted from the lock '
@@ -89,7 +85,7 @@ def check_drift(tools: Sequence[ToolDef], ctx: LintContext) -> Iterator[Finding]
         if name not in current:
             ptr = join("/tools", name)
             yield Finding.of(
-                SC012,
+                RULE,
                 f'tool "{name}" was removed (breaking)',
                 fix=_FIX,
                 tool=name,

@@ -1,7 +1,4 @@
-"""Size rule: SC013 token-budget.
-
-SC013 token-budget
-------------------
+"""\
 What it does
     Estimates the tokens the tool list costs in every request and reports a registry whose
     total exceeds ``--token-budget`` (default 8000; config ``[lint] token_budget``). The
@@ -18,25 +15,24 @@ Example
 
 Fix
     Split the registry by task, load tools on demand, or shorten descriptions and enums; the
-    message names the largest tools.
-"""
+    message names the largest tools."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from toolcall_cli.lint.base import LintContext, finding, registry_groups, registry_rule, section
+from toolcall_cli.lint.base import LintContext, finding, registry_groups, registry_rule
 from toolcall_cli.lint.walk import safe_canonical
 from toolcall_cli.model.findings import Finding, Severity, rule
 from toolcall_cli.model.words import plural
 from toolcall_cli.tools.loaders import ToolDef
 
-SC013 = rule(
+RULE = rule(
     "SC013",
     "token-budget",
     Severity.warning,
     "the tool list is larger than the token budget",
-    doc=section(__doc__, "SC013"),
+    doc=__doc__,
 )
 CHARS_PER_TOKEN = 4
 
@@ -56,8 +52,8 @@ def estimate_tokens(tool: ToolDef) -> int:
     return -(-len(text) // CHARS_PER_TOKEN)
 
 
-@registry_rule(SC013)
-def check_budget(tools: Sequence[ToolDef], ctx: LintContext) -> Iterator[Finding]:
+@registry_rule(RULE)
+def check(tools: Sequence[ToolDef], ctx: LintContext) -> Iterator[Finding]:
     """One finding per registry over budget, at the tool that crosses it."""
     budget = ctx.token_budget
     for group in registry_groups(tools).values():
@@ -75,7 +71,7 @@ def check_budget(tools: Sequence[ToolDef], ctx: LintContext) -> Iterator[Finding
         top = sorted(sizes, key=lambda p: -p[0])[:3]
         largest = ", ".join(f"{t.name} ≈{n}" for n, t in top)
         yield finding(
-            SC013,
+            RULE,
             crossing,
             crossing.pointer,
             f"{plural(len(group), 'tool')} ≈{plural(total, 'token', spec=',')} exceed "
