@@ -23,7 +23,7 @@ import atheris
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 with atheris.instrument_imports(include=["toolcall_cli"]):
-    from toolcall_cli.sources.messages import text_protocols
+    from toolcall_cli.sources.messages import call_blocks, text_protocols
 
 from tests.fuzz.harness import parse_bytes
 
@@ -40,7 +40,7 @@ def _adapter(source: str) -> Callable[[bytes], None]:
 def _tagged(data: bytes) -> None:
     text = data.decode("utf-8", errors="replace")
     for call in text_protocols.extract_calls(text):
-        assert call.protocol in text_protocols.PROTOCOLS, call
+        assert call.protocol in call_blocks.PROTOCOLS, call
         assert 0 <= call.span[0] <= call.span[1] <= len(text), call
     for role, _body, line in text_protocols.parse_transcript(text):
         assert role and line >= 0

@@ -9,7 +9,7 @@ import pytest
 
 from toolcall_cli.replay import replay
 from toolcall_cli.sources import detect, parse_file
-from toolcall_cli.sources.messages import text_protocols
+from toolcall_cli.sources.messages import call_blocks
 
 FIX = Path(__file__).resolve().parents[2] / "fixtures" / "messages" / "text_protocols"
 
@@ -108,7 +108,7 @@ def test_text_protocol_calls_pass_the_id_checks(name: str) -> None:
     df = parse_file(FIX / f"{name}.json")
     attrs = [json.loads(a) for a in df[df["kind"] == "tool_call"]["attrs"]]
     protocols = {a.get("protocol") for a in attrs}
-    assert protocols <= text_protocols.PROTOCOLS, protocols
+    assert protocols <= call_blocks.PROTOCOLS, protocols
     rep = replay(df, session_id=str(df["session_id"].dropna().iloc[0]))
     assert rep.calls, name
     codes = [c.stages[0].code for c in rep.calls]

@@ -23,7 +23,7 @@ from typing import Any
 import orjson
 
 from toolcall_cli.sources._shared.pycalls import parse_python_calls
-from toolcall_cli.sources.messages.text_protocols import TextCall, calls_in_block
+from toolcall_cli.sources.messages.call_blocks import TextCall, calls_in_block
 
 _FUNCTION_RE = re.compile(
     r"<function=(?P<name>[^>\n]*)>(?P<body>.*?)(?P<end></function>|(?=<function=)|\Z)", re.S
