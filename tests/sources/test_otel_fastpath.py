@@ -1,5 +1,6 @@
-"""The column-wise path for large OTLP/JSON trace lines gives exactly the rows of the per-span
-path (which it falls back to for anything irregular), block by block."""
+"""The column-wise path for large OTLP/JSON trace lines: when it is taken, what it refuses, and its
+parts (the rows it makes are held to committed event tables in `test_otel_goldens`). `_same`
+and `_slow` serve `test_otel_fast_spans`, which holds the spans it builds for records."""
 
 from __future__ import annotations
 
@@ -40,40 +41,6 @@ def test_fast_path_is_taken(tmp_path: Path) -> None:
         285 + 300
     )  # execute_tool and HTTP spans (db spans: no rows)
     assert len(got.batch.spans) == 15  # the chat spans go per span
-
-
-@pytest.mark.parametrize("block", [1 << 12, 1 << 24])
-def test_fast_equals_slow(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, block: int) -> None:
-    f = spans(tmp_path / "b.jsonl", 900, per_line=100)
-    monkeypatch.setattr(fast, "BLOCK", block)  # many blocks, or one
-    _same(parse_file(f, source="otel"), _slow(f, monkeypatch))
-
-
-def test_last_line_without_newline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    f = spans(tmp_path / "b.jsonl", 300, per_line=10)
-    f.write_bytes(f.read_bytes().rstrip(b"\n"))  # the file's last line cut short of its newline
-    monkeypatch.setattr(fast, "BLOCK", 1 << 12)  # lines carried over from block to block
-    got = parse_file(f, source="otel")
-    assert fast.read(f, str(f)) is not None
-    _same(got, _slow(f, monkeypatch))
-    assert got["attrs"].str.extract(r'"span_id":"(\w+)"')[0].nunique() == 200  # tool and HTTP spans
-
-
-@pytest.mark.parametrize("name", ["genai_loop", "openinference_loop", "legacy_healthy"])
-def test_fast_equals_slow_on_fixtures(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
-    f = OTEL / name / "traces.otlp.jsonl"
-    assert fast.read(f, str(f)) is not None
-    _same(parse_file(f), _slow(f, monkeypatch))
-
-
-def test_repeated_lines_across_blocks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    f = spans(tmp_path / "b.jsonl", 300, per_line=100)
-    lines = f.read_bytes().splitlines(keepends=True)
-    f.write_bytes(b"".join([*lines, lines[0]]))  # a retrying exporter wrote batch 1 again
-    monkeypatch.setattr(fast, "BLOCK", 1 << 12)
-    got = parse_file(f, source="otel")
-    _same(got, _slow(f, monkeypatch))
-    assert got["attrs"].str.extract(r'"span_id":"(\w+)"')[0].value_counts().max() == 2
 
 
 def test_irregular_files_take_the_per_span_path(tmp_path: Path) -> None:

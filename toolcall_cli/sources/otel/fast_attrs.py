@@ -63,4 +63,8 @@ def objects(span_ids: pa.Array, conventions: list[str], convention: np.ndarray,
         parts.append("}")
         texts.append("".join(parts))
     tails = pa.array(texts, pa.string()).take(pa.array(set_of.reshape(-1)))
-    return pc.binary_join_element_wise('{"span_id":"', span_ids, tails, "")
+    out = pc.binary_join_element_wise('{"span_id":"', span_ids, tails, "")
+    if span_ids.null_count:  # a record without a span id: the members only
+        members = pc.binary_join_element_wise("{", pc.utf8_slice_codeunits(tails, 3), "")
+        out = pc.coalesce(out, members)
+    return out

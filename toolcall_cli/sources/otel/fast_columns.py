@@ -3,7 +3,7 @@ attribute key) and the mask of spans only the per-span path can read."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Final
 
@@ -24,7 +24,7 @@ COLUMNS: Final = (
     "jsonrpc.request.id", "openinference.span.kind", "tool.name", "tool.id", "input.value",
     "output.value", "http.request.method", "http.method", "url.path", "http.target",
     "http.route", "url.full", "http.url", "http.response.status_code", "http.status_code",
-    "error.type", "tool_call_id", "server.address",
+    "error.type", "tool_call_id", "server.address", "client.address",
 )  # fmt: skip
 #: Attributes only the per-span mappers understand.
 _SLOW_KEYS: Final = (
@@ -61,6 +61,20 @@ def scalar_text(values: pa.Array | None, n: int) -> pa.Array:
         return pa.nulls(n, pa.string())
     # coalesce only when some value is not a string (one kind present: that column as is)
     return texts[0] if len(texts) == 1 else pc.coalesce(*texts)
+
+
+def per_value(arr: pa.Array, derive: Callable[[pa.Array], pa.Array]) -> pa.Array:
+    """*derive* of each row, computed once per distinct value: a block's paths, names and
+    status codes repeat (a few tools, a few endpoints), and a regex costs more than a hash."""
+    enc = pc.dictionary_encode(arr)
+    return derive(enc.dictionary).take(enc.indices)
+
+
+def _pointer(at: pa.Array) -> pa.Array:
+    """The pointer from a span to the text of its attribute number *at*."""
+    return pc.binary_join_element_wise(
+        "/attributes/", at.cast(pa.string()), "/value/stringValue", ""
+    )
 
 
 def _mask(arr: pa.Array) -> np.ndarray:
@@ -126,6 +140,15 @@ class SpanColumns:
     scopes: list[str | None]
     span_res: np.ndarray
     span_scope: np.ndarray
+    #: what a failed span adds (none here: failed spans are read as records, `records`)
+    failure: None = None
+
+    def row_origins(self, take: np.ndarray, is_tool: np.ndarray) -> list[pa.Array]:
+        """(response origin, request origin) of the spans *take*: a tool call's request points
+        at its arguments attribute, when it has one."""
+        at = pa.array(np.where(is_tool, self.args_at[take], -1))
+        pointer = per_value(at, lambda v: pc.if_else(pc.less(v, 0), "", _pointer(v)))
+        return self.origins(take, pointer)
 
     def origins(self, at: np.ndarray, *tails: pa.Array) -> list[pa.Array]:
         """The origins of spans *at* (made for the spans that become rows, not for all): one

@@ -1,11 +1,16 @@
-"""Span columns → tool-execution rows, with array operations only (the per-span equivalents are
-`map_genai.tool_run`, `map_mcp.tool_run`, `map_openinference.tool_run`, `map_http.tool_run`
-and `rows.tool_rows`; the tests hold both paths to the same rows)."""
+"""Span columns → tool-execution rows, with array operations only: the one mapping of MCP
+`tools/call`, GenAI `execute_tool`, OpenInference TOOL and HTTP client/server spans.
+
+A tool execution is the tool-service exchange of the call: an `http_request` row when the span
+started (tool, call id, arguments) and an `http_response` row when it ended (status, result
+as `detail`, its size, the span's duration). The columns come from a parsed block of OTLP/JSON
+lines (`fast_columns.SpanColumns`) or from span records of any other encoding
+(`tool_spans.SpanRecords`, which also carries what a failed span adds)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import numpy as np
 import pandas as pd
@@ -14,8 +19,11 @@ import pyarrow.compute as pc
 
 from toolcall_cli.model.events import COLUMNS, build_frame
 from toolcall_cli.sources.otel import fast_attrs
-from toolcall_cli.sources.otel.fast_columns import SpanColumns
+from toolcall_cli.sources.otel.fast_columns import SpanColumns, per_value
 from toolcall_cli.sources.otel.rows import SOURCE
+
+if TYPE_CHECKING:
+    from toolcall_cli.sources.otel.tool_spans import Failure, SpanRecords
 
 _CONVENTIONS: Final = ["mcp", "genai", "openinference", "http"]
 _TOOL_PATH: Final = r"^/(?:v\d+/)?tools?/(?P<t>[^/?#]+)"
@@ -24,20 +32,6 @@ _URL_PATH: Final = r"^[a-z]+://[^/]+(?P<p>/[^?#]*)"
 
 def _mask(arr: pa.Array) -> np.ndarray:
     return np.asarray(pc.fill_null(arr, False).to_numpy(zero_copy_only=False), dtype=bool)
-
-
-def _per_value(arr: pa.Array, derive: Callable[[pa.Array], pa.Array]) -> pa.Array:
-    """*derive* of each row, computed once per distinct value: a block's paths, names and
-    status codes repeat (a few tools, a few endpoints), and a regex costs more than a hash."""
-    enc = pc.dictionary_encode(arr)
-    return derive(enc.dictionary).take(enc.indices)
-
-
-def _pointer(at: pa.Array) -> pa.Array:
-    """The pointer from a span to the text of its attribute number *at*."""
-    return pc.binary_join_element_wise(
-        "/attributes/", at.cast(pa.string()), "/value/stringValue", ""
-    )
 
 
 def _nullable_ints(arr: pa.Array) -> pd.Series:
@@ -49,7 +43,7 @@ def _nullable_ints(arr: pa.Array) -> pd.Series:
 
 
 def _group(arr: pa.Array, pattern: str) -> pa.Array:
-    return _per_value(arr, lambda v: pc.struct_field(pc.extract_regex(v, pattern), [0]))
+    return per_value(arr, lambda v: pc.struct_field(pc.extract_regex(v, pattern), [0]))
 
 
 def _before_query(arr: pa.Array) -> pa.Array:
@@ -68,7 +62,7 @@ def _first(none: pa.Array, *sources: tuple[pa.Array, Callable[[pa.Array], pa.Arr
     return out
 
 
-def tool_rows(c: SpanColumns) -> tuple[pd.DataFrame, np.ndarray]:
+def tool_rows(c: SpanColumns | SpanRecords) -> tuple[pd.DataFrame, np.ndarray]:
     """Two rows (request at start, response at end) per simple tool or HTTP span, and the
     span index each row came from; `seq` is the order the rows go in (all requests come
     first in the table, each response's `seq` follows its request's)."""
@@ -112,7 +106,7 @@ def tool_rows(c: SpanColumns) -> tuple[pd.DataFrame, np.ndarray]:
     path = _first(
         none,
         *(
-            (a.rows(k, take), lambda v: _per_value(v, _before_query))
+            (a.rows(k, take), lambda v: per_value(v, _before_query))
             for k in ("url.path", "http.target", "http.route")
         ),
         *((a.rows(k, take), lambda v: _group(v, _URL_PATH)) for k in ("url.full", "http.url")),
@@ -148,16 +142,24 @@ def tool_rows(c: SpanColumns) -> tuple[pd.DataFrame, np.ndarray]:
     code_text = pc.coalesce(
         a.rows("http.response.status_code", take), a.rows("http.status_code", take)
     )
-    is_code = _per_value(code_text, lambda v: pc.match_substring_regex(v, r"^\d{1,3}$"))
+    is_code = per_value(code_text, lambda v: pc.match_substring_regex(v, r"^\d{1,3}$"))
     code_text = pc.if_else(is_code, code_text, none)
     code = pc.if_else(pa.array(is_http), pc.cast(code_text, pa.int64()), pa.nulls(m, pa.int64()))
     status = pc.if_else(_mask(pc.greater_equal(code, 400)), "error", "ok")
-    session = pc.coalesce(
-        pc.if_else(pa.array(is_mcp), a.rows("mcp.session.id", take), none),
-        a.rows("gen_ai.conversation.id", take),
-        a.rows("session.id", take),
-        a.rows("mcp.session.id", take),
-    )
+    fail = c.failure
+    if fail is not None:  # records: a failed span's status, and the session they were given
+        span_failed, err_set = fail.span_failed[take], fail.err_set[take]
+        failed = (is_tool & (err_set | fail.etype_set[take])) | (is_oi & err_set)
+        failed |= span_failed
+        status = pc.if_else(pa.array(failed), "error", status)
+        session = fail.session.take(idx)
+    else:
+        session = pc.coalesce(
+            pc.if_else(pa.array(is_mcp), a.rows("mcp.session.id", take), none),
+            a.rows("gen_ai.conversation.id", take),
+            a.rows("session.id", take),
+            a.rows("mcp.session.id", take),
+        )
     request_id = pc.if_else(pa.array(is_mcp), a.rows("jsonrpc.request.id", take), none)
 
     convention = np.where(is_mcp, 0, np.where(is_genai, 1, np.where(is_oi, 2, 3)))
@@ -181,6 +183,9 @@ def tool_rows(c: SpanColumns) -> tuple[pd.DataFrame, np.ndarray]:
                 "server", pc.if_else(http_only, a.rows("server.address", take), none)
             ),
             fast_attrs.encoded(
+                "client", pc.if_else(http_only, a.rows("client.address", take), none)
+            ),
+            fast_attrs.encoded(
                 "tool_type", pc.if_else(pa.array(is_tool), a.rows("gen_ai.tool.type", take), none)
             ),
             (
@@ -189,13 +194,18 @@ def tool_rows(c: SpanColumns) -> tuple[pd.DataFrame, np.ndarray]:
                 np.where(is_http, -1, np.where(captured, 0, 1)),
             ),
             mcp_m,
+            *_error_members(fail, idx, result, none),
         ],
     )
-    # a request's origin points at its arguments (the span itself when it has none)
-    at = pa.array(np.where(is_tool, c.args_at[take], -1))
-    pointer = _per_value(at, lambda v: pc.if_else(pc.less(v, 0), "", _pointer(v)))
-    origin, req_origin = c.origins(take, pointer)
+    origin, req_origin = c.row_origins(take, is_tool)
     s_ns, e_ns = c.start[take], c.end[take]
+    detail = result if fail is None else pc.coalesce(result, fail.error.take(idx))
+    duration = (e_ns - s_ns) / 1e6
+    stamps = np.concatenate([s_ns, e_ns]).view("M8[ns]")
+    if fail is not None:  # a record without a time: no time, no duration
+        no_s, no_e = fail.no_start[take], fail.no_end[take]
+        stamps = np.where(np.concatenate([no_s, no_e]), np.datetime64("NaT", "ns"), stamps)
+        duration[no_s | no_e | (s_ns == 0) | (e_ns == 0)] = np.nan
 
     def both(x: pa.Array, y: pa.Array) -> pd.Series:  # two chunks, the frame's type, no copy
         halves = [x.cast(pa.large_string()), y.cast(pa.large_string())]
@@ -204,9 +214,7 @@ def tool_rows(c: SpanColumns) -> tuple[pd.DataFrame, np.ndarray]:
     traces = col(c.trace)
     frame = table(
         {
-            "ts": pd.Series(
-                pd.DatetimeIndex(np.concatenate([s_ns, e_ns]).view("M8[ns]")).tz_localize("UTC")
-            ),
+            "ts": pd.Series(pd.DatetimeIndex(stamps).tz_localize("UTC")),
             # request and response of one span next to each other, as the per-span path emits
             # them: the row order `seq` gives (the rows themselves are not moved)
             "seq": np.concatenate([np.arange(m) * 2, np.arange(m) * 2 + 1]),
@@ -225,16 +233,29 @@ def tool_rows(c: SpanColumns) -> tuple[pd.DataFrame, np.ndarray]:
             "args": both(args, none),
             "status": both(none, status),
             "http_status": _nullable_ints(pa.concat_arrays([pa.nulls(m, pa.int64()), code])),
-            "duration_ms": np.concatenate([np.full(m, np.nan), (e_ns - s_ns) / 1e6]),
+            "duration_ms": np.concatenate([np.full(m, np.nan), duration]),
             "size": _nullable_ints(
                 pa.concat_arrays([pa.nulls(m, pa.int64()), pc.utf8_length(result).cast(pa.int64())])
             ),
-            "detail": both(none, result),
+            "detail": both(none, detail),
             "attrs": both(req_attrs, resp_attrs),
         },
         n=2 * m,
     )
     return frame, np.concatenate([take, take])
+
+
+def _error_members(
+    fail: Failure | None, idx: pa.Array, result: pa.Array, none: pa.Array
+) -> list[fast_attrs.Member]:
+    """`error_type`, and `error` when there is a result (else the error is the detail)."""
+    if fail is None:
+        return []
+    error = pc.if_else(_mask(pc.greater(pc.utf8_length(result), 0)), fail.error.take(idx), none)
+    return [
+        fast_attrs.encoded("error_type", fail.error_type.take(idx)),
+        fast_attrs.encoded("error", error),
+    ]
 
 
 def table(columns: dict[str, pd.Series | np.ndarray], *, n: int) -> pd.DataFrame:

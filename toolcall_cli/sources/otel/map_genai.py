@@ -1,8 +1,8 @@
 """GenAI semantic conventions, current: `gen_ai.input.messages` / `gen_ai.output.messages` parts
 (`text`, `tool_call`, `tool_call_response`, `finish_reason`), `gen_ai.system_instructions`,
-`gen_ai.tool.definitions`, and `execute_tool` spans (`gen_ai.tool.name`, `gen_ai.tool.call.id`,
-`gen_ai.tool.call.arguments` / `.result`, `error.type`). Messages become OpenAI chat messages
-so the messages adapter's emitters (and every rule) read them unchanged.
+`gen_ai.tool.definitions` and `error.type`. Messages become OpenAI chat messages so the messages
+adapter's emitters (and every rule) read them unchanged; `execute_tool` spans are tool
+executions (`fast_rows`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from typing import Any, Final
 from toolcall_cli.sources.messages.rows import as_str
 from toolcall_cli.sources.otel.exchange import (
     Exchange,
-    ToolRun,
     as_json,
     as_text,
     first_exception,
@@ -129,36 +128,3 @@ def to_openai(m: Any, at: str = "") -> list[dict[str, Any]]:
         if at:
             msg["__call_origins__"] = where  # read by the messages emitter
     return [msg, *results]
-
-
-def tool_run(span: Span, session: str | None) -> ToolRun:
-    """An `execute_tool` span: the tool ran (arguments and result only when content was on)."""
-    a = span.attrs
-    err, etype = span_error(span)
-    result = as_text(a.get("gen_ai.tool.call.result"))
-    args = as_text(a.get("gen_ai.tool.call.arguments"))
-    name = a.get("gen_ai.tool.name")
-    return ToolRun(
-        "genai",
-        **span_fields(span, session),
-        tool=name if isinstance(name, str) else _name_from(span.name),
-        call_id=ident(a.get("gen_ai.tool.call.id")),
-        args=args,
-        result=result,
-        status="error" if err or etype or span.status == "error" else "ok",
-        error=err,
-        error_type=etype,
-        attrs={
-            "tool_type": a.get("gen_ai.tool.type"),
-            "content_captured": args is not None or result is not None,
-            "args_pointer": span.pointer("gen_ai.tool.call.arguments")
-            if "gen_ai.tool.call.arguments" in a
-            else None,
-        },
-    )
-
-
-def _name_from(span_name: str) -> str | None:
-    """`execute_tool get_weather` → `get_weather`."""
-    head, _, rest = span_name.partition(" ")
-    return (rest.strip() or None) if head == "execute_tool" else None

@@ -7,8 +7,6 @@ session the session. Other methods (`initialize`, `tools/list`, notifications) c
 
 from __future__ import annotations
 
-from toolcall_cli.sources.otel import map_genai
-from toolcall_cli.sources.otel.exchange import ToolRun, ident
 from toolcall_cli.sources.otel.model import Span
 
 
@@ -17,19 +15,6 @@ def is_mcp(span: Span) -> bool:
     return isinstance(span.attrs.get("mcp.method.name"), str)
 
 
-def tool_run(span: Span, session: str | None) -> ToolRun | None:
-    """The tool execution of a `tools/call` span (None for other methods)."""
-    a = span.attrs
-    method = a["mcp.method.name"]
-    if method != "tools/call":
-        return None
-    run = map_genai.tool_run(span, a.get("mcp.session.id") or session)
-    run.convention = "mcp"
-    if run.tool is None:
-        name = a.get("mcp.tool.name")
-        _, _, rest = span.name.partition(" ")
-        run.tool = name if isinstance(name, str) else (rest.strip() or None)
-    run.request_id = ident(a.get("jsonrpc.request.id"))
-    run.attrs["mcp_method"] = method
-    run.attrs["span_kind"] = span.kind
-    return run
+def is_tool_call(span: Span) -> bool:
+    """A `tools/call` span: a tool execution (`fast_rows` maps it)."""
+    return span.attrs.get("mcp.method.name") == "tools/call"

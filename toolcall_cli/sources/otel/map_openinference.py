@@ -1,8 +1,8 @@
 """OpenInference (Arize Phoenix): `openinference.span.kind`, `llm.input_messages.N.message.*` and
 `llm.output_messages.N.message.*` (`content`, `contents.K.message_content.text`,
 `tool_calls.K.tool_call.{id,function.name,function.arguments}`, role `tool` with
-`tool_call_id`), `llm.tools.N.tool.json_schema` (declared tools), TOOL spans (`tool.name`,
-`tool.id`, `input.value`, `output.value`) and `session.id`.
+`tool_call_id`), `llm.tools.N.tool.json_schema` (declared tools) and `session.id`; TOOL spans
+(`tool.name`, `tool.id`, `input.value`, `output.value`) are tool executions (`fast_rows`).
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from typing import Any
 
 from toolcall_cli.sources.otel.exchange import (
     Exchange,
-    ToolRun,
     as_json,
     as_obj,
     as_text,
@@ -100,24 +99,3 @@ def exchange(span: Span, session: str | None) -> Exchange:
         ex.tools = (tools, span.pointer(first))
     ex.error, ex.error_type = span_error(span)
     return ex
-
-
-def tool_run(span: Span, session: str | None) -> ToolRun:
-    """A TOOL span: `input.value` are the arguments, `output.value` the result."""
-    a = span.attrs
-    err, etype = span_error(span)
-    args = as_text(a.get("input.value"))
-    result = as_text(a.get("output.value"))
-    name = a.get("tool.name")
-    return ToolRun(
-        "openinference",
-        **span_fields(span, session),
-        tool=name if isinstance(name, str) else span.name or None,
-        call_id=ident(a.get("tool.id")) or ident(a.get("tool_call.id")),
-        args=args,
-        result=result,
-        status="error" if err or span.status == "error" else "ok",
-        error=err,
-        error_type=etype,
-        attrs={"content_captured": args is not None or result is not None},
-    )
