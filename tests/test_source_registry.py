@@ -24,7 +24,7 @@ ALLOWED_LITERALS: dict[tuple[str, str], tuple[int, str]] = {
     # the `[messages]` config section (message-window size) shares the word, not the source
     ("model/config.py", "messages"): (2, "the [messages] config section"),
     # TR004's finding carries a count of messages under the key "messages"
-    ("diagnose/truncation/context_rolled.py", "messages"): (1, "TR004's message-count key"),
+    ("diagnose/rules/truncation/context_rolled.py", "messages"): (1, "TR004's message-count key"),
     # `lint --profile mcp`: the MCP tool-definition dialect, not the MCP transcript source
     ("cli/commands/lint.py", "mcp"): (1, "the lint profile named mcp"),
     ("tools/loaders.py", "mcp"): (3, "MCP tools/list documents as a tool-definition shape"),

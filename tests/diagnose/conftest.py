@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from toolcall_cli.diagnose.base import DiagnoseContext
+from toolcall_cli.diagnose.kit.context import DiagnoseContext
 from toolcall_cli.model.config import DEFAULT, Config
 from toolcall_cli.model.events import build_frame, validate_frame
 

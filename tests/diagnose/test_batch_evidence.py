@@ -1,4 +1,4 @@
-"""Evidence cited by row inside a batch (diagnose/batches.py) reads that row's text.
+"""Evidence cited by row inside a batch (diagnose/kit/batches.py) reads that row's text.
 
 A batch's table is re-indexed; a rule cites rows by the batch's labels, and the stand-in text
 (what a capture frame is quoted with) is read from the whole table. Read by the batch's label,

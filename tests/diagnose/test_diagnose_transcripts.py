@@ -9,7 +9,7 @@ import pytest
 
 from tests.conftest import CORPUS
 from toolcall_cli.cli._inputs import evidence_for
-from toolcall_cli.diagnose.base import DiagnoseReport
+from toolcall_cli.diagnose.kit.context import DiagnoseReport
 from toolcall_cli.diagnose.run import DiagnoseRequest, diagnose
 from toolcall_cli.sources.base import ParseOptions
 

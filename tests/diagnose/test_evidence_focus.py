@@ -132,7 +132,7 @@ def test_timeout_rules_focus_on_the_error_and_the_timestamps() -> None:
 
 
 def test_headline_and_markdown_carry_the_proving_quote() -> None:
-    from toolcall_cli.diagnose.headlines import proof
+    from toolcall_cli.diagnose.kit.headlines import proof
     from toolcall_cli.render.diagnose_markdown_view import evidence_lines
 
     (f,) = _findings(RULES / "PR002" / "positive.json", "PR002")

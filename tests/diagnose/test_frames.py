@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from toolcall_cli.align import align
-from toolcall_cli.diagnose.frames import SMALL_TABLE, first_rows, objects
+from toolcall_cli.diagnose.kit.frames import SMALL_TABLE, first_rows, objects
 from toolcall_cli.sources import ingest_paths
 
 BUNDLE = Path("fixtures/incidents/flooding-model-loop")

@@ -12,7 +12,7 @@ from tests.conftest import CORPUS, need_corpus
 from tests.diagnose.rule_fixture_helpers import RULES_DIR, bundle, needs_tshark
 from tests.diagnose.test_provider_errors import PYDANTIC, _pr008
 from toolcall_cli.diagnose import CLASSIFIERS, diagnose_events
-from toolcall_cli.diagnose.cited_codes import cite_present
+from toolcall_cli.diagnose.kit.cited_codes import cite_present
 from toolcall_cli.model.findings import RULES, Finding
 from toolcall_cli.sources import ingest_paths
 

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 import toolcall_cli.diagnose  # noqa: F401 - registers every rule
-from toolcall_cli.diagnose.headlines import headline, trace_headlines
-from toolcall_cli.diagnose.incidents import incidents, link, unique_ids
+from toolcall_cli.diagnose.kit.headlines import headline, trace_headlines
+from toolcall_cli.diagnose.kit.incidents import incidents, link, unique_ids
 from toolcall_cli.model.findings import RULES, Finding, Severity, finding_id
 
 

@@ -269,7 +269,7 @@ def test_cut_arguments_at_the_output_budget_are_tr003(tmp_path: Path) -> None:
     ],
 )
 def test_did_you_mean_is_token_aware(name: str, known: list[str], meant: str | None) -> None:
-    from toolcall_cli.diagnose.protocol.name_suggestion import suggest
+    from toolcall_cli.diagnose.rules.protocol.name_suggestion import suggest
 
     assert suggest(name, known) == meant
 
@@ -291,7 +291,7 @@ def test_did_you_mean_is_token_aware(name: str, known: list[str], meant: str | N
     ],
 )
 def test_actionable_failure_words(said: str, can_act: bool) -> None:
-    from toolcall_cli.diagnose.tool_failures import actionable
+    from toolcall_cli.diagnose.kit.tool_failures import actionable
 
     assert actionable(said) is can_act
 

@@ -13,8 +13,8 @@ import pytest
 from tests.conftest import FIXTURES, need_tshark
 from tests.diagnose.rule_fixture_helpers import run_rule
 from toolcall_cli.diagnose import CLASSIFIERS, DiagnoseContext, diagnose_events
-from toolcall_cli.diagnose.protocol.arguments_not_json import damage
-from toolcall_cli.diagnose.protocol.timestamp_skew import parse_instant
+from toolcall_cli.diagnose.rules.protocol.arguments_not_json import damage
+from toolcall_cli.diagnose.rules.protocol.timestamp_skew import parse_instant
 from toolcall_cli.sources import parse_file
 from toolcall_cli.tools.loaders import load_tools
 from toolcall_cli.tools.registry import registry_from_defs

@@ -10,7 +10,7 @@ import pytest
 from tests.conftest import need_corpus
 from tests.diagnose.rule_fixture_helpers import run_rule
 from toolcall_cli.diagnose import CLASSIFIERS, DiagnoseContext, diagnose_events
-from toolcall_cli.diagnose.protocol.provider_error import match_error
+from toolcall_cli.diagnose.rules.protocol.provider_error import match_error
 from toolcall_cli.model.findings import Finding, Severity
 from toolcall_cli.sources import parse_file
 

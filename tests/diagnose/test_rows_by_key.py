@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from toolcall_cli.diagnose.frames import attr_list, has_key, isin_set, objects
-from toolcall_cli.diagnose.orphans.pairing import _pair_in
+from toolcall_cli.diagnose.kit.frames import attr_list, has_key, isin_set, objects
+from toolcall_cli.diagnose.rules.orphans.pairing import _pair_in
 from toolcall_cli.model.rows_by_key import RowsByKey
 
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from toolcall_cli.diagnose import classify
-from toolcall_cli.diagnose.base import DiagnoseContext
+from toolcall_cli.diagnose.kit.context import DiagnoseContext
 from toolcall_cli.model.findings import Finding, Severity
 
 MakeCtx = Callable[..., DiagnoseContext]

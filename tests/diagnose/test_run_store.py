@@ -20,7 +20,7 @@ import pytest
 
 from tests.bench.scale import bundle
 from tests.conftest import ROOT, run_cli
-from toolcall_cli.diagnose.base import DiagnoseReport
+from toolcall_cli.diagnose.kit.context import DiagnoseReport
 from toolcall_cli.model.config import DEFAULT
 
 INCIDENTS = ROOT / "fixtures" / "incidents"

@@ -12,8 +12,8 @@ from tests.diagnose.conftest import MiniTimeline
 from tests.diagnose.rule_fixture_helpers import run_rule
 from toolcall_cli.align.model import CallView
 from toolcall_cli.diagnose import CLASSIFIERS, DiagnoseContext
-from toolcall_cli.diagnose.timeouts.sla_breach import MAX_CALL_FINDINGS, breached_phases
-from toolcall_cli.diagnose.timeouts.timeout_without_partial import bare_timeout
+from toolcall_cli.diagnose.rules.timeouts.sla_breach import MAX_CALL_FINDINGS, breached_phases
+from toolcall_cli.diagnose.rules.timeouts.timeout_without_partial import bare_timeout
 from toolcall_cli.model.config import Sla
 
 

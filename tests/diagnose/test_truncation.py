@@ -11,7 +11,7 @@ import pytest
 from tests.conftest import FIXTURES, need_corpus
 from tests.diagnose.rule_fixture_helpers import run_rule
 from toolcall_cli.diagnose import CLASSIFIERS, DiagnoseContext, diagnose_events
-from toolcall_cli.diagnose.truncation.result_truncated import truncation_signals
+from toolcall_cli.diagnose.rules.truncation.result_truncated import truncation_signals
 from toolcall_cli.model.findings import Severity
 from toolcall_cli.sources import ingest_paths, parse_file
 

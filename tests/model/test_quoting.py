@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from toolcall_cli.diagnose.evidence import evidence
+from toolcall_cli.diagnose.kit.evidence import evidence
 from toolcall_cli.model.events import build_frame
 from toolcall_cli.model.findings import Evidence, Finding, Location, Rule, Severity
 from toolcall_cli.model.quoting import Quoter, quote_findings, resolve_pointer

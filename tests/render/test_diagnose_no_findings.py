@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT, run_cli
-from toolcall_cli.diagnose.base import DiagnoseReport
+from toolcall_cli.diagnose.kit.context import DiagnoseReport
 from toolcall_cli.render import RenderOptions, render
 
 

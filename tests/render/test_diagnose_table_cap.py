@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 
 import toolcall_cli.diagnose  # noqa: F401 - registers the FL rules
-from toolcall_cli.diagnose.base import DiagnoseReport
+from toolcall_cli.diagnose.kit.context import DiagnoseReport
 from toolcall_cli.model.findings import RULES, Finding
 from toolcall_cli.render import RenderOptions, render
 from toolcall_cli.render.diagnose_view import TABLE_FINDINGS

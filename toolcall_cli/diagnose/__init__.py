@@ -16,12 +16,18 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from toolcall_cli.diagnose.base import Classifier, DiagnoseContext, DiagnoseReport, TimelineLike
-from toolcall_cli.diagnose.evidence import stand_in
+from toolcall_cli.diagnose import rules as _rules  # noqa: F401  (registers every rule)
+from toolcall_cli.diagnose.kit.classifiers import CLASSIFIERS
+from toolcall_cli.diagnose.kit.context import (
+    Classifier,
+    DiagnoseContext,
+    DiagnoseReport,
+    TimelineLike,
+)
+from toolcall_cli.diagnose.kit.evidence import stand_in
 from toolcall_cli.model.config import DEFAULT, Config
 from toolcall_cli.model.events import UNPARSED
 from toolcall_cli.model.findings import Finding, Severity, select_codes
-from toolcall_cli.model.registry import Registry
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -40,26 +46,15 @@ __all__ = [
     "diagnose_events",
 ]
 
-CLASSIFIERS: Registry[Classifier] = Registry("classifier")
-
-# Each family's package imports its rule modules by name; each rule module declares,
-# documents and registers one code (explicit list, no scanning).
-from toolcall_cli.diagnose import flooding as _flooding  # noqa: E402,F401
-from toolcall_cli.diagnose import ingest as _ingest  # noqa: E402,F401
-from toolcall_cli.diagnose import orphans as _orphans  # noqa: E402,F401
-from toolcall_cli.diagnose import protocol as _protocol  # noqa: E402,F401
-from toolcall_cli.diagnose import timeouts as _timeouts  # noqa: E402,F401
-from toolcall_cli.diagnose import truncation as _truncation  # noqa: E402,F401
-
 
 def classify(
     ctx: DiagnoseContext, *, select: Iterable[str] = (), ignore: Iterable[str] = ()
 ) -> DiagnoseReport:
     """Run every selected classifier on *ctx*, then link them (`incidents.link`): root causes
     ranked errors first, then by reach, each followed by the symptoms it explains."""
-    from toolcall_cli.diagnose.batches import WHOLE_TIMELINE, in_whole, split_context
-    from toolcall_cli.diagnose.cited_codes import cite_present
-    from toolcall_cli.diagnose.incidents import link
+    from toolcall_cli.diagnose.kit.batches import WHOLE_TIMELINE, in_whole, split_context
+    from toolcall_cli.diagnose.kit.cited_codes import cite_present
+    from toolcall_cli.diagnose.kit.incidents import link
 
     codes = select_codes(CLASSIFIERS.names(), select=select, ignore=ignore)
     found: list[Finding] = []
@@ -77,8 +72,8 @@ def summarize(ctx: DiagnoseContext, findings: list[Finding]) -> dict[str, Any]:
     "incidents":n,"symptoms":n,"headlines":{trace:sentence}}` of linked *findings*, and
     `"cancelled":n` and `"cancelled_by":{who:n}` (`user`, `client`) when some calls were
     cancelled."""
-    from toolcall_cli.diagnose.frames import first_rows
-    from toolcall_cli.diagnose.headlines import incident_counts, trace_headlines
+    from toolcall_cli.diagnose.kit.frames import first_rows
+    from toolcall_cli.diagnose.kit.headlines import incident_counts, trace_headlines
 
     ev = ctx.events()
     read = [c for c in ("kind", "source", "session_id", "trace", "call", "tool_call_id") if c in ev]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from toolcall_cli.diagnose.base import DiagnoseReport
+from toolcall_cli.diagnose.kit.context import DiagnoseReport
 from toolcall_cli.model.config import Config
 from toolcall_cli.model.findings import Severity
 
@@ -39,7 +39,7 @@ def bucket_count(engine: Engine, rows: int) -> int:
 class BucketTask:
     """One bucket's events and everything a worker needs to diagnose them: *skew* is the
     estimate over every bucket (made once by the driver), *rows* the bucket's row positions
-    in the whole table (they order IN002's candidates, diagnose/skew_first.py)."""
+    in the whole table (they order IN002's candidates, diagnose/kit/skew_first.py)."""
 
     events: pd.DataFrame
     req: DiagnoseRequest
@@ -95,8 +95,8 @@ def diagnose_on(
 
 def pool_reports(reports: list[DiagnoseReport], *, inputs: tuple[str, ...]) -> DiagnoseReport:
     """One report from the buckets' reports: findings ranked together, counts added up."""
-    from toolcall_cli.diagnose.headlines import incident_counts, trace_headlines
-    from toolcall_cli.diagnose.incidents import in_incident_order
+    from toolcall_cli.diagnose.kit.headlines import incident_counts, trace_headlines
+    from toolcall_cli.diagnose.kit.incidents import in_incident_order
 
     ranked = in_incident_order(f for r in reports for f in r.findings)  # a trace is in one bucket
     summary: dict[str, Any] = {}

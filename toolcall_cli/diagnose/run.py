@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from toolcall_cli.align.select import ScopeFlags
 from toolcall_cli.diagnose import diagnose_events
-from toolcall_cli.diagnose.base import DiagnoseReport
+from toolcall_cli.diagnose.kit.context import DiagnoseReport
 from toolcall_cli.model.config import DEFAULT, Config
 from toolcall_cli.sources.base import ParseOptions
 

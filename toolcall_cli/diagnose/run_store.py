@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from toolcall_cli.diagnose.base import DiagnoseReport
+from toolcall_cli.diagnose.kit.context import DiagnoseReport
 from toolcall_cli.errors import InputError
 from toolcall_cli.model.config import Config
 
@@ -201,7 +201,7 @@ def bucket_result(
     (a `bucket` column: recording them needs no key-map look-up per call)."""
     import pyarrow as pa
 
-    from toolcall_cli.diagnose.skew_first import first_cited_keys
+    from toolcall_cli.diagnose.kit.skew_first import first_cited_keys
     from toolcall_cli.store.results import calls_table
 
     firsts = first_cited_keys(report, positions, code=SKEW_CODE)
@@ -278,7 +278,7 @@ def pool_results(
     import pyarrow as pa
 
     from toolcall_cli.diagnose.bucket_tasks import pool_reports
-    from toolcall_cli.diagnose.skew_first import keep_first
+    from toolcall_cli.diagnose.kit.skew_first import keep_first
 
     reports = keep_first([(r.report, r.skew_firsts) for r in results], code=SKEW_CODE)
     calls = pa.concat_tables([r.calls for r in results]) if results else None

@@ -9,9 +9,9 @@ from typing import TextIO
 
 from rich.cells import cell_len
 
-from toolcall_cli.diagnose.base import DiagnoseReport
-from toolcall_cli.diagnose.headlines import headline, proof
-from toolcall_cli.diagnose.incidents import incidents
+from toolcall_cli.diagnose.kit.context import DiagnoseReport
+from toolcall_cli.diagnose.kit.headlines import headline, proof
+from toolcall_cli.diagnose.kit.incidents import incidents
 from toolcall_cli.model.findings import Evidence, Finding
 from toolcall_cli.model.words import plural
 from toolcall_cli.render import RenderOptions, renders

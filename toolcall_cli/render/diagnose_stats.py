@@ -13,7 +13,7 @@ from typing import Any, TextIO
 from rich.console import Console
 from rich.table import Table
 
-from toolcall_cli.diagnose.base import DiagnoseReport
+from toolcall_cli.diagnose.kit.context import DiagnoseReport
 from toolcall_cli.render._rich import SEVERITY_STYLE, cell
 from toolcall_cli.render.safe import md
 

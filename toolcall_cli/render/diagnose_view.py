@@ -12,9 +12,9 @@ from rich.table import Table
 from rich.text import Text
 
 from toolcall_cli import __version__
-from toolcall_cli.diagnose.base import DiagnoseReport
-from toolcall_cli.diagnose.headlines import headline, incident_counts, proof
-from toolcall_cli.diagnose.incidents import Incident, incidents
+from toolcall_cli.diagnose.kit.context import DiagnoseReport
+from toolcall_cli.diagnose.kit.headlines import headline, incident_counts, proof
+from toolcall_cli.diagnose.kit.incidents import Incident, incidents
 from toolcall_cli.model.findings import RULES, Finding
 from toolcall_cli.model.jsonio import pretty
 from toolcall_cli.model.words import plural

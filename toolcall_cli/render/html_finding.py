@@ -3,7 +3,7 @@ finding (see `html_view` for the page). All input-derived text goes through `htm
 
 from __future__ import annotations
 
-from toolcall_cli.diagnose.base import DiagnoseReport
+from toolcall_cli.diagnose.kit.context import DiagnoseReport
 from toolcall_cli.model.findings import Finding
 from toolcall_cli.model.words import plural
 from toolcall_cli.render.html_evidence import evidence_item

@@ -15,7 +15,7 @@ import pandas as pd
 
 from toolcall_cli import __version__
 from toolcall_cli.align.model import CallView, TimelineReport, TraceBlock
-from toolcall_cli.diagnose.base import DiagnoseReport
+from toolcall_cli.diagnose.kit.context import DiagnoseReport
 from toolcall_cli.model.findings import Finding
 from toolcall_cli.model.words import plural
 from toolcall_cli.render import RenderOptions, renders

@@ -25,7 +25,7 @@ from typing import Any, Final, TextIO
 
 import pandas as pd
 
-from toolcall_cli.diagnose.base import DiagnoseReport
+from toolcall_cli.diagnose.kit.context import DiagnoseReport
 from toolcall_cli.model.findings import Finding
 from toolcall_cli.render import RenderOptions, renders
 

@@ -7,7 +7,7 @@ from typing import Any, TextIO
 import orjson
 
 from toolcall_cli.align.model import TimelineReport
-from toolcall_cli.diagnose.base import DiagnoseReport
+from toolcall_cli.diagnose.kit.context import DiagnoseReport
 from toolcall_cli.render import RenderOptions, renders
 from toolcall_cli.render.otlp_spans import export_documents
 

@@ -1,0 +1,1 @@
+"""What every diagnose rule shares: the context it reads, evidence, incidents, headlines."""
