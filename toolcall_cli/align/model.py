@@ -83,14 +83,6 @@ class Timeline:
     #: ids seen in several conversations (`align.scope.AmbiguousId`, rows of `events`)
     ambiguous: tuple[Any, ...] = ()
 
-    def trace_events(self, trace: str) -> pd.DataFrame:
-        """The events of one trace, in timeline order."""
-        return self.events[self.events["trace"] == trace]
-
-    def trace_calls(self, trace: str) -> tuple[CallView, ...]:
-        """The calls of one trace."""
-        return tuple(c for c in self.calls if c.trace == trace)
-
 
 @dataclass(frozen=True, slots=True)
 class TraceBlock:

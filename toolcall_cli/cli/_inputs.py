@@ -200,10 +200,3 @@ def evidence_for(
     recorded = tuple(str(e["path"]) for e in read_manifest(store)["files"].values())
     load = load_sessions if whole_sessions and ids and any(ids.values()) else load_selected
     return Evidence(load(store, **(ids or {})), (str(store),), recorded)
-
-
-def events_for(
-    paths: list[Path] | None, *, store: Path, source: str | None, opts: ParseOptions
-) -> pd.DataFrame:
-    """The event table: PATHs ingested on the fly, or the store when no PATH is given."""
-    return evidence_for(paths, store=store, source=source, opts=opts).events

@@ -188,11 +188,6 @@ class Finding:
             scope = self.trace_id or self.session_id or ""
             object.__setattr__(self, "id", finding_id(self.code, scope, self.tool_call_ids))
 
-    @property
-    def is_symptom(self) -> bool:
-        """True when another finding of the run explains this one."""
-        return self.caused_by is not None
-
     def fact(self, key: str) -> Any:
         """A rule-specific fact from `extra` (None when absent)."""
         return dict(self.extra).get(key)

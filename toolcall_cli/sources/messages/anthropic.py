@@ -18,7 +18,6 @@ from toolcall_cli.sources.messages.rows import (
     as_str,
     content_text,
     ptr,
-    to_ts,
 )
 
 CALL_BLOCKS = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
@@ -205,8 +204,3 @@ def emit_blocks(
             detail="",
             attrs={**base, "empty": True},
         )
-
-
-def message_ts(body: dict[str, Any]) -> datetime | None:
-    """A timestamp carried by an Anthropic body, if any."""
-    return to_ts(body.get("created_at"))
