@@ -1,7 +1,7 @@
 """Each recording parsed once per test session, with real tshark, keeping the message tables
-the pcap event builder was given: the corpus tests read the events, the column-wise test
-builds them again from those tables both ways. (Each capture costs a tshark start; two test
-files reading the same 33 corpus captures paid it twice.)"""
+the pcap event builder was given: the corpus tests and the event-table goldens
+(test_pcap_goldens) read the same parse. (Each capture costs a tshark start; two test files
+reading the same 33 corpus captures paid it twice.)"""
 
 from __future__ import annotations
 

@@ -47,3 +47,18 @@ def test_generated_event_table(
     assert fast.read(f, str(f)) is not None  # the column-wise path takes it
     args = ["ingest", "--no-store", "-f", "jsonl", "--source", "otel", f.name]
     assert_golden(f"events/generated/otel_{shape}", args, update=update_goldens, cwd=tmp_path)
+
+
+def test_edge_values_the_column_path_leaves_to_records() -> None:
+    # spans with a value that is not text read as records where the text reads otherwise (a
+    # float status code, a number as a name); a number id and an empty name stay in columns
+    f = FIXTURES / "otel/edges/traces.otlp.jsonl"
+    got = fast.read(f, str(f))
+    assert got is not None
+    assert sorted(s.name for s in got.batch.spans) == [
+        "POST",
+        "POST /tools/{name}",
+        "execute_tool lookup",
+        "lookup_tool",
+        "tools/call lookup",
+    ]

@@ -23,8 +23,19 @@ _TABLE: Final = 1 << 20
 _KEY_LIMIT: Final = 1 << 62
 
 
-def encoded(name: str, values: pa.Array) -> Member:
-    """A member whose value is *values* (text; null where the row has none)."""
+def encoded(name: str, values: pa.Array, literal: np.ndarray | None = None) -> Member:
+    """A member whose value is *values* (text; null where the row has none), written as a JSON
+    string, or as it is (a JSON value's text) in the rows *literal*."""
+    if literal is not None:
+        none = pa.nulls(len(values), pa.string())
+        _, texts, text_codes = encoded(name, pc.if_else(pa.array(literal), none, values))
+        enc = pc.dictionary_encode(pc.if_else(pa.array(literal), values, none))
+        codes = pc.fill_null(enc.indices, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+        return (
+            name,
+            texts + enc.dictionary.to_pylist(),
+            np.where(literal, codes + len(texts), text_codes),
+        )
     enc = pc.dictionary_encode(values)
     literals = [orjson.dumps(v).decode() for v in enc.dictionary.to_pylist()]
     codes = pc.fill_null(enc.indices, -1).to_numpy(zero_copy_only=False).astype(np.int64)

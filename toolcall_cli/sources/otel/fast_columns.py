@@ -26,6 +26,28 @@ COLUMNS: Final = (
     "http.route", "url.full", "http.url", "http.response.status_code", "http.status_code",
     "error.type", "tool_call_id", "server.address", "client.address",
 )  # fmt: skip
+#: How the mapping reads a value that is not text (`tool_spans.RecordAttrs` reads them so;
+#: a block's span holding one is read as a record, unless its text reads the same):
+#: names, kinds, methods and paths count only as text;
+TEXT_ONLY: Final = frozenset({
+    "gen_ai.operation.name", "gen_ai.tool.name", "mcp.method.name", "mcp.tool.name",
+    "openinference.span.kind", "tool.name", "http.request.method", "http.method", "url.path",
+    "http.target", "http.route", "url.full", "http.url",
+})  # fmt: skip
+#: an id that is a number is its digits (empty text is no id);
+IDS: Final = frozenset({"gen_ai.tool.call.id", "tool.id", "jsonrpc.request.id"})
+#: a status code that is a number is that code (`200.0` is 200), text only when 1-3 digits;
+CODES: Final = frozenset({"http.response.status_code", "http.status_code"})
+#: these go into `attrs` as the value they are (a number stays a number);
+LITERALS: Final = frozenset({"gen_ai.tool.type", "server.address", "client.address"})
+#: arguments and results are the value as text (`exchange.as_text`).
+TEXTS: Final = frozenset({
+    "gen_ai.tool.call.arguments", "gen_ai.tool.call.result", "input.value", "output.value",
+    "tool_call_id",
+})  # fmt: skip
+#: an integer under these keys reads the same as its decimal text (within 1-3 digits for CODES)
+_IS_INT_AS_TEXT: Final = np.array([k in IDS | TEXTS for k in COLUMNS])
+_IS_CODE: Final = np.array([k in CODES for k in COLUMNS])
 #: Attributes only the per-span mappers understand.
 _SLOW_KEYS: Final = (
     "gen_ai.input.messages",
@@ -110,6 +132,11 @@ class AttrColumns(Mapping[str, pa.Array]):
         """Column *name* of the spans numbered *spans* (`self[name].take(spans)`)."""
         at = self._at.get(name)
         return self._take(None if at is None else at[spans], len(spans))
+
+    def typed(self, name: str, spans: np.ndarray) -> np.ndarray:
+        """Where the spans *spans* hold a value of *name* that is not text: nowhere (a block's
+        span holding one that does not read as its text is read as a record, `_typed`)."""
+        return np.zeros(len(spans), bool)
 
     def _take(self, at: np.ndarray | None, n: int | None = None) -> pa.Array:
         if at is None:
@@ -247,6 +274,26 @@ def _slow_spans(spans: pa.StructArray, attrs: Mapping[str, pa.Array]) -> np.ndar
     return slow
 
 
+def _typed(values: pa.Array | None, text: pa.Array, code: np.ndarray) -> np.ndarray:
+    """The attributes of a wanted key whose value is not text and which the mapping reads
+    otherwise than their text (see TEXT_ONLY …): their spans are read as records."""
+    string = field(values, "stringValue")
+    typed = (code >= 0) & _mask(pc.is_valid(text))
+    if string is not None:
+        typed &= ~_mask(pc.is_valid(string))
+    at = np.flatnonzero(typed)
+    ints = field(values, "intValue")
+    if not at.size or ints is None:
+        return at
+    idx = pa.array(at)
+    shown = text.take(idx)
+    key = code[at]
+    plain = _mask(per_value(shown, lambda v: pc.match_substring_regex(v, r"^(0|-?[1-9][0-9]*)$")))
+    short = _mask(per_value(shown, lambda v: pc.match_substring_regex(v, r"^[0-9]{1,3}$")))
+    as_text = (_IS_INT_AS_TEXT[key] & plain) | (_IS_CODE[key] & short)
+    return at[~(_mask(pc.is_valid(ints.take(idx))) & as_text)]
+
+
 def _services(res: pa.StructArray) -> list[str | None]:
     out: list[str | None] = [None] * len(res)
     attrs = field(field(res, "resource"), "attributes")
@@ -290,6 +337,7 @@ def _attributes(spans: pa.StructArray, n: int) -> tuple[AttrColumns, np.ndarray,
     special = pc.or_(special, pc.and_(pc.is_null(text), pc.is_valid(codes)))
     slow[parent[_mask(special)]] = True
     code = pc.fill_null(codes, -1).to_numpy(zero_copy_only=False)
+    slow[parent[_typed(field(items, "value"), text, code)]] = True
     present = set(np.flatnonzero(np.bincount(code + 1, minlength=len(COLUMNS) + 1)[1:]).tolist())
     where: dict[str, np.ndarray] = {}
     for j in sorted(present):

@@ -19,13 +19,15 @@ import pyarrow.compute as pc
 
 from toolcall_cli.model.events import COLUMNS, build_frame
 from toolcall_cli.sources.otel import fast_attrs
-from toolcall_cli.sources.otel.fast_columns import SpanColumns, per_value
+from toolcall_cli.sources.otel.fast_columns import AttrColumns, SpanColumns, per_value
 from toolcall_cli.sources.otel.rows import SOURCE
+from toolcall_cli.sources.otel.values import SPAN_KINDS
 
 if TYPE_CHECKING:
-    from toolcall_cli.sources.otel.tool_spans import Failure, SpanRecords
+    from toolcall_cli.sources.otel.tool_spans import Failure, RecordAttrs, SpanRecords
 
 _CONVENTIONS: Final = ["mcp", "genai", "openinference", "http"]
+_KIND_NAMES: Final = [f'"{k}"' for k in SPAN_KINDS]
 _TOOL_PATH: Final = r"^/(?:v\d+/)?tools?/(?P<t>[^/?#]+)"
 _URL_PATH: Final = r"^[a-z]+://[^/]+(?P<p>/[^?#]*)"
 
@@ -75,7 +77,7 @@ def tool_rows(c: SpanColumns | SpanRecords) -> tuple[pd.DataFrame, np.ndarray]:
     oi = keep & ~mcp & ~genai
     oi &= _mask(pc.equal(pc.utf8_upper(a["openinference.span.kind"]), "TOOL"))
     method = pc.utf8_upper(pc.coalesce(a["http.request.method"], a["http.method"]))
-    http = keep & ~mcp & ~genai & ~oi & _mask(pc.is_valid(method))
+    http = keep & ~mcp & ~genai & ~oi & _mask(pc.not_equal(method, ""))
     http &= (c.kind == 2) | (c.kind == 3)
     take = np.flatnonzero(mcp_call | genai | oi | http)
     m = int(take.size)
@@ -91,17 +93,17 @@ def tool_rows(c: SpanColumns | SpanRecords) -> tuple[pd.DataFrame, np.ndarray]:
     none = pa.nulls(m, pa.string())
     name = col(c.name)
     tool_name = a.rows("gen_ai.tool.name", take)
-    # the name patterns run only when some row needs them (regexes cost most of this step)
+    # the name patterns run only when some row needs them (regexes cost most of this step);
+    # a name given is kept as given (even empty), a name read from the span's is never empty
     genai_tool = tool_name
     unnamed = pa.array(is_tool) if tool_name.null_count else None  # HTTP rows need no name
     if unnamed is not None and pc.any(pc.and_(unnamed, pc.is_null(tool_name))).as_py():
         spelled = pc.if_else(unnamed, name, none)
-        genai_tool = pc.coalesce(tool_name, _group(spelled, r"^execute_tool\s+(?P<t>.*?)\s*$"))
-    genai_tool = pc.if_else(pc.equal(genai_tool, ""), none, genai_tool)
+        genai_tool = pc.coalesce(tool_name, _name_after(spelled, "^execute_tool "))
     mcp_tool = none
     if is_mcp.any():
         mcp_tool = pc.coalesce(
-            genai_tool, a.rows("mcp.tool.name", take), _group(name, r"^\S*\s+(?P<t>.+?)\s*$")
+            genai_tool, a.rows("mcp.tool.name", take), _name_after(name, "^[^ ]* ")
         )
     path = _first(
         none,
@@ -125,10 +127,11 @@ def tool_rows(c: SpanColumns | SpanRecords) -> tuple[pd.DataFrame, np.ndarray]:
     )
     call_id = pc.if_else(
         pa.array(is_tool),
-        a.rows("gen_ai.tool.call.id", take),
-        pc.if_else(pa.array(is_oi), a.rows("tool.id", take), a.rows("tool_call_id", take)),
+        _id(a.rows("gen_ai.tool.call.id", take), none),
+        pc.if_else(
+            pa.array(is_oi), _id(a.rows("tool.id", take), none), a.rows("tool_call_id", take)
+        ),
     )
-    call_id = pc.if_else(pc.equal(call_id, ""), none, call_id)
     args = pc.if_else(
         pa.array(is_tool),
         a.rows("gen_ai.tool.call.arguments", take),
@@ -139,10 +142,17 @@ def tool_rows(c: SpanColumns | SpanRecords) -> tuple[pd.DataFrame, np.ndarray]:
         a.rows("gen_ai.tool.call.result", take),
         pc.if_else(pa.array(is_oi), a.rows("output.value", take), none),
     )
-    code_text = pc.coalesce(
-        a.rows("http.response.status_code", take), a.rows("http.status_code", take)
-    )
+    stable = a.rows("http.response.status_code", take)
+    code_text = pc.coalesce(stable, a.rows("http.status_code", take))
     is_code = per_value(code_text, lambda v: pc.match_substring_regex(v, r"^\d{1,3}$"))
+    number = np.where(  # a code written as a number: any integer (text: 1-3 digits)
+        _mask(pc.is_valid(stable)),
+        a.typed("http.response.status_code", take),
+        a.typed("http.status_code", take),
+    )
+    if number.any():
+        whole = per_value(code_text, lambda v: pc.match_substring_regex(v, r"^-?\d+$"))
+        is_code = pc.or_(is_code, pc.and_(pa.array(number), whole))
     code_text = pc.if_else(is_code, code_text, none)
     code = pc.if_else(pa.array(is_http), pc.cast(code_text, pa.int64()), pa.nulls(m, pa.int64()))
     status = pc.if_else(_mask(pc.greater_equal(code, 400)), "error", "ok")
@@ -160,7 +170,7 @@ def tool_rows(c: SpanColumns | SpanRecords) -> tuple[pd.DataFrame, np.ndarray]:
             a.rows("session.id", take),
             a.rows("mcp.session.id", take),
         )
-    request_id = pc.if_else(pa.array(is_mcp), a.rows("jsonrpc.request.id", take), none)
+    request_id = pc.if_else(pa.array(is_mcp), _id(a.rows("jsonrpc.request.id", take), none), none)
 
     convention = np.where(is_mcp, 0, np.where(is_genai, 1, np.where(is_oi, 2, 3)))
     span_ids = col(c.span)
@@ -170,7 +180,9 @@ def tool_rows(c: SpanColumns | SpanRecords) -> tuple[pd.DataFrame, np.ndarray]:
     mcp_m = fast_attrs.encoded("mcp_method", pc.if_else(pa.array(is_mcp), col(method_name), none))
     req_attrs = fast_attrs.objects(span_ids, _CONVENTIONS, convention, [method_m, path_m, mcp_m])
     captured = _mask(pc.or_(pc.is_valid(args), pc.is_valid(result)))
-    kind_name = np.where(c.kind[take] == 2, 0, 1)
+    kinds = c.kind[take]
+    kind_name = np.where(kinds == 2, 0, 1)  # an HTTP span is a server's or a client's
+    kinds = np.where((kinds >= 0) & (kinds < len(SPAN_KINDS)), kinds, 0)
     resp_attrs = fast_attrs.objects(
         span_ids,
         _CONVENTIONS,
@@ -178,22 +190,17 @@ def tool_rows(c: SpanColumns | SpanRecords) -> tuple[pd.DataFrame, np.ndarray]:
         [
             method_m,
             path_m,
-            ("span_kind", ['"server"', '"client"'], np.where(is_http | is_mcp, kind_name, -1)),
-            fast_attrs.encoded(
-                "server", pc.if_else(http_only, a.rows("server.address", take), none)
-            ),
-            fast_attrs.encoded(
-                "client", pc.if_else(http_only, a.rows("client.address", take), none)
-            ),
-            fast_attrs.encoded(
-                "tool_type", pc.if_else(pa.array(is_tool), a.rows("gen_ai.tool.type", take), none)
-            ),
+            ("span_kind", ['"server"', '"client"'], np.where(is_http, kind_name, -1)),
+            _literal(a, "server", "server.address", take, is_http, none),
+            _literal(a, "client", "client.address", take, is_http, none),
+            _literal(a, "tool_type", "gen_ai.tool.type", take, is_tool, none),
             (
                 "content_captured",
                 ["true", "false"],
                 np.where(is_http, -1, np.where(captured, 0, 1)),
             ),
             mcp_m,
+            ("span_kind", _KIND_NAMES, np.where(is_mcp, kinds, -1)),  # any kind
             *_error_members(fail, idx, result, none),
         ],
     )
@@ -243,6 +250,29 @@ def tool_rows(c: SpanColumns | SpanRecords) -> tuple[pd.DataFrame, np.ndarray]:
         n=2 * m,
     )
     return frame, np.concatenate([take, take])
+
+
+def _name_after(names: pa.Array, head: str) -> pa.Array:
+    """The tool name a span's name spells after *head* (trimmed; none when empty)."""
+    after = _group(names, f"(?s){head}(?P<t>.*)$")
+    after = pc.utf8_trim_whitespace(after)
+    return pc.if_else(pc.equal(after, ""), pa.nulls(len(after), pa.string()), after)
+
+
+def _id(ids: pa.Array, none: pa.Array) -> pa.Array:
+    """Empty text is no id."""
+    return pc.if_else(pc.equal(ids, ""), none, ids)
+
+
+def _literal(
+    a: AttrColumns | RecordAttrs, name: str, key: str, take: np.ndarray, rows: np.ndarray,
+    none: pa.Array,
+) -> fast_attrs.Member:  # fmt: skip
+    """Member *name*: attribute *key* of the rows *rows*, a value that is not text as itself."""
+    typed = a.typed(key, take) & rows
+    return fast_attrs.encoded(
+        name, pc.if_else(pa.array(rows), a.rows(key, take), none), typed if typed.any() else None
+    )
 
 
 def _error_members(

@@ -4,16 +4,17 @@ executions have one mapping whatever the encoding they came in."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from toolcall_cli.sources.otel.exchange import as_text
-from toolcall_cli.sources.otel.fast_columns import COLUMNS
+from toolcall_cli.sources.otel.exchange import as_text, ident
+from toolcall_cli.sources.otel.fast_columns import CODES, COLUMNS, IDS, TEXT_ONLY
 from toolcall_cli.sources.otel.map_genai import span_error
 from toolcall_cli.sources.otel.model import Span
 
@@ -36,13 +37,29 @@ class Failure:
     session: pa.Array
 
 
+def _read(key: str, v: Any) -> str | None:
+    """Value *v* of attribute *key* as the mapping reads it (`fast_columns.TEXT_ONLY` …)."""
+    if v is None or isinstance(v, str):
+        return v
+    if key in TEXT_ONLY:
+        return None
+    if key in IDS:
+        return ident(v)
+    if key in CODES and isinstance(v, int | float) and not isinstance(v, bool):
+        return str(int(v)) if math.isfinite(v) else None
+    return as_text(v)
+
+
 class RecordAttrs(Mapping[str, pa.Array]):
-    """One text column per wanted key over the records (values as `exchange.as_text` writes
-    them; null where a span lacks the key)."""
+    """One text column per wanted key over the records (each value as the mapping reads it,
+    `_read`; null where a span lacks the key), and where a value was not text."""
 
     def __init__(self, spans: list[Span]) -> None:
-        self._cols = {k: pa.array([as_text(s.attrs.get(k)) for s in spans], pa.string())
-                      for k in COLUMNS}  # fmt: skip
+        values = {k: [s.attrs.get(k) for s in spans] for k in COLUMNS}
+        self._cols = {k: pa.array([_read(k, v) for v in vs], pa.string())
+                      for k, vs in values.items()}  # fmt: skip
+        self._typed = {k: np.array([v is not None and not isinstance(v, str) for v in vs], bool)
+                       for k, vs in values.items()}  # fmt: skip
 
     def __getitem__(self, name: str) -> pa.Array:
         return self._cols[name]
@@ -56,6 +73,10 @@ class RecordAttrs(Mapping[str, pa.Array]):
     def rows(self, name: str, spans: np.ndarray) -> pa.Array:
         """Column *name* of the records numbered *spans*."""
         return self._cols[name].take(pa.array(spans))
+
+    def typed(self, name: str, spans: np.ndarray) -> np.ndarray:
+        """Where the records numbered *spans* hold a value of *name* that is not text."""
+        return self._typed[name][spans]
 
 
 class SpanRecords:
