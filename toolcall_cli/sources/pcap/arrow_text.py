@@ -1,7 +1,8 @@
 """Text columns of the pcap events built with pyarrow kernels: JSON objects, joined words.
 
-The `attrs` object of every message is written here column-wise, members in the order the
-row-wise builder put them in its dict, so the text is the one ``orjson.dumps`` gave. (pyarrow
+The `attrs` object of every message is written here column-wise, members in a fixed order (the
+committed event tables of tests/golden/events/pcap hold it), as ``orjson.dumps`` of a dict
+would write them. (pyarrow
 26's ``binary_join_element_wise(null_handling="skip")`` drops rows whose parts are all null, so
 it is used only when one member is never null — the frame number of every message; otherwise
 a missing part is an empty string and a leading separator is cut.)

@@ -216,7 +216,7 @@ def _attrs(
     not_json: np.ndarray,
     frames: np.ndarray,
 ) -> pa.Array:
-    """The `attrs` object of every message, members in the row-wise builder's order."""
+    """The `attrs` object of every message, members in their fixed order."""
     n = len(msgs)
     has_peer = peer >= 0
     peer_frame = frames[np.maximum(peer, 0)]
