@@ -40,8 +40,8 @@ class DaskEngine:
             from distributed import Client
         except ImportError:
             raise MissingDependencyError(
-                "--engine dask needs the distributed package",
-                hint="pip install 'dask[distributed]'",
+                "--engine dask needs Dask distributed, which this toolcall was installed without",
+                hint="pip install 'toolcall[dask]'",
             ) from None
         try:
             self._client = Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
