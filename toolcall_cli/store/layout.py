@@ -65,6 +65,7 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
+LAYOUT = 4  # bucketed parts of sorted, row-grouped, indexed files; a store of another is refused
 BUCKETS = 64  # buckets per table; a trace's bucket is `bucket_of(its component)`
 TABLES = ("events", "calls", "findings")
 KEYS_FILE = "keys.parquet"

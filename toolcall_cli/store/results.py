@@ -9,9 +9,11 @@ The run id is `<run_at>-<key>`, where `key` (8 hex digits) is the digest of thos
 diagnose that repeats one replaces that run's findings (the earlier files go once the new ones
 are in place) and any other run adds its own: `findings` holds the latest findings of each
 distinct question asked of each state of the store, told apart by `run_id`, `run_at` and
-`config_fingerprint`. Calls are replaced by every run over the whole store. A row's bucket is its trace's, looked up in the key map by its trace,
-call and session ids, so a one-trace question reads one bucket; a finding with no id the map
-knows (IN001 counts, IN002 skew) goes to bucket 00.
+`config_fingerprint`. Calls are replaced by every run over the whole store.
+
+A row's bucket is its trace's, looked up in the key map by its trace, call and session ids, so
+a one-trace question reads one bucket; a finding with no id the map knows (IN001 counts, IN002
+skew) goes to bucket 00.
 
 Files are written under a temporary name and renamed, without the ingest's writer lock: an
 ingest only sweeps `events/` and its own key map, so a diagnose may record its results while an
@@ -32,7 +34,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from toolcall_cli.store import fs as store_fs
+from toolcall_cli.model.atomic import atomic_write
 from toolcall_cli.store.layout import bucket_dir, bucket_of_label, buckets_of
 
 _LIST = pa.list_(pa.large_string())
@@ -124,7 +126,7 @@ def _buckets(store: Path, n: int, trace: _Ids, call: _Ids, session: _Ids) -> np.
     if not len(flat):
         return out
     try:
-        table = store_fs.read_table(path, filters=pc.field("key").isin(flat))
+        table = pq.read_table(path, filters=pc.field("key").isin(flat))
     except (OSError, pa.ArrowException):  # a damaged key map: the next ingest says so
         return out
     known = table["key"].combine_chunks()
@@ -153,7 +155,7 @@ def _write(store: Path, table_name: str, run: str, table: pa.Table, buckets: np.
         pq.write_table(table.filter(pa.array(buckets == b)), sink, compression="zstd")
         target = bucket_dir(store, table_name, b) / f"{run}.parquet"
         target.parent.mkdir(parents=True, exist_ok=True)
-        store_fs.write_whole(target, sink.getvalue().to_pybytes())
+        atomic_write(target, sink.getvalue().to_pybytes())
 
 
 #: The `calls` column of each CallView attribute (the phases come from its `phases` dict).

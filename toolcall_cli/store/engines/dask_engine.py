@@ -3,7 +3,7 @@
 The cluster is the user's (`dask scheduler` + `dask worker`, a `LocalCluster`, Kubernetes...):
 toolcall connects a `Client` to its scheduler, submits one task per file or bucket and gathers
 the results in order. Workers need toolcall importable and the inputs readable at the same
-paths (a shared file system or object store).
+paths (a shared file system).
 """
 
 from __future__ import annotations
