@@ -16,7 +16,7 @@ MITM_PY311 := mitmproxy==11.0.2 mitmproxy_rs==0.10.7 'pyOpenSSL>=24.3,<27' pypar
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev,mitm,mcp]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,mitm,mcp,dask]'
 	@touch $(STAMP)
 
 setup: $(STAMP) mitm tshark chromium shells phoenix

@@ -44,7 +44,7 @@ def _values(param: Any) -> list[Any]:
         ROOT / "no/such/file",
     ]
     values += files + [str(f) for f in files] + [1, 0, 7, 2.5, True]
-    # store locations for `--store`'s parser: a URL it takes, one it refuses, a bare scheme
+    # `--store`'s parser refuses URLs (any scheme, a bare one) and takes other text as a path
     values += ["memory://toolcall/x", "file:///tmp/x", "ftp://host/x", "s3://", "::"]
     if param.nargs == -1 or param.multiple:
         values = [None, (), *((v,) for v in values if v is not None)]

@@ -139,48 +139,6 @@ def test_findings_table_is_read_when_the_store_has_one(store: Path, tmp_path: Pa
     assert [orjson.loads(line)["session_id"] for line in out.splitlines()] == want
 
 
-def test_flat_events_read_like_bucketed_ones(store: Path, tmp_path: Path) -> None:
-    """The flat layouts' `events/<key>.parquet` give the same rows as the bucketed parts."""
-    copy = tmp_path / "store"
-    shutil.copytree(store, copy)
-    parts = sorted((copy / "events").glob("bucket=*/*.parquet"))
-    assert len(parts) > 1
-    for part in parts:
-        part.rename(copy / "events" / part.name)
-    assert not list((copy / "events").glob("bucket=*/*.parquet"))
-    assert _query(copy, PER_KIND, "-f", "csv")[1] == _query(store, PER_KIND, "-f", "csv")[1]
-
-
-def test_flat_files_of_differing_types_are_unified_not_cast(tmp_path: Path) -> None:
-    """Flat files may differ in schema (written by older layouts): a later file's double is not
-    cast to the first file's integer, and a column a file lacks comes out null."""
-    events = tmp_path / "store" / "events"
-    events.mkdir(parents=True)
-    pq.write_table(pa.table({**_row("a", 1), "duration_ms": [1]}), events / "a.parquet")
-    pq.write_table(pa.table({**_row("b", 2), "duration_ms": [2.5]}), events / "b.parquet")
-    one = _row("c", 3)
-    del one["detail"]
-    pq.write_table(pa.table(one), events / "c.parquet")
-    code, out, err = _query(
-        tmp_path / "store",
-        "SELECT sum(duration_ms) AS d, count(detail) AS n FROM events",
-        "-f",
-        "csv",
-    )
-    assert code == 0, err
-    assert out == "d,n\n3.5,2\n"
-
-
-def _row(origin: str, seq: int) -> dict[str, list[object]]:
-    """One event row with every event column (text ones null but *origin* and detail)."""
-    from toolcall_cli.model.events import COLUMNS
-
-    row: dict[str, list[object]] = {c: [None] for c in COLUMNS}
-    row |= {"seq": [seq], "origin": [origin], "kind": ["mw_other"], "detail": ["x"]}
-    row["ts"] = pa.array([None], pa.timestamp("ns", tz="UTC"))
-    return {c: v for c, v in row.items() if c != "duration_ms"}
-
-
 def test_a_query_binds_only_the_views_it_names(store: Path, tmp_path: Path) -> None:
     """A damaged `calls` table fails a query of calls (exit 3), not one of events alone."""
     copy = tmp_path / "store"

@@ -8,6 +8,8 @@ store. The Dask cluster is a real `LocalCluster` of two worker processes on loop
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,7 +17,7 @@ import orjson
 import pytest
 
 from tests.bench.scale.bundle import write_bundle
-from tests.conftest import ROOT, run_cli
+from tests.conftest import GOLDEN_ENV, ROOT, need_module, run_cli
 
 EVENTS = 40_000
 EVENTS_SQL = "SELECT * EXCLUDE (attrs) FROM events ORDER BY ALL"
@@ -38,6 +40,7 @@ def one_process(home: Path) -> dict[str, object]:
 
 @pytest.fixture(scope="module")
 def scheduler() -> Iterator[str]:
+    need_module("distributed", install="pip install 'toolcall[dask]'")
     from distributed import LocalCluster
 
     with LocalCluster(
@@ -112,3 +115,25 @@ def test_engine_flags_fail_with_one_line(home: Path, args: list[str], code: int,
     first, hint = res.stderr.splitlines()
     assert first.startswith("toolcall: error: ") and says in first, first
     assert hint.startswith("  hint: ")
+
+
+def test_dask_engine_without_the_extra_says_how_to_install_it(home: Path) -> None:
+    """`toolcall[dask]` is an extra: without `distributed` importable, `--engine dask` is exit 4
+    with the install line (the import is blocked in the child, toolcall itself is as shipped)."""
+    block = "import sys; sys.modules['distributed'] = None; "
+    run = "from toolcall_cli.cli.entry import main; sys.argv[0] = 'toolcall'; main()"
+    argv = ["diagnose", "--store", "store", "--engine", "dask", "--scheduler", "tcp://127.0.0.1:9"]
+    res = subprocess.run(
+        [sys.executable, "-c", block + run, *argv],
+        cwd=home,
+        capture_output=True,
+        text=True,
+        env={**GOLDEN_ENV, "PYTHONPATH": str(ROOT)},
+        timeout=120,
+    )
+    assert res.returncode == 4, res.stderr
+    assert res.stderr.splitlines() == [
+        "toolcall: error: --engine dask needs Dask distributed, which this toolcall was "
+        "installed without",
+        "  hint: pip install 'toolcall[dask]'",
+    ]

@@ -100,7 +100,7 @@ def _reference(
 
 @pytest.fixture(scope="module")
 def stores(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path]]:
-    """The same events in small row groups: once with the index, once without (an older store)."""
+    """The same events in small row groups: once with the index, once with it lost (scanned)."""
     indexed = tmp_path_factory.mktemp("indexed")
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(store_mod, "ROW_GROUP", 16)

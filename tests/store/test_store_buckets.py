@@ -1,5 +1,5 @@
-"""The bucketed store: a trace lives in one bucket, a linking input moves rows, older flat
-stores are read and migrated, and a diagnose of the store records its findings and calls."""
+"""The bucketed store: a trace lives in one bucket, a linking input moves rows, a store of an
+older layout is refused, and a diagnose of the store records its findings and calls."""
 
 from __future__ import annotations
 
@@ -15,11 +15,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from toolcall_cli.model.events import build_frame
+from tests.conftest import run_cli
+from toolcall_cli.model.events import EVENTS_SCHEMA_VERSION, build_frame
 from toolcall_cli.store import manifest as store_manifest
 from toolcall_cli.store import write as store_mod
 from toolcall_cli.store.layout import ROW
-from toolcall_cli.store.manifest import data_files, read_manifest
+from toolcall_cli.store.manifest import data_files
 from toolcall_cli.store.read import load_events
 from toolcall_cli.store.results import CALLS_SCHEMA, FINDINGS_SCHEMA
 from toolcall_cli.store.write import write_files
@@ -71,34 +72,53 @@ def test_a_trace_lives_in_one_bucket_and_a_linking_input_moves_it(tmp_path: Path
     pd.testing.assert_frame_equal(load_events(tmp_path), want)
 
 
-def _flat_store(root: Path, df: pd.DataFrame, path: Path) -> None:
-    """A store as toolcall wrote it before buckets (layout 3: flat `events/<key>.parquet`)."""
+def _flat_store(root: Path, df: pd.DataFrame, path: Path, manifest: dict[str, int]) -> None:
+    """A store as toolcall wrote it before buckets: a flat `events/<key>.parquet` per input and
+    a manifest of *manifest*'s shape (no `parts`)."""
     key = store_manifest.file_key(path)
     table = pa.Table.from_pandas(df, preserve_index=False)
     table = table.append_column(ROW, pa.array(np.arange(len(df), dtype=np.int64)))
     (root / "events").mkdir(parents=True)
     pq.write_table(store_mod.sort_rows(table), root / "events" / f"{key}.parquet")
     entry = {"path": str(path), "source": "middleware", "events": len(df), "unparsed": 0}
-    manifest = {"schema_version": 1, "layout": 3, "files": {key: entry}}
-    (root / "manifest.json").write_bytes(orjson.dumps(manifest))
+    (root / "manifest.json").write_bytes(orjson.dumps({**manifest, "files": {key: entry}}))
 
 
-def test_an_old_flat_store_is_read_and_migrated_by_the_next_ingest(tmp_path: Path) -> None:
+OLD_MANIFESTS: dict[str, dict[str, int]] = {
+    "layout-1": {"schema_version": EVENTS_SCHEMA_VERSION},  # no layout recorded
+    "layout-3": {"schema_version": EVENTS_SCHEMA_VERSION, "layout": 3},
+}
+COMMANDS = {
+    "ingest": ["ingest", str(FIXTURES / "incidents" / "flooding-model-loop")],
+    "diagnose": ["diagnose"],
+    "timeline": ["timeline", "--trace-id", "T1"],
+    "replay": ["replay", "--trace-id", "T1"],
+    "query": ["query", "SELECT count(*) FROM events"],
+}
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+@pytest.mark.parametrize("shape", OLD_MANIFESTS)
+def test_a_store_of_an_older_layout_is_refused_with_re_ingest(
+    tmp_path: Path, shape: str, command: str
+) -> None:
     store = tmp_path / "store"
-    old = _events("old.log", [{"trace_id": f"T{i}", "tool_call_id": f"c{i}"} for i in range(30)])
-    _flat_store(store, old, Path("/evidence/old.log"))
-    pd.testing.assert_frame_equal(load_events(store), old)
-    mw = FIXTURES / "incidents" / "flooding-model-loop"
-    done = subprocess.run(
-        [TOOLCALL, "ingest", "--store", str(store), str(mw)], capture_output=True, text=True
-    )
-    assert done.returncode == 0, done.stderr
-    assert "migrating the store" in done.stderr and "correlation buckets" in done.stderr
-    assert read_manifest(store)["layout"] == store_mod.LAYOUT
-    assert not list((store / "events").glob("*.parquet"))  # the flat file is gone
-    events = load_events(store)
-    moved = events[events["origin"].str.startswith("/evidence/old.log")].reset_index(drop=True)
-    pd.testing.assert_frame_equal(moved, old)
+    old = _events("old.log", [{"trace_id": "T1", "tool_call_id": "c1"}])
+    _flat_store(store, old, Path("/evidence/old.log"), OLD_MANIFESTS[shape])
+    before = _files(store)
+    res = run_cli([*COMMANDS[command], "--store", str(store)])
+    assert res.exit_code == 3, res.stderr
+    assert res.stderr.splitlines() == [
+        f"toolcall: error: the store {store} was written by an older toolcall",
+        "  hint: re-ingest the evidence into a new store",
+    ]
+    assert res.stdout == ""
+    assert _files(store) == before  # left as it was
+
+
+def _files(store: Path) -> list[Path]:
+    """The store's files but an ingest's (empty) lock file."""
+    return sorted(p.relative_to(store) for p in store.rglob("*") if p.name != ".lock")
 
 
 def test_a_diagnose_of_the_store_records_findings_and_calls(tmp_path: Path) -> None:
@@ -111,9 +131,8 @@ def test_a_diagnose_of_the_store_records_findings_and_calls(tmp_path: Path) -> N
     assert all(r.returncode == 0 for r in reports), reports[0].stderr
     codes = sorted(f["code"] for f in json.loads(reports[0].stdout)["findings"])
     findings = pq.read_table(store / "findings", schema=FINDINGS_SCHEMA).to_pandas()
-    assert findings["run_id"].nunique() == 2  # appended per run
-    for _, one in findings.groupby("run_id"):
-        assert sorted(one["code"]) == codes
+    assert findings["run_id"].nunique() == 1  # the same run again replaces its findings
+    assert sorted(findings["code"]) == codes
     assert findings["config_fingerprint"].nunique() == 1
     assert {p.parent.name[:7] for p in (store / "findings").rglob("*.parquet")} == {"bucket="}
     calls = pq.read_table(store / "calls", schema=CALLS_SCHEMA).to_pandas()

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
-import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
@@ -78,15 +77,9 @@ def test_filtered_and_column_reads_hide_the_row_column(tmp_path: Path, small_gro
     assert keys.column_names == ["trace_id", "tool_call_id"] and keys.num_rows == 60
 
 
-def test_layout_1_files_are_still_read(tmp_path: Path) -> None:
-    pf = tmp_path / "old.parquet"
-    pq.write_table(pa.table({"origin": ["b", "a"]}), pf)
-    assert read_file(pf).column("origin").to_pylist() == ["b", "a"]
-
-
 #: The schema of every bucketed part (layout 4), as `store_write.normalise` casts them.
 #: `toolcall query` reads bucketed parts as one schema (no union_by_name, store/query_tables.py):
-#: a change here is a new layout (bump store.LAYOUT and read older parts by name).
+#: a change here is a new layout (bump store.LAYOUT: older stores are then refused).
 LAYOUT_4_SCHEMA = [
     ("ts", "timestamp[ns, tz=UTC]"),
     ("seq", "int64"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 import sys
 from enum import Enum
 from pathlib import Path
@@ -123,24 +124,25 @@ WorkersOpt = Annotated[
 ]
 
 
+#: `scheme://…`: a URL, which `--store` does not take (a Windows drive `C:\…` has no `//`).
+_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*://")
+
+
 def _store_location(value: str | Path) -> Path:
-    """`--store`: a directory, or an fsspec URL of one (store/fs.py)."""
+    """`--store`: a directory; a URL is refused rather than made a directory named `s3:`."""
     if isinstance(value, Path):  # the default
         return value
-    from toolcall_cli.store.fs import store_location
-
-    try:
-        return store_location(value)
-    except UsageError as e:
-        raise typer.BadParameter(f"{e.message} (hint: {e.hint})" if e.hint else e.message) from None
+    if _URL.match(value):
+        raise typer.BadParameter(f"{value} is a URL; the store is a local directory")
+    return Path(value)
 
 
 StoreOpt = Annotated[
     Path,
     typer.Option(
         "--store",
-        metavar="DIR|URL",
-        help="Store directory, or an fsspec URL (file://, memory://, s3://...).",
+        metavar="DIR",
+        help="Store directory.",
         parser=_store_location,
     ),
 ]

@@ -9,10 +9,14 @@ from typing import Any
 from toolcall_cli.cli._console import say
 
 
-def record_diagnose(store: Path, report: Any, cfg: Any, *, whole: bool, calls: Any = None) -> None:
+def record_diagnose(
+    store: Path, report: Any, cfg: Any, *, req: Any, whole: bool, calls: Any = None
+) -> None:
     """Write *report*'s findings (and, when *whole*, its calls: *calls*, the pooled `calls`
-    rows of a per-bucket run, else its timeline's) to *store*; a store that cannot be written
-    (read-only, a bundle someone else owns) only warns: the report is out already."""
+    rows of a per-bucket run, else its timeline's) to *store*, replacing those of an earlier
+    run that asked the same (*req*'s scope and selection) of the same store under the same
+    config; a store that cannot be written (read-only, a bundle someone else owns) only warns:
+    the report is out already."""
     from toolcall_cli.store.manifest import read_manifest
     from toolcall_cli.store.results import config_fingerprint, record_run
 
@@ -24,9 +28,25 @@ def record_diagnose(store: Path, report: Any, cfg: Any, *, whole: bool, calls: A
             (f.to_dict() for f in report.findings),
             None if not whole else calls if calls is not None else _calls_of(timeline),
             fingerprint=config_fingerprint(cfg),
+            selection=_selection(req),
         )
     except OSError as e:
         say(f"toolcall: warning: findings not recorded in the store {store}: {e.strerror or e}")
+
+
+def _selection(req: Any) -> str:
+    """What a `DiagnoseRequest` asks of the store, as text: the scope, the codes selected and
+    ignored (in any order), the tool files, skew correction and redaction."""
+    return repr(
+        (
+            req.scope,
+            sorted(req.select),
+            sorted(req.ignore),
+            [str(p.resolve()) for p in req.tools],
+            req.skew_correction,
+            req.opts.redactor,
+        )
+    )
 
 
 def _calls_of(timeline: Any) -> Any:

@@ -74,18 +74,15 @@ class BucketResult:
     skew_firsts: dict[str, tuple[Any, ...]]
 
 
-def store_buckets(store: Path) -> list[tuple[tuple[str, ...], int]] | None:
-    """The data files and row count of each non-empty bucket of *store*, in bucket order;
-    None for a store of an older, unbucketed layout (diagnosed whole)."""
-    from toolcall_cli.store.manifest import is_bucketed, part_paths, read_manifest
+def store_buckets(store: Path) -> list[tuple[tuple[str, ...], int]]:
+    """The data files and row count of each non-empty bucket of *store*, in bucket order."""
+    from toolcall_cli.store.manifest import part_paths, read_manifest
 
     manifest = read_manifest(store)
     if not manifest["files"]:
         raise InputError(
             f"the store {store} is empty", hint="run `toolcall ingest PATH...` first, or pass PATHs"
         )
-    if not is_bucketed(manifest):
-        return None
     by_bucket: dict[int, list[str]] = {}
     rows: dict[int, int] = {}
     for pf in part_paths(store, manifest):
@@ -102,16 +99,16 @@ def _bucket_of(pf: Path) -> int:
 
 def _read(files: tuple[str, ...], columns: list[str] | None = None) -> list[pa.Table]:
     import pyarrow as pa
+    import pyarrow.parquet as pq
 
-    from toolcall_cli.store import fs as store_fs
     from toolcall_cli.store.read import check_schema
 
     out = []
     for pf in files:
         try:
             # a file rewritten with other column types is damaged input (3), whatever is read
-            check_schema(store_fs.read_schema(pf), pf)
-            out.append(store_fs.read_table(pf, columns=columns, use_threads=False))
+            check_schema(pq.read_schema(pf), pf)
+            out.append(pq.read_table(pf, columns=columns, use_threads=False))
         except (OSError, pa.ArrowException) as e:
             raise InputError(
                 f"store file {pf} is unreadable: {e}", hint="re-ingest its input"
@@ -220,21 +217,15 @@ def _positions(raw: list[pa.Table]) -> pa.Table:
 
 def diagnose_store(
     store: Path, req: DiagnoseRequest, *, cfg: Config, engine: Engine | None = None
-) -> tuple[DiagnoseReport, pa.Table] | None:
+) -> tuple[DiagnoseReport, pa.Table]:
     """The whole *store* diagnosed bucket by bucket on *engine* (default: this process), pooled
-    into one report, and the calls table of every bucket; None for an unbucketed store."""
+    into one report, and the calls table of every bucket."""
     from toolcall_cli.align.skew import combine, estimate_from
     from toolcall_cli.store.engines.local import LocalEngine
     from toolcall_cli.store.manifest import read_manifest
 
     buckets = store_buckets(store)
-    if buckets is None:
-        return None
     runner = engine if engine is not None else LocalEngine(workers=1)
-    if runner.workers > 1 or runner.name != "local":  # tasks run in other processes
-        from toolcall_cli.store.fs import require_shared
-
-        require_shared(store)
     quotable = tuple(str(e["path"]) for e in read_manifest(store)["files"].values())
     inputs = (str(store),)
     groups = runner.workers * TASKS_PER_WORKER

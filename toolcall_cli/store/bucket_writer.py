@@ -21,7 +21,7 @@ committed parts it replaced stay named by the old manifest until the commit, the
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +33,6 @@ import pyarrow.parquet as pq
 
 from toolcall_cli.errors import InputError
 from toolcall_cli.model.events import COLUMNS, UNPARSED, EventChunk
-from toolcall_cli.store import fs as store_fs
 from toolcall_cli.store import index as store_index
 from toolcall_cli.store import manifest as store_manifest
 from toolcall_cli.store import read as store_read
@@ -73,7 +72,7 @@ def read_keymap(store_dir: Path) -> Any:
     if not path.exists():
         return KeyMap.empty()
     try:
-        table = store_fs.read_table(path)
+        table = pq.read_table(path)
         keys = table["key"].combine_chunks().cast(pa.large_string())
         return KeyMap(keys, table["label"].combine_chunks().cast(pa.large_string()))
     except (OSError, KeyError, pa.ArrowException) as e:
@@ -109,11 +108,8 @@ def input_table(inputs: list[tuple[str, pd.DataFrame, int | np.ndarray]]) -> pa.
 
 
 def normalise(table: pa.Table, part: str) -> pa.Table:
-    """A part read back (of any layout) with the event columns, `_file` and `_row`."""
-    if ROW not in table.column_names:  # layout 1: rows are in input order
-        table = table.append_column(ROW, pa.array(np.arange(table.num_rows)))
-    if FILE not in table.column_names:  # one input's own part
-        table = table.append_column(FILE, pa.array([part] * table.num_rows))
+    """A part read back with the event columns, `_file` and `_row`, in the one schema parts
+    are written in."""
     names = [f.name for f in store_read.expected_schema()]
     schema = pa.schema(
         [
@@ -197,7 +193,7 @@ class BucketWriter:
         if part in self.staged:
             pf = pf.with_name(pf.name + store_manifest.STAGED)
         try:
-            table = store_fs.read_table(pf)
+            table = pq.read_table(pf)
         except (OSError, pa.ArrowException) as e:
             raise InputError(f"store file {pf} is unreadable: {e}", hint="re-ingest") from None
         store_read.check_schema(table.schema, pf)
@@ -286,19 +282,11 @@ class BucketWriter:
         return sorted(self.staged)
 
 
-def legacy_tables(store_dir: Path, manifest: dict[str, Any]) -> Iterator[pa.Table]:
-    """The rows of an older layout's parts, as bucketed tables (with `_file`, `_row`)."""
-    for pf in store_manifest.part_paths(store_dir, manifest):
-        table = store_fs.read_table(pf)
-        store_read.check_schema(table.schema, pf)
-        yield normalise(table, pf.stem)
-
-
 def remove_unnamed(store_dir: Path, manifest: dict[str, Any]) -> None:
     """Delete data files and indexes the committed *manifest* no longer names."""
     named = {p.stem for p in store_manifest.part_paths(store_dir, manifest)}
     suffixes = (".parquet", store_index.SUFFIX)
-    for pattern in (*(f"*{x}" for x in suffixes), *(f"bucket=*/*{x}" for x in suffixes)):
+    for pattern in (f"bucket=*/*{x}" for x in suffixes):
         for f in (store_dir / "events").glob(pattern):
             if f.stem not in named and store_manifest.STORE_KEY.fullmatch(f.stem):
                 f.unlink(missing_ok=True)

@@ -5,8 +5,7 @@ Most of it happens as the store is written (store/bucket_writer.py): an ingest b
 inputs and writes one part per bucket a flush touches, and a bucket that holds `MAX_SMALL`
 small parts has them merged into the next part written there. :func:`compact` is the explicit
 pass (the end of `toolcall ingest` runs it): every bucket with more than one small part gets
-them merged, and a store of an older layout (flat `events/<key>.parquet`, one file per input)
-is moved into buckets.
+them merged.
 
 Crash safety is the ingest's: the merged parts are staged, one manifest rename commits them
 (listed under `"pending"`, rolled forward by the next reader), and only then are the merged-away
@@ -23,8 +22,8 @@ import pyarrow as pa
 from toolcall_cli.errors import InputError
 from toolcall_cli.store import manifest as store_manifest
 from toolcall_cli.store import write as store
-from toolcall_cli.store.bucket_writer import SMALL_ROWS, BucketWriter, legacy_tables, remove_unnamed
-from toolcall_cli.store.layout import buckets_of
+from toolcall_cli.store.bucket_writer import SMALL_ROWS, BucketWriter, remove_unnamed
+from toolcall_cli.store.layout import LAYOUT, buckets_of
 
 MAX_PARTS = 64  # kept for callers: more parts than this in a store of small ones is too many
 TARGET_ROWS = SMALL_ROWS
@@ -41,14 +40,12 @@ def small_groups(parts: dict[str, dict[str, Any]]) -> dict[int, list[str]]:
 
 
 def needs_compaction(manifest: dict[str, Any]) -> bool:
-    """An older layout, or a bucket holding more than one small part."""
-    return bool(manifest["files"]) and (
-        not store_manifest.is_bucketed(manifest) or bool(small_groups(manifest["parts"]))
-    )
+    """A bucket holding more than one small part."""
+    return bool(manifest["files"]) and bool(small_groups(manifest["parts"]))
 
 
 def compact(store_dir: Path) -> int:
-    """Merge each bucket's small parts (and bucket an older layout); parts merged away.
+    """Merge each bucket's small parts; parts merged away.
 
     Takes the writer lock, so it fails like an ingest (InputError) while another one writes.
     """
@@ -58,12 +55,8 @@ def compact(store_dir: Path) -> int:
             return 0
         store.sweep(store_dir)
         before = len(store_manifest.part_paths(store_dir, manifest))
-        writer = BucketWriter(store_dir, manifest.get("parts", {}), buckets_of(manifest))
+        writer = BucketWriter(store_dir, manifest["parts"], buckets_of(manifest))
         try:
-            if not store_manifest.is_bucketed(manifest):
-                for table in legacy_tables(store_dir, manifest):
-                    writer.add(table)
-                writer.flush()
             for bucket, group in small_groups(writer.parts).items():
                 tables = [writer.read_part(p) for p in group]
                 for p in group:
@@ -78,7 +71,7 @@ def compact(store_dir: Path) -> int:
             k: {f: v[f] for f in store_manifest.ENTRY_KEYS} for k, v in manifest["files"].items()
         }
         manifest.update(
-            layout=store.LAYOUT,
+            layout=LAYOUT,
             buckets=writer.buckets,
             parts=writer.parts,
             pending=pending,

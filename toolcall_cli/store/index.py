@@ -33,7 +33,6 @@ import pyarrow.parquet as pq
 
 from toolcall_cli.errors import InputError
 from toolcall_cli.model.events import WIRE_SOURCES
-from toolcall_cli.store import fs as store_fs
 
 #: The id columns indexed, so looked up without a scan.
 INDEXED = ("trace_id", "tool_call_id", "request_id", "session_id")
@@ -157,7 +156,7 @@ class IdIndex:
             token = (data_file.schema_arrow.metadata or {}).get(META)
             if token is None or not path.exists():
                 return None
-            meta = orjson.loads((store_fs.read_schema(path).metadata or {})[META])
+            meta = orjson.loads((pq.read_schema(path).metadata or {})[META])
             md = data_file.metadata
             ok = (
                 isinstance(meta, dict)
@@ -176,7 +175,7 @@ class IdIndex:
     def _chunk(self, i: int) -> pa.Table:
         if i not in self._chunks:
             try:
-                with store_fs.parquet_file(self.path) as index:  # not held open between lookups
+                with pq.ParquetFile(self.path) as index:  # not held open between lookups
                     self._chunks[i] = index.read_row_group(i, use_threads=False)
             except (OSError, pa.ArrowException) as e:
                 raise InputError(

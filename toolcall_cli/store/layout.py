@@ -53,9 +53,10 @@ findings
     `id` `code` `name` `severity` `message` `trace_id` `session_id` string ·
     `tool_call_ids` list<string> · `caused_by` string · `symptoms` list<string> ·
     `tool` `explanation` `fix` string · `evidence` string (JSON list of `{origin, text, ...}`)
-    · `extra` string (JSON object of rule-specific facts). Appended by every diagnose that
-    reads the store (no PATH; a scoped run records only its findings), so "the latest run"
-    is `WHERE run_at = (SELECT max(run_at) ...)`.
+    · `extra` string (JSON object of rule-specific facts). Written by every diagnose that
+    reads the store (no PATH; a scoped run records only its findings); a run repeating an
+    earlier one (same store contents, scope and selection, config: store/results.py)
+    replaces its findings, so "the latest run" is `WHERE run_at = (SELECT max(run_at) ...)`.
 """
 
 from __future__ import annotations
@@ -64,6 +65,7 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
+LAYOUT = 4  # bucketed parts of sorted, row-grouped, indexed files; a store of another is refused
 BUCKETS = 64  # buckets per table; a trace's bucket is `bucket_of(its component)`
 TABLES = ("events", "calls", "findings")
 KEYS_FILE = "keys.parquet"

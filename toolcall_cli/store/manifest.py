@@ -1,10 +1,11 @@
 """The store's manifest: which inputs and data files a store holds, and its commit point.
 
 `manifest.json` records each ingested input under `files` (keyed by a hash of its absolute
-path, so re-ingesting a file replaces its events: path, source, counts) and, in the bucketed
-layout (4), each data file under `parts`: its bucket, rows, and the inputs it holds rows of.
-Every reader starts here: the manifest names the live data files (store/layout.py has
-their paths), so staged or left-over files are never read.
+path, so re-ingesting a file replaces its events: path, source, counts) and each data file
+under `parts`: its bucket, rows, and the inputs it holds rows of. Every reader starts here: the
+manifest names the live data files (store/layout.py has their paths), so staged or left-over
+files are never read. A store has one layout (`LAYOUT`, store/layout.py); a manifest of
+another (the flat layouts of older toolcalls) is refused with exit 3: re-ingest.
 
 A manifest listing staged parts under `"pending"` is a committed ingest that did not finish
 renaming them (store/write.py writes it): the first reader rolls it forward, so no reader sees
@@ -14,6 +15,7 @@ half an ingest.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,10 +24,10 @@ from typing import Any
 import orjson
 
 from toolcall_cli.errors import InputError
+from toolcall_cli.model.atomic import atomic_write
 from toolcall_cli.model.events import EVENTS_SCHEMA_VERSION
 from toolcall_cli.store import index as store_index
-from toolcall_cli.store.fs import replace, write_whole
-from toolcall_cli.store.layout import KEYS_FILE, bucket_dir, buckets_of
+from toolcall_cli.store.layout import KEYS_FILE, LAYOUT, bucket_dir, buckets_of
 
 MANIFEST = "manifest.json"
 LOCK = ".lock"  # held (flock) by the one ingest writing the store
@@ -53,20 +55,23 @@ def file_key(path: Path) -> str:
 def write_atomic(target: Path, data: bytes) -> None:
     """Replace *target* with *data*, all or nothing, wherever the store lives."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    write_whole(target, data)
+    atomic_write(target, data)
 
 
 def read_manifest(store: Path) -> dict[str, Any]:
-    """The manifest, checked for the schema version; an empty one when there is no store."""
+    """The manifest, checked for the layout and the schema version; an empty one when there is
+    no store."""
     mf = store / MANIFEST
     if not mf.exists():
-        return {"schema_version": EVENTS_SCHEMA_VERSION, "files": {}}
+        return {"schema_version": EVENTS_SCHEMA_VERSION, "layout": LAYOUT, "files": {}, "parts": {}}
     try:
         data = orjson.loads(mf.read_bytes())
     except (OSError, orjson.JSONDecodeError) as e:
         raise InputError(
             f"store manifest {mf} is unreadable: {e}", hint="delete the store and re-ingest"
         ) from None
+    if isinstance(data, dict) and data.get("layout") != LAYOUT:
+        _refuse_layout(store, data.get("layout"))
     version = data.get("schema_version") if isinstance(data, dict) else None
     if version != EVENTS_SCHEMA_VERSION:
         raise InputError(
@@ -78,6 +83,15 @@ def read_manifest(store: Path) -> dict[str, Any]:
     if data.get("pending"):
         data = roll_forward(store, data)
     return data
+
+
+def _refuse_layout(store: Path, layout: object) -> None:
+    """A store of another layout is not read: its evidence is re-ingested into a new one."""
+    newer = isinstance(layout, int) and layout > LAYOUT
+    raise InputError(
+        f"the store {store} was written by {'a newer' if newer else 'an older'} toolcall",
+        hint="re-ingest the evidence into a new store",
+    )
 
 
 def _check_entries(mf: Path, data: dict[str, Any]) -> None:
@@ -101,9 +115,8 @@ def _check_entries(mf: Path, data: dict[str, Any]) -> None:
             ok
             and isinstance(entry, dict)
             and all(isinstance(entry.get(k), t) for k, t in ENTRY_KEYS.items())
-            and (STORE_KEY.fullmatch(str(entry.get("part", "0" * 20))) is not None)
         )
-    parts = data.get("parts", {})
+    parts = data.get("parts")
     ok = ok and isinstance(parts, dict)
     for key, entry in parts.items() if isinstance(parts, dict) else ():
         ok = (
@@ -135,11 +148,11 @@ def roll_forward(store: Path, manifest: dict[str, Any]) -> dict[str, Any]:
     no_symlinks(store)
     try:
         for key in manifest["pending"]:
-            where = _part_dir(store, manifest, key)
+            where = bucket_dir(store, "events", manifest["parts"][key]["bucket"])
             for name in (f"{key}.parquet", f"{key}{store_index.SUFFIX}"):
                 staged = where / f"{name}{STAGED}"
                 if staged.exists():
-                    replace(staged, where / name)
+                    os.replace(staged, where / name)
                 elif name.endswith(".parquet") and not (where / name).exists():
                     # never commit a manifest that names events nobody can read
                     raise InputError(
@@ -148,7 +161,7 @@ def roll_forward(store: Path, manifest: dict[str, Any]) -> dict[str, Any]:
                     )
         keys = store / f"{KEYS_FILE}{STAGED}"
         if manifest.get("pending_keys") and keys.exists():
-            replace(keys, store / KEYS_FILE)
+            os.replace(keys, store / KEYS_FILE)
         done = {k: v for k, v in manifest.items() if k not in ("pending", "pending_keys")}
         write_atomic(store / MANIFEST, manifest_bytes(done))
     except OSError as e:
@@ -159,37 +172,14 @@ def roll_forward(store: Path, manifest: dict[str, Any]) -> dict[str, Any]:
     return done
 
 
-def _part_dir(store: Path, manifest: dict[str, Any], part: str) -> Path:
-    """The directory holding *part*: its bucket's (layout 4) or the flat `events/`."""
-    entry = manifest.get("parts", {}).get(part)
-    return store / "events" if entry is None else bucket_dir(store, "events", entry["bucket"])
-
-
-def is_bucketed(manifest: dict[str, Any]) -> bool:
-    """Whether the store has the bucketed layout (4); older ones are read as they are."""
-    return "parts" in manifest or not manifest["files"]
-
-
 def manifest_bytes(manifest: dict[str, Any]) -> bytes:
     return orjson.dumps(manifest, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
-
-
-def part_of(key: str, entry: dict[str, Any]) -> str:
-    """The part (data file key) holding input *key*'s events: its own, or a merged one."""
-    return str(entry.get("part", key))
-
-
-def part_keys(manifest: dict[str, Any]) -> list[str]:
-    """Each data file the manifest names, once, in the order of the inputs it holds."""
-    return list(dict.fromkeys(part_of(k, manifest["files"][k]) for k in sorted(manifest["files"])))
 
 
 def part_paths(
     store: Path, manifest: dict[str, Any], buckets: set[int] | None = None
 ) -> list[Path]:
-    """The store's data files (only those of *buckets* when given, in a bucketed store)."""
-    if not is_bucketed(manifest):
-        return [store / "events" / f"{k}.parquet" for k in part_keys(manifest)]
+    """The store's data files (only those of *buckets* when given), in bucket order."""
     parts = manifest["parts"]
     return [
         bucket_dir(store, "events", parts[k]["bucket"]) / f"{k}.parquet"

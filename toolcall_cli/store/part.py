@@ -1,11 +1,10 @@
 """One store file as a selective read sees it: its id index (or its scanned id columns), the
 row groups read so far, and the rows a selection matches among them.
 
-A store file with an id index (layout 3, store/index.py) is never scanned: each round
-looks the new ids up in the index and reads just the row groups that hold them. A file without
-one (older layouts, or an index that no longer matches its file) has its id columns read in
-full and only the row groups where they matched read whole (store/read_selection.py drives the
-rounds).
+A store file with an id index (store/index.py) is never scanned: each round looks the new ids
+up in the index and reads just the row groups that hold them. A file whose index no longer
+matches it (rewritten by hand, damaged) has its id columns read in full and only the row groups
+where they matched read whole (store/read_selection.py drives the rounds).
 """
 
 from __future__ import annotations
@@ -15,13 +14,13 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 from toolcall_cli.errors import InputError
-from toolcall_cli.store import fs as store_fs
 from toolcall_cli.store.bucket_writer import normalise
 from toolcall_cli.store.index import IdIndex
 from toolcall_cli.store.layout import buckets_of
-from toolcall_cli.store.manifest import is_bucketed, part_paths, read_manifest
+from toolcall_cli.store.manifest import part_paths, read_manifest
 from toolcall_cli.store.read import buckets_of_ids, check_schema, read_file, row_groups_of
 from toolcall_cli.store.wanted import KEYS, Wanted
 
@@ -39,7 +38,7 @@ class StorePart:
         # Opened, read and closed: a store of thousands of files must not hold a descriptor
         # per file (or two, with its index) while the selection runs.
         try:
-            with store_fs.parquet_file(pf) as file:
+            with pq.ParquetFile(pf) as file:
                 check_schema(file.schema_arrow, pf)  # a rewritten file: exit 3, not a crash
                 self.index = IdIndex.open(pf, file)
                 self.groups = int(file.metadata.num_row_groups)
@@ -79,7 +78,7 @@ class StorePart:
         if not new:
             return
         try:
-            with store_fs.parquet_file(self.pf) as file:
+            with pq.ParquetFile(self.pf) as file:
                 self._tables.append(file.read_row_groups(new, use_threads=False))
         except (OSError, pa.ArrowException) as e:
             raise unreadable(self.pf, e) from None
@@ -129,7 +128,7 @@ class StorePart:
 def raw_rows(pf: Path, groups: list[int] | None = None) -> pa.Table:
     """Rows of store file *pf* as stored (hidden columns kept), optionally only *groups*."""
     try:
-        with store_fs.parquet_file(pf) as file:  # closed at once: stores hold thousands of files
+        with pq.ParquetFile(pf) as file:  # closed at once: stores hold thousands of files
             if groups is None:
                 return file.read(use_threads=False)
             return file.read_row_groups(groups, use_threads=False)
@@ -146,5 +145,5 @@ def parts_of(store: Path, ids: dict[str, set[str]]) -> list[StorePart]:
             f"the store {store} is empty", hint="run `toolcall ingest PATH...` first, or pass PATHs"
         )
     n = buckets_of(manifest)
-    buckets = buckets_of_ids(store, ids, n) if is_bucketed(manifest) else set()
+    buckets = buckets_of_ids(store, ids, n)
     return [StorePart(pf) for pf in part_paths(store, manifest, buckets or None)]

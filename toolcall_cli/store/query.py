@@ -98,18 +98,14 @@ def _connection(
     """An in-memory DuckDB with the store's *views*, locked down before any user SQL runs."""
     import duckdb
 
-    from toolcall_cli.store.fs import is_local
-
-    if not is_local(store):  # allowed_paths, the lock-down below, names local files only
-        raise UsageError(
-            f"toolcall query reads a store on the local file system, and {store} is not one",
-            hint="copy the store to a directory (or mount it) and pass --store DIR",
-        )
     root = store.resolve()
     if not root.is_dir():
         raise InputError(
             f"there is no store at {store}", hint="run `toolcall ingest PATH...` first, or --store"
         )
+    from toolcall_cli.store.manifest import read_manifest
+
+    read_manifest(root)  # a store of another layout is refused, not half-read
     tables = find_tables(root)
     if not tables.events:
         raise InputError(f"the store {store} is empty", hint="run `toolcall ingest PATH...` first")

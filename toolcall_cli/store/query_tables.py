@@ -1,8 +1,7 @@
 """The SQL views `toolcall query` offers over a store: `events`, `calls` and `findings`.
 
-Each view reads Parquet files found under the store, whichever layout wrote them: one file
-per input (`events/<key>.parquet`, today's layout) or correlation buckets
-(`events/bucket=NN/*.parquet`, DESIGN §6b). The file lists are resolved here, in Python, so an
+Each view reads the Parquet files of the store's correlation buckets
+(`<table>/bucket=NN/*.parquet`, DESIGN §6b). The file lists are resolved here, in Python, so an
 empty glob is an empty view rather than a DuckDB error, and so the connection can be allowed
 to read exactly these files and nothing else (store/query.py).
 
@@ -66,7 +65,7 @@ class StoreTables:
 
 
 def table_files(store: Path, table: str) -> tuple[Path, ...]:
-    """The data files of *table*: flat (`table/*.parquet`) and bucketed (`table/bucket=*/`).
+    """The data files of *table* (`table/bucket=*/*.parquet`).
 
     Staged files of an unfinished ingest end in `.new` and temporary ones start with a dot,
     so neither matches. Symlinks are left out: a store that came inside a bundle must not
@@ -75,12 +74,12 @@ def table_files(store: Path, table: str) -> tuple[Path, ...]:
     root = store / table
     if not root.is_dir() or root.is_symlink():
         return ()
-    found = [*root.glob("*.parquet"), *root.glob("bucket=*/*.parquet")]
+    found = root.glob("bucket=*/*.parquet")
     return tuple(sorted(p for p in found if not p.name.startswith(".") and not _linked(p, root)))
 
 
 def _linked(path: Path, root: Path) -> bool:
-    return path.is_symlink() or (path.parent != root and path.parent.is_symlink())
+    return path.is_symlink() or path.parent.is_symlink()
 
 
 def find_tables(store: Path) -> StoreTables:
@@ -101,19 +100,12 @@ def _literal(text: str) -> str:
 
 
 def _scan(files: tuple[Path, ...], *, one_schema: bool = False) -> str:
-    """DuckDB's scan of *files*. Files of differing schemas need `union_by_name`: without it
-    every file is read as the first one's columns and types (a double cast to the first file's
-    integer, a missing column an error). *one_schema* says they share one, which halves the
-    scan (10 M events: 0.63 s against 0.46 s, and 0.2 s less to bind the view)."""
+    """DuckDB's scan of *files*. *one_schema* says they share one (event parts are written in
+    one, bucket_writer.normalise, pinned by a test), which halves the scan; the calls and
+    findings files of different runs are unified by column name (calls written before the
+    cancellation columns lack them)."""
     paths = ", ".join(_literal(str(p)) for p in files)
     return f"read_parquet([{paths}]{'' if one_schema else ', union_by_name = true'})"
-
-
-def _bucketed(files: tuple[Path, ...]) -> bool:
-    """Whether every file is a bucketed part (`bucket=NN/`): the bucketed layout writes each
-    part in one schema (store_write.normalise, pinned to store.LAYOUT by a test); the flat
-    layouts before it may differ from file to file."""
-    return all(p.parent.name.startswith("bucket=") for p in files)
 
 
 def events_sql(files: tuple[Path, ...]) -> str:
@@ -121,7 +113,7 @@ def events_sql(files: tuple[Path, ...]) -> str:
     if not files:
         cols = ", ".join(f"CAST(NULL AS {_duck_type(d)}) AS {c}" for c, d in COLUMNS.items())
         return f"SELECT {cols} WHERE false"
-    return f"SELECT {', '.join(COLUMNS)} FROM {_scan(files, one_schema=_bucketed(files))}"
+    return f"SELECT {', '.join(COLUMNS)} FROM {_scan(files, one_schema=True)}"
 
 
 def _duck_type(dtype: object) -> str:

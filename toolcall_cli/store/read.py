@@ -2,8 +2,8 @@
 
 Data files hold the event table (DESIGN §3) sorted by trace keys plus the hidden columns
 `_file` and `_row` (store/layout.py), which restore the order the inputs were read in:
-whole-store and selected reads come back as the flat layouts gave them, so outputs do not
-depend on buckets. A file whose columns are not the event table's is damaged input (exit 3).
+whole-store and selected reads come back in input order, so outputs do not depend on
+buckets. A file whose columns are not the event table's is damaged input (exit 3).
 Which files to read comes from the manifest (store/manifest.py); a one-trace read picks
 its row groups through the id index (store/read_selection.py, store/index.py).
 """
@@ -18,12 +18,12 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 from toolcall_cli.errors import InputError
-from toolcall_cli.model.events import COLUMNS, concat_frames, empty_frame
-from toolcall_cli.store import fs as store_fs
+from toolcall_cli.model.events import COLUMNS, empty_frame
 from toolcall_cli.store.layout import FILE, HIDDEN, KEYS_FILE, ROW, bucket_of_label
-from toolcall_cli.store.manifest import is_bucketed, part_paths, read_manifest
+from toolcall_cli.store.manifest import part_paths, read_manifest
 
 
 def load_events(store: Path, *, filters: list[tuple[str, str, Any]] | None = None) -> pd.DataFrame:
@@ -33,9 +33,6 @@ def load_events(store: Path, *, filters: list[tuple[str, str, Any]] | None = Non
         raise InputError(
             f"the store {store} is empty", hint="run `toolcall ingest PATH...` first, or pass PATHs"
         )
-    if not is_bucketed(manifest):
-        paths = part_paths(store, manifest)
-        return concat_frames([to_events(read_file(pf, filters=filters), pf) for pf in paths])
     return tables_to_events(
         [_read_whole(pf, filters) for pf in part_paths(store, manifest)], str(store)
     )
@@ -43,7 +40,7 @@ def load_events(store: Path, *, filters: list[tuple[str, str, Any]] | None = Non
 
 def _read_whole(pf: Path, filters: Any = None) -> pa.Table:
     try:
-        return store_fs.read_table(pf, filters=filters)
+        return pq.read_table(pf, filters=filters)
     except (OSError, pa.ArrowException) as e:
         raise InputError(
             f"store file {pf} is unreadable: {e}", hint="re-ingest its input"
@@ -52,7 +49,7 @@ def _read_whole(pf: Path, filters: Any = None) -> pa.Table:
 
 def tables_to_events(tables: list[pa.Table], where: str) -> pd.DataFrame:
     """Whole rows of bucketed parts as one event table, in the order the inputs were read
-    (inputs by key, each in its own order): the order a flat store gave, so outputs agree."""
+    (inputs by key, each in its own order), so outputs do not depend on buckets."""
     tables = [t for t in tables if t.num_rows]
     if not tables:
         return empty_frame()
@@ -126,12 +123,12 @@ def read_file(
     """
     try:
         if row_groups is not None:
-            with store_fs.parquet_file(pf) as file:  # closed at once: stores hold thousands
+            with pq.ParquetFile(pf) as file:  # closed at once: stores hold thousands
                 table = file.read_row_groups(row_groups, columns=columns)
             if filters is not None:
                 table = table.filter(filters)
         else:
-            table = store_fs.read_table(pf, columns=columns, filters=filters)
+            table = pq.read_table(pf, columns=columns, filters=filters)
     except (OSError, pa.ArrowException) as e:
         raise InputError(
             f"store file {pf} is unreadable: {e}", hint="re-ingest its input"
@@ -158,7 +155,7 @@ def _drop_hidden(table: pa.Table) -> pa.Table:
 
 def row_groups_of(pf: Path, positions: np.ndarray) -> list[int]:
     """The row groups of store file *pf* that hold the rows at storage *positions*."""
-    with store_fs.parquet_file(pf) as file:
+    with pq.ParquetFile(pf) as file:
         md = file.metadata
     starts = np.cumsum([0] + [md.row_group(g).num_rows for g in range(md.num_row_groups)])
     return sorted({int(g) for g in np.searchsorted(starts, positions, side="right") - 1})
@@ -179,7 +176,7 @@ def buckets_of_ids(store: Path, ids: dict[str, set[str]], buckets: int) -> set[i
     if not keys or not path.exists():
         return set()
     try:
-        with store_fs.parquet_file(path) as keymap:
+        with pq.ParquetFile(path) as keymap:
             md = keymap.metadata
             col = keymap.schema_arrow.get_field_index("key")
             groups = []

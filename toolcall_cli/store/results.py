@@ -2,11 +2,18 @@
 its events so `toolcall query` (or any Parquet reader) can ask across runs.
 
 Paths and columns are store/layout.py's. Each run writes one file per bucket it has rows
-for, named by the run id: findings are appended (every run stays, told apart by `run_id`,
-`run_at` and `config_fingerprint`); calls are replaced (the files of earlier runs go once the
-new ones are in place). A row's bucket is its trace's, looked up in the key map by its trace,
-call and session ids, so a one-trace question reads one bucket; a finding with no id the map
-knows (IN001 counts, IN002 skew) goes to bucket 00.
+for, named by the run id. A run is *what was diagnosed*: the same store contents (the inputs
+and parts its manifest names), the same scope and selection (`--trace-id`, `--since`, ...,
+`--select`, `--ignore`, `--tools`, `--no-skew`, redaction) and the same config fingerprint.
+The run id is `<run_at>-<key>`, where `key` (8 hex digits) is the digest of those three, so a
+diagnose that repeats one replaces that run's findings (the earlier files go once the new ones
+are in place) and any other run adds its own: `findings` holds the latest findings of each
+distinct question asked of each state of the store, told apart by `run_id`, `run_at` and
+`config_fingerprint`. Calls are replaced by every run over the whole store.
+
+A row's bucket is its trace's, looked up in the key map by its trace, call and session ids, so
+a one-trace question reads one bucket; a finding with no id the map knows (IN001 counts, IN002
+skew) goes to bucket 00.
 
 Files are written under a temporary name and renamed, without the ingest's writer lock: an
 ingest only sweeps `events/` and its own key map, so a diagnose may record its results while an
@@ -16,8 +23,7 @@ ingest runs.
 from __future__ import annotations
 
 import hashlib
-import secrets
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeAlias
@@ -28,7 +34,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from toolcall_cli.store import fs as store_fs
+from toolcall_cli.model.atomic import atomic_write
 from toolcall_cli.store.layout import bucket_dir, bucket_of_label, buckets_of
 
 _LIST = pa.list_(pa.large_string())
@@ -75,6 +81,15 @@ def config_fingerprint(cfg: object) -> str:
     return hashlib.sha256(repr(cfg).encode()).hexdigest()[:16]
 
 
+def run_key(manifest: dict[str, Any], selection: str, fingerprint: str) -> str:
+    """The 8 hex digits naming what a diagnose of the store asked: the store's contents (the
+    inputs and parts of its *manifest*), the *selection* (scope and selection flags, as text)
+    and the config *fingerprint*."""
+    contents = {k: manifest.get(k) for k in ("files", "parts", "buckets")}
+    what = orjson.dumps([contents, selection, fingerprint], option=orjson.OPT_SORT_KEYS)
+    return hashlib.sha256(what).hexdigest()[:8]
+
+
 def _text(v: Any) -> str | None:
     return None if v is None else str(v)
 
@@ -111,7 +126,7 @@ def _buckets(store: Path, n: int, trace: _Ids, call: _Ids, session: _Ids) -> np.
     if not len(flat):
         return out
     try:
-        table = store_fs.read_table(path, filters=pc.field("key").isin(flat))
+        table = pq.read_table(path, filters=pc.field("key").isin(flat))
     except (OSError, pa.ArrowException):  # a damaged key map: the next ingest says so
         return out
     known = table["key"].combine_chunks()
@@ -140,7 +155,7 @@ def _write(store: Path, table_name: str, run: str, table: pa.Table, buckets: np.
         pq.write_table(table.filter(pa.array(buckets == b)), sink, compression="zstd")
         target = bucket_dir(store, table_name, b) / f"{run}.parquet"
         target.parent.mkdir(parents=True, exist_ok=True)
-        store_fs.write_whole(target, sink.getvalue().to_pybytes())
+        atomic_write(target, sink.getvalue().to_pybytes())
 
 
 #: The `calls` column of each CallView attribute (the phases come from its `phases` dict).
@@ -179,13 +194,16 @@ def record_run(
     calls: Iterable[Any] | pa.Table | None,
     *,
     fingerprint: str,
+    selection: str = "",
     run_at: datetime | None = None,
 ) -> str:
     """Write one diagnose run's findings (their §6 dicts) and, when given, the calls it saw
     (`align.model.CallView`s, or their `calls_table`, with a `bucket` column when the run
-    knows each call's bucket); the run id."""
-    run = f"{(run_at or datetime.now(UTC)):%Y%m%dT%H%M%S}-{secrets.token_hex(4)}"
+    knows each call's bucket), replacing the findings of an earlier run of the same key
+    (`run_key`); the run id."""
     at = run_at or datetime.now(UTC)
+    key = run_key(manifest, selection, fingerprint)
+    run = f"{at:%Y%m%dT%H%M%S}-{key}"
     n = buckets_of(manifest)
     rows = [_finding_row(d) for d in findings]
     base = {"run_id": run, "run_at": at}
@@ -195,6 +213,7 @@ def record_run(
     first_call = pa.array([(r["tool_call_ids"] or [None])[0] for r in rows], pa.string())
     fbuckets = _buckets(store, n, ftable["trace_id"], first_call, ftable["session_id"])
     _write(store, "findings", run, ftable, fbuckets)
+    _drop_earlier(store, "findings", run, lambda stem: stem.endswith(f"-{key}"))
     if calls is None:
         return run
     ctable = calls if isinstance(calls, pa.Table) else calls_table(calls)
@@ -212,7 +231,12 @@ def record_run(
         ids = (ctable[c] for c in ("trace_id", "tool_call_id", "session_id"))
         known = _buckets(store, n, *ids)
     _write(store, "calls", run, ctable, known)
-    for old in (store / "calls").glob("bucket=*/*.parquet"):  # the calls of earlier runs
-        if old.stem != run:
-            old.unlink(missing_ok=True)
+    _drop_earlier(store, "calls", run, lambda stem: True)
     return run
+
+
+def _drop_earlier(store: Path, table: str, run: str, same: Callable[[str], bool]) -> None:
+    """Remove *table*'s files of the runs other than *run* that *same* picks (by file stem)."""
+    for old in (store / table).glob("bucket=*/*.parquet"):
+        if old.stem != run and same(old.stem):
+            old.unlink(missing_ok=True)

@@ -10,9 +10,6 @@ Inside a part, rows are sorted by trace_id, tool_call_id, session_id (nulls last
 row groups of `ROW_GROUP` rows with min/max statistics and an id index, so a one-trace read
 touches a row group or two.
 
-Older flat layouts (`events/<key>.parquet`, 1–3) are read as they are; the next ingest moves
-their rows into buckets.
-
 Crash safety: an ingest stages its files (`*.new`), commits by renaming a manifest that lists
 them under `"pending"` into place, then renames them and removes the parts no longer named. A
 crash before the commit leaves the old store (the next ingest sweeps the staged files); one
@@ -34,8 +31,7 @@ import pyarrow.parquet as pq
 from toolcall_cli.errors import InputError
 from toolcall_cli.model.events import EVENTS_SCHEMA_VERSION
 from toolcall_cli.store import index as store_index
-from toolcall_cli.store.fs import is_local, object_lock
-from toolcall_cli.store.layout import FILE, KEYS_FILE, ROW, buckets_of
+from toolcall_cli.store.layout import FILE, KEYS_FILE, LAYOUT, ROW, buckets_of
 from toolcall_cli.store.manifest import (
     ENTRY_KEYS,
     LOCK,
@@ -43,7 +39,6 @@ from toolcall_cli.store.manifest import (
     STAGED,
     StoredFile,
     file_key,
-    is_bucketed,
     manifest_bytes,
     no_symlinks,
     read_manifest,
@@ -54,7 +49,6 @@ from toolcall_cli.store.manifest import (
 if TYPE_CHECKING:
     from toolcall_cli.store.bucket_writer import InputPart
 
-LAYOUT = 4  # bucketed parts (store/layout.py) of sorted, row-grouped, indexed files
 ROW_GROUP = 8_192
 _SORT_KEYS = ("trace_id", "tool_call_id", "session_id")
 
@@ -111,10 +105,6 @@ def write_files(store: Path, parts: Iterable[InputPart]) -> list[StoredFile]:
 def writer_lock(store: Path) -> Iterator[None]:
     """One ingest writes a store at a time: parts are parsed while their predecessors sit
     staged, and a second writer would sweep them (and overwrite the manifest) meanwhile."""
-    if not is_local(store):  # an object store: no flock (store/fs.py says what holds)
-        with object_lock(store / LOCK):
-            yield
-        return
     try:
         store.mkdir(parents=True, exist_ok=True)
         no_symlinks(store)
@@ -135,17 +125,14 @@ def writer_lock(store: Path) -> Iterator[None]:
 
 
 def _write_locked(store: Path, parts: Iterable[InputPart]) -> list[StoredFile]:
-    from toolcall_cli.store.bucket_writer import BucketWriter, legacy_tables, remove_unnamed
+    from toolcall_cli.store.bucket_writer import BucketWriter, remove_unnamed
 
     manifest = read_manifest(store)
     sweep(store)
     buckets = buckets_of(manifest)
-    writer = BucketWriter(store, manifest.get("parts", {}), buckets)
+    writer = BucketWriter(store, manifest["parts"], buckets)
     written: list[StoredFile] = []
     try:
-        if not is_bucketed(manifest):  # an older layout: its rows move into buckets now
-            for table in legacy_tables(store, manifest):
-                writer.add(table)
         for path, source, events in parts:
             key = file_key(path)
             if key in manifest["files"]:

@@ -182,7 +182,7 @@ def run(
     if not paths:  # a diagnose of the store is recorded in it (findings and calls tables)
         from toolcall_cli.cli._record import record_diagnose
 
-        record_diagnose(store, report, cfg, whole=not scope.restricted, calls=calls)
+        record_diagnose(store, report, cfg, req=req, whole=not scope.restricted, calls=calls)
     if not _settings.current().quiet:
         say(f"toolcall: {summary_line(report)}")
     raise typer.Exit(int(report.exit_code(fail_on)))

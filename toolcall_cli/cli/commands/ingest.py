@@ -75,7 +75,6 @@ def run(
         else:  # the store's writer (and parquet) load only for a run that writes one
             from toolcall_cli.store.write import write_files
 
-            _say_migration(store)
             write_files(store, parts)
     if stream.engine is not None:
         stream.engine.close()
@@ -98,13 +97,3 @@ def run(
             f"{plural(len(stream.files), 'file')}, {stream.digest.unparsed} unparsed "
             f"record{'s' if stream.digest.unparsed != 1 else ''}"
         )
-
-
-def _say_migration(store: Path) -> None:
-    """An older store's events move into correlation buckets with this ingest: say so."""
-    from toolcall_cli.store.manifest import is_bucketed, read_manifest
-
-    manifest = read_manifest(store)
-    if not is_bucketed(manifest):
-        n = len(manifest["files"])
-        say(f"toolcall: migrating the store {store} ({n} inputs) to correlation buckets")

@@ -3,7 +3,7 @@
 The cluster is the user's (`dask scheduler` + `dask worker`, a `LocalCluster`, Kubernetes...):
 toolcall connects a `Client` to its scheduler, submits one task per file or bucket and gathers
 the results in order. Workers need toolcall importable and the inputs readable at the same
-paths (a shared file system or object store).
+paths (a shared file system).
 """
 
 from __future__ import annotations
@@ -40,8 +40,8 @@ class DaskEngine:
             from distributed import Client
         except ImportError:
             raise MissingDependencyError(
-                "--engine dask needs the distributed package",
-                hint="pip install 'dask[distributed]'",
+                "--engine dask needs Dask distributed, which this toolcall was installed without",
+                hint="pip install 'toolcall[dask]'",
             ) from None
         try:
             self._client = Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
