@@ -23,6 +23,7 @@ import pytest
 from tests.conftest import FIXTURES, run_cli
 from toolcall_cli.errors import InputError
 from toolcall_cli.sources import parse_file
+from toolcall_cli.store import part_files
 from toolcall_cli.store import write as store_mod
 from toolcall_cli.store.manifest import data_files, file_key, read_manifest, stored_files
 from toolcall_cli.store.read import load_events
@@ -107,11 +108,11 @@ def test_ctrl_c_in_the_writer_and_a_crash_after_commit(
             raise KeyboardInterrupt
         real_write(*args, **kw)
 
-    monkeypatch.setattr(store_mod.pq, "write_table", interrupted)
+    monkeypatch.setattr(part_files.pq, "write_table", interrupted)
     parts = [first[0], (b, "nginx", parse_file(b, source="nginx"))]
     with pytest.raises(KeyboardInterrupt):
         write_files(store, parts)
-    monkeypatch.setattr(store_mod.pq, "write_table", real_write)
+    monkeypatch.setattr(part_files.pq, "write_table", real_write)
     pd.testing.assert_frame_equal(_snapshot(store), before)
     # a crash right after the commit point: the next reader rolls the ingest forward
     monkeypatch.setattr(store_mod, "roll_forward", lambda s, m: m)

@@ -15,7 +15,7 @@ from toolcall_cli.errors import UsageError
 from toolcall_cli.model.events import build_frame
 from toolcall_cli.store import index as store_index
 from toolcall_cli.store import layout as store_layout
-from toolcall_cli.store import write as store_mod
+from toolcall_cli.store import part_files
 from toolcall_cli.store.read import load_events
 from toolcall_cli.store.read_selection import MAX_ROUNDS, read_selected
 from toolcall_cli.store.write import write_files
@@ -103,7 +103,7 @@ def stores(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Pat
     """The same events in small row groups: once with the index, once with it lost (scanned)."""
     indexed = tmp_path_factory.mktemp("indexed")
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(store_mod, "ROW_GROUP", 16)
+        mp.setattr(part_files, "ROW_GROUP", 16)
         mp.setattr(store_index, "CHUNK", 8)
         mp.setattr(store_layout, "BUCKETS", 1)  # the index against a scan, inside one file
         ev = incident()

@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from toolcall_cli.model.events import build_frame
-from toolcall_cli.store import write as store_mod
+from toolcall_cli.store import part_files
 from toolcall_cli.store.layout import bucket_dir, buckets_of
 from toolcall_cli.store.manifest import read_manifest
 from toolcall_cli.store.read import buckets_of_ids, load_events
@@ -49,7 +49,7 @@ def _log(part: int) -> pd.DataFrame:
 def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("store")
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(store_mod, "ROW_GROUP", 8)  # many row groups per part
+        mp.setattr(part_files, "ROW_GROUP", 8)  # many row groups per part
         for part in range(3):  # three ingests: buckets hold several parts
             write_files(root, [(Path(f"/evidence/mw{part}.log"), "middleware", _log(part))])
     return root

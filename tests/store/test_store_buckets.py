@@ -18,7 +18,7 @@ import pytest
 from tests.conftest import run_cli
 from toolcall_cli.model.events import EVENTS_SCHEMA_VERSION, build_frame
 from toolcall_cli.store import manifest as store_manifest
-from toolcall_cli.store import write as store_mod
+from toolcall_cli.store import part_files
 from toolcall_cli.store.layout import ROW
 from toolcall_cli.store.manifest import data_files
 from toolcall_cli.store.read import load_events
@@ -79,7 +79,7 @@ def _flat_store(root: Path, df: pd.DataFrame, path: Path, manifest: dict[str, in
     table = pa.Table.from_pandas(df, preserve_index=False)
     table = table.append_column(ROW, pa.array(np.arange(len(df), dtype=np.int64)))
     (root / "events").mkdir(parents=True)
-    pq.write_table(store_mod.sort_rows(table), root / "events" / f"{key}.parquet")
+    pq.write_table(part_files.sort_rows(table), root / "events" / f"{key}.parquet")
     entry = {"path": str(path), "source": "middleware", "events": len(df), "unparsed": 0}
     (root / "manifest.json").write_bytes(orjson.dumps({**manifest, "files": {key: entry}}))
 

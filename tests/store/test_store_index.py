@@ -13,6 +13,7 @@ import pytest
 
 from toolcall_cli.model.events import build_frame
 from toolcall_cli.store import index as store_index
+from toolcall_cli.store import part_files
 from toolcall_cli.store import write as store_mod
 from toolcall_cli.store.index import INDEXED, IdIndex
 from toolcall_cli.store.manifest import data_files, read_manifest
@@ -49,7 +50,7 @@ def _events(n: int) -> pd.DataFrame:
 @pytest.fixture
 def small(monkeypatch: pytest.MonkeyPatch) -> None:
     """Many row groups and many index chunks, so ids span both."""
-    monkeypatch.setattr(store_mod, "ROW_GROUP", 8)
+    monkeypatch.setattr(part_files, "ROW_GROUP", 8)
     monkeypatch.setattr(store_index, "CHUNK", 4)
 
 

@@ -9,6 +9,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from toolcall_cli.model.events import build_frame, validate_frame
+from toolcall_cli.store import part_files
 from toolcall_cli.store import write as store_mod
 from toolcall_cli.store.layout import ROW
 from toolcall_cli.store.manifest import data_files, read_manifest
@@ -35,7 +36,7 @@ def _events(n: int) -> pd.DataFrame:
 
 @pytest.fixture
 def small_groups(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(store_mod, "ROW_GROUP", 8)
+    monkeypatch.setattr(part_files, "ROW_GROUP", 8)
 
 
 def _file(store: Path) -> Path:

@@ -35,11 +35,11 @@ from toolcall_cli.errors import InputError
 from toolcall_cli.model.events import COLUMNS, UNPARSED, EventChunk
 from toolcall_cli.store import index as store_index
 from toolcall_cli.store import manifest as store_manifest
+from toolcall_cli.store import part_files
 from toolcall_cli.store import read as store_read
-from toolcall_cli.store import write as store
 from toolcall_cli.store.layout import FILE, KEYS_FILE, ROW, bucket_dir
 
-#: What an ingest hands `core.store.write_files` per input: (path, source, its events whole
+#: What an ingest hands `store.write.write_files` per input: (path, source, its events whole
 #: or as chunks).
 InputPart = tuple[Path, str, pd.DataFrame | Iterable[EventChunk]]
 
@@ -260,7 +260,7 @@ class BucketWriter:
         part = new_part_key()
         target = part_file(self.store_dir, bucket, part)
         try:
-            store.stage_table(target.parent, part, store.sort_rows(rows))
+            part_files.stage_table(target.parent, part, part_files.sort_rows(rows))
         except OSError as e:
             why = e.strerror or e
             raise InputError(f"cannot write the store {self.store_dir}: {why}") from None

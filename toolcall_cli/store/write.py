@@ -7,8 +7,8 @@ every path and column; store/bucket_writer.py places rows into parts). Reading i
 store/read.py.
 
 Inside a part, rows are sorted by trace_id, tool_call_id, session_id (nulls last) and written in
-row groups of `ROW_GROUP` rows with min/max statistics and an id index, so a one-trace read
-touches a row group or two.
+row groups of `ROW_GROUP` rows (store/part_files.py) with min/max statistics and an id index,
+so a one-trace read touches a row group or two.
 
 Crash safety: an ingest stages its files (`*.new`), commits by renaming a manifest that lists
 them under `"pending"` into place, then renames them and removes the parts no longer named. A
@@ -26,12 +26,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from toolcall_cli.errors import InputError
 from toolcall_cli.model.events import EVENTS_SCHEMA_VERSION
-from toolcall_cli.store import index as store_index
-from toolcall_cli.store.layout import FILE, KEYS_FILE, LAYOUT, ROW, buckets_of
+from toolcall_cli.store.layout import KEYS_FILE, LAYOUT, buckets_of
 from toolcall_cli.store.manifest import (
     ENTRY_KEYS,
     LOCK,
@@ -49,9 +47,6 @@ from toolcall_cli.store.manifest import (
 if TYPE_CHECKING:
     from toolcall_cli.store.bucket_writer import InputPart
 
-ROW_GROUP = 8_192
-_SORT_KEYS = ("trace_id", "tool_call_id", "session_id")
-
 
 def sweep(store: Path) -> None:
     """Remove leftovers of interrupted ingests (uncommitted staged files, temp files)."""
@@ -62,33 +57,6 @@ def sweep(store: Path) -> None:
     for pattern in (f"*{STAGED}", ".*.tmp", f"bucket=*/*{STAGED}", "bucket=*/.*.tmp"):
         for leftover in events.glob(pattern):
             leftover.unlink(missing_ok=True)
-
-
-def stage_table(directory: Path, key: str, table: pa.Table) -> None:
-    """Write *table* (sorted, with `_row`) as part *key*'s staged data file and id index in
-    *directory* (a bucket's)."""
-    token = store_index.new_token()
-    table = store_index.with_token(table, token)
-    sink = pa.BufferOutputStream()
-    pq.write_table(table, sink, compression="zstd", row_group_size=ROW_GROUP)
-    data = sink.getvalue()
-    md = pq.ParquetFile(pa.BufferReader(data)).metadata
-    index = store_index.build(
-        table,
-        [md.row_group(g).num_rows for g in range(md.num_row_groups)],
-        token=token,
-        data_size=data.size,
-    )
-    write_atomic(directory / f"{key}.parquet{STAGED}", data.to_pybytes())
-    write_atomic(directory / f"{key}{store_index.SUFFIX}{STAGED}", index)
-
-
-def sort_rows(table: pa.Table) -> pa.Table:
-    """*table* (with `_row`) in storage order: by its trace keys, then input position."""
-    if table.num_rows <= 1:
-        return table
-    order = (*_SORT_KEYS, FILE, ROW) if FILE in table.column_names else (*_SORT_KEYS, ROW)
-    return table.sort_by([(k, "ascending", "at_end") for k in order])
 
 
 def write_files(store: Path, parts: Iterable[InputPart]) -> list[StoredFile]:

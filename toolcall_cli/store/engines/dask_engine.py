@@ -15,7 +15,7 @@ from functools import partial
 from typing import Any, TypeVar
 
 from toolcall_cli.errors import InputError, MissingDependencyError, UsageError
-from toolcall_cli.store.engines import in_directory
+from toolcall_cli.store.engines.base import in_directory
 
 R = TypeVar("R")
 

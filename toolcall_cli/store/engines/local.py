@@ -9,7 +9,7 @@ from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 from typing import Any, TypeVar
 
-from toolcall_cli.store.engines import in_directory
+from toolcall_cli.store.engines.base import in_directory
 
 R = TypeVar("R")
 
