@@ -82,10 +82,10 @@ def diagnose_on(
     from toolcall_cli.align import skew_facts
     from toolcall_cli.align.skew import estimate_from
     from toolcall_cli.diagnose.run_store import pool_results
-    from toolcall_cli.store.bucket_rows import bucket_rows
+    from toolcall_cli.store.buckets import deal_rows, key_table
 
     skew = estimate_from(skew_facts(events))
-    rows = bucket_rows(events, bucket_count(engine, len(events)))
+    rows = deal_rows(key_table(events), bucket_count(engine, len(events)))
     tasks = [
         BucketTask(events.iloc[r].reset_index(drop=True), req, cfg, inputs, quotable, skew, r)
         for r in rows

@@ -25,6 +25,7 @@ rows out of every bucket.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
@@ -35,6 +36,9 @@ from toolcall_cli.align.keys import LINK_ATTRS, traceparent_ids
 from toolcall_cli.align.union_find import union_find
 from toolcall_cli.model.events import CONVERSATION_SOURCES, WIRE_SOURCES
 from toolcall_cli.store.layout import bucket_of_label
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 FILE = "_file"  # the hidden input-key column of a store table
 _SEP = "\x1f"
@@ -198,3 +202,47 @@ def split_components(table: pa.Table, parts: int) -> np.ndarray:
     keys = row_keys(table)
     keymap, _ = link(KeyMap.empty(), keys, parts)
     return bucket_array(keymap.label_of(keys[0].cast(pa.large_string())), parts)
+
+
+def deal_rows(table: pa.Table, parts: int) -> list[np.ndarray]:
+    """Row positions of *table* (with `_file`) per part, at most *parts*, none empty, each in
+    row order: whole components of the key graph (the store's buckets' definition, so a part
+    is as self-contained as a bucket), dealt largest first onto the lightest part so the parts
+    are even (an in-memory table split for `--workers` or a Dask cluster)."""
+    import heapq
+
+    n = table.num_rows
+    if parts <= 1 or n == 0:
+        return [np.arange(n)]
+    keys = row_keys(table)
+    keymap, _ = link(KeyMap.empty(), keys, parts)
+    labels = keymap.label_of(keys[0].cast(pa.large_string()))  # every row has an anchor key
+    comp = np.asarray(pc.dictionary_encode(labels).indices.to_numpy(zero_copy_only=False))
+    sizes = np.bincount(comp)
+    load = [(0, p) for p in range(parts)]
+    part_of = np.zeros(len(sizes), dtype=np.int64)
+    for c in np.argsort(-sizes, kind="stable"):
+        used, p = heapq.heappop(load)
+        part_of[c] = p
+        heapq.heappush(load, (used + int(sizes[c]), p))
+    row_part = part_of[comp]
+    order = np.argsort(row_part, kind="stable")
+    bounds = np.searchsorted(row_part[order], np.arange(parts + 1))
+    split = [order[bounds[p] : bounds[p + 1]] for p in range(parts)]
+    return [s for s in split if len(s)]
+
+
+#: The event columns :func:`row_keys` reads.
+KEY_SOURCE_COLUMNS = (
+    "tool_call_id", "trace_id", "request_id", "session_id", "source", "origin", "attrs",
+)  # fmt: skip
+
+
+def key_table(events: pd.DataFrame) -> pa.Table:
+    """The columns of an in-memory event table that :func:`row_keys` reads, with each row's
+    input file (its origin's file part) as `_file`."""
+    from toolcall_cli.model.origins import file_of
+
+    cols = {c: pa.array(events[c].astype(object), pa.large_string()) for c in KEY_SOURCE_COLUMNS}
+    cols[FILE] = file_of(cols["origin"]).cast(pa.large_string())
+    return pa.table(cols)
