@@ -96,9 +96,10 @@ def diagnose_on(
 def pool_reports(reports: list[DiagnoseReport], *, inputs: tuple[str, ...]) -> DiagnoseReport:
     """One report from the buckets' reports: findings ranked together, counts added up."""
     from toolcall_cli.diagnose.kit.headlines import incident_counts, trace_headlines
-    from toolcall_cli.diagnose.kit.incidents import in_incident_order
+    from toolcall_cli.diagnose.kit.incidents import in_incident_order, unique_across
 
-    ranked = in_incident_order(f for r in reports for f in r.findings)  # a trace is in one bucket
+    parts = unique_across([r.findings for r in reports])
+    ranked = in_incident_order(f for part in parts for f in part)  # a trace is in one bucket
     summary: dict[str, Any] = {}
     for r in reports:
         summary = _add(summary, r.summary)

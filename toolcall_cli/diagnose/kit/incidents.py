@@ -134,6 +134,44 @@ def unique_ids(findings: Sequence[Finding]) -> list[Finding]:
     return out
 
 
+def _scope(f: Finding) -> str:
+    return f.trace_id or f.session_id or ""
+
+
+def unique_across(parts: Sequence[Sequence[Finding]]) -> list[list[Finding]]:
+    """Findings diagnosed in parts (buckets), with ids unique over all of them as
+    :func:`unique_ids` makes them in one run: an id two parts both gave is salted with the
+    finding's message, and the links inside its part (`caused_by`, `symptoms`) follow it."""
+    seen: dict[str, int] = {}
+    for part in parts:
+        for f in part:
+            seen[f.id] = seen.get(f.id, 0) + 1
+    out = []
+    for part in parts:
+        renamed = {
+            f.id: finding_id(
+                f.code, f.trace_id or f.session_id or "", f.tool_call_ids, salt=f.message
+            )
+            for f in part
+            if seen[f.id] > 1
+        }
+        if not renamed:
+            out.append(list(part))
+            continue
+        out.append(
+            [
+                replace(
+                    f,
+                    id=renamed.get(f.id, f.id),
+                    caused_by=renamed.get(f.caused_by, f.caused_by) if f.caused_by else None,
+                    symptoms=tuple(renamed.get(s, s) for s in f.symptoms),
+                )
+                for f in part
+            ]
+        )
+    return out
+
+
 def link(findings: Iterable[Finding], ctx: DiagnoseContext | None = None) -> list[Finding]:
     """The findings with `id`, `caused_by` and `symptoms` set, in incident order."""
     ranked = unique_ids(rank_findings(findings))
