@@ -91,8 +91,8 @@ demo: $(STAMP) tshark
 	@$(BIN)/toolcall timeline $(DEMO) --limit 1
 
 lint-code: setup
-	$(BIN)/ruff check toolcall_cli tests
-	$(BIN)/ruff format --check toolcall_cli tests
+	$(BIN)/ruff check toolcall_cli tests bench
+	$(BIN)/ruff format --check toolcall_cli tests bench
 	$(BIN)/mypy
 
 # byte-compiled first, as an installed copy is: this machine's shell sets
@@ -118,16 +118,16 @@ goaccess:
 	fi
 
 bench: setup goaccess
-	$(BIN)/python tests/bench/run_bench.py
+	$(BIN)/python bench/run_bench.py
 
 # ~10 M seeded events through ingest, diagnose and query within a 4 GiB peak (not part of test)
 bench-scale: setup
-	$(BIN)/python tests/bench/scale/run_scale.py
+	$(BIN)/python bench/scale/run_scale.py
 
 # the Dask scaling paragraph alone (1 and 2 LocalCluster workers): a 2 M-event scale bundle,
 # or a copy of an existing store with SCALING_STORE=DIR; rewrites only that README paragraph
 bench-scaling: setup
-	$(BIN)/python tests/bench/scale/run_scale.py --scaling-only \
+	$(BIN)/python bench/scale/run_scale.py --scaling-only \
 		$(if $(SCALING_STORE),--scaling-store $(SCALING_STORE),--scaling-events 2000000)
 
 fuzz: setup

@@ -18,7 +18,7 @@ from typing import Any
 import orjson
 import pytest
 
-from tests.bench.scale import bundle
+from bench.scale import bundle
 from tests.conftest import ROOT, run_cli
 from toolcall_cli.core.config import DEFAULT
 from toolcall_cli.diagnose.base import DiagnoseReport

@@ -1,6 +1,6 @@
 """`--engine local|dask` (issue 20 item 5): the same findings as one process.
 
-The store is a seeded bench-scale bundle (tests/bench/scale/bundle.py: four sources, planted
+The store is a seeded bench-scale bundle (bench/scale/bundle.py: four sources, planted
 floods and loops, the incident bundles) of about 40,000 events — the largest that keeps `make
 test` reasonable on two shared cores; `make bench-scale` runs the same comparison on a larger
 store. The Dask cluster is a real `LocalCluster` of two worker processes on loopback.
@@ -14,7 +14,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from tests.bench.scale.bundle import write_bundle
+from bench.scale.bundle import write_bundle
 from tests.conftest import ROOT, run_cli
 
 EVENTS = 40_000
