@@ -7,6 +7,7 @@ import json
 import os
 import re
 import shutil
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -32,8 +33,12 @@ def pytest_configure(config: pytest.Config) -> None:
     """`make test` is reproducible: hypothesis draws the same examples on every run (and the
     atheris run replays a fixed seed, tests/fuzz). `make fuzz` (--fuzz-long) explores at random;
     what it finds is kept as a regression input (tests/fuzz/regressions/)."""
-    from hypothesis import settings
+    from hypothesis import configuration, settings
 
+    # hypothesis's own files (the constants it draws from) stay out of the checkout
+    home = tempfile.mkdtemp(prefix="toolcall-tests-hypothesis-")
+    config.add_cleanup(lambda: shutil.rmtree(home, ignore_errors=True))
+    configuration.set_hypothesis_home_dir(home)
     settings.register_profile("make-test", derandomize=True, database=None)
     settings.register_profile("make-fuzz", database=None)
     settings.load_profile("make-fuzz" if config.getoption("--fuzz-long") else "make-test")
