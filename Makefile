@@ -97,11 +97,12 @@ lint-code: setup
 
 # byte-compiled first, as an installed copy is: this machine's shell sets
 # PYTHONDONTWRITEBYTECODE, so every `toolcall` child a test starts would recompile each module
-# it imports. One pytest-xdist worker per core (TEST_WORKERS=0 runs in one process).
+# it imports. One pytest-xdist worker per core (TEST_WORKERS=0 runs in one process); a test
+# file stays on one worker, so a module's costly fixture (a generated store) is built once.
 TEST_WORKERS ?= auto
 test: setup lint-code
 	$(BIN)/python -m compileall -q toolcall_cli >/dev/null
-	$(BIN)/python -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --durations=15
+	$(BIN)/python -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --dist loadfile --durations=15
 
 check: test
 
