@@ -8,7 +8,7 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -48,19 +48,38 @@ def _no_config(start: Path) -> None:
     return None
 
 
-@pytest.fixture(autouse=True)
-def _hermetic(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture(scope="session", autouse=True)
+def _hermetic_session() -> Iterator[Callable[[Path], Path | None]]:
     """No test sees the caller's `TOOLCALL_*` variables (nor do the `toolcall` children it
     starts, which inherit this environment), and config discovery is off: a `toolcall.toml` or
-    `[tool.toolcall]` in the working directory or a parent changes no result. Tests of discovery
-    itself opt back in with `@pytest.mark.config_discovery`."""
+    `[tool.toolcall]` in the working directory or a parent changes no result. Session-wide, so
+    module fixtures that run the CLI are covered too; yields the real `find_config`."""
+    from toolcall_cli.core import config as config_module
+
+    real = config_module.find_config
+    with pytest.MonkeyPatch.context() as mp:
+        for name in list(os.environ):
+            if name.startswith("TOOLCALL_"):
+                mp.delenv(name)
+        mp.setattr(config_module, "find_config", _no_config)
+        yield real
+
+
+@pytest.fixture(autouse=True)
+def _hermetic(
+    request: pytest.FixtureRequest,
+    monkeypatch: pytest.MonkeyPatch,
+    _hermetic_session: Callable[[Path], Path | None],
+) -> None:
+    """The same for each test (one that set a `TOOLCALL_*` variable did so for itself); tests of
+    discovery itself opt back in with `@pytest.mark.config_discovery`."""
     for name in list(os.environ):
         if name.startswith("TOOLCALL_"):
             monkeypatch.delenv(name)
-    if request.node.get_closest_marker("config_discovery") is None:
+    if request.node.get_closest_marker("config_discovery") is not None:
         from toolcall_cli.core import config as config_module
 
-        monkeypatch.setattr(config_module, "find_config", _no_config)
+        monkeypatch.setattr(config_module, "find_config", _hermetic_session)
 
 
 def child_env(**extra: str) -> dict[str, str]:

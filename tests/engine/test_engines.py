@@ -3,7 +3,8 @@
 The store is a seeded bench-scale bundle (bench/scale/bundle.py: four sources, planted
 floods and loops, the incident bundles) of about 10,000 events: enough for every bucket to
 hold traces, two planted floods and several planted sessions; `make bench-scale` runs the
-same comparison on a store of millions. The Dask cluster is a real `LocalCluster` of two worker processes on loopback.
+same comparison on a store of millions. The Dask cluster is a real `LocalCluster` of two
+worker processes on loopback.
 """
 
 from __future__ import annotations
