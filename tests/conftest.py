@@ -1,13 +1,18 @@
-"""Shared test plumbing: golden files, the corpus location, tshark availability."""
+"""Shared test plumbing: a hermetic environment, golden files, the corpus location, tshark
+availability, and helpers more than one test module uses."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
-from collections.abc import Sequence
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
+import pandas as pd
 import pytest
 from typer.testing import CliRunner, Result
 
@@ -28,11 +33,61 @@ def pytest_configure(config: pytest.Config) -> None:
     """`make test` is reproducible: hypothesis draws the same examples on every run (and the
     atheris run replays a fixed seed, tests/fuzz). `make fuzz` (--fuzz-long) explores at random;
     what it finds is kept as a regression input (tests/fuzz/regressions/)."""
-    from hypothesis import settings
+    from hypothesis import configuration, settings
 
+    # hypothesis's own files (the constants it draws from) stay out of the checkout
+    home = tempfile.mkdtemp(prefix="toolcall-tests-hypothesis-")
+    config.add_cleanup(lambda: shutil.rmtree(home, ignore_errors=True))
+    configuration.set_hypothesis_home_dir(home)
     settings.register_profile("make-test", derandomize=True, database=None)
     settings.register_profile("make-fuzz", database=None)
     settings.load_profile("make-fuzz" if config.getoption("--fuzz-long") else "make-test")
+
+
+def _no_config(start: Path) -> None:
+    return None
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _hermetic_session() -> Iterator[Callable[[Path], Path | None]]:
+    """No test sees the caller's `TOOLCALL_*` variables (nor do the `toolcall` children it
+    starts, which inherit this environment), and config discovery is off: a `toolcall.toml` or
+    `[tool.toolcall]` in the working directory or a parent changes no result. Session-wide, so
+    module fixtures that run the CLI are covered too; yields the real `find_config`."""
+    from toolcall_cli.model import config as config_module
+
+    real = config_module.find_config
+    with pytest.MonkeyPatch.context() as mp:
+        for name in list(os.environ):
+            if name.startswith("TOOLCALL_"):
+                mp.delenv(name)
+        mp.setattr(config_module, "find_config", _no_config)
+        yield real
+
+
+@pytest.fixture(autouse=True)
+def _hermetic(
+    request: pytest.FixtureRequest,
+    monkeypatch: pytest.MonkeyPatch,
+    _hermetic_session: Callable[[Path], Path | None],
+) -> None:
+    """The same for each test (one that set a `TOOLCALL_*` variable did so for itself); tests of
+    discovery itself opt back in with `@pytest.mark.config_discovery`."""
+    for name in list(os.environ):
+        if name.startswith("TOOLCALL_"):
+            monkeypatch.delenv(name)
+    if request.node.get_closest_marker("config_discovery") is not None:
+        from toolcall_cli.model import config as config_module
+
+        monkeypatch.setattr(config_module, "find_config", _hermetic_session)
+
+
+def child_env(**extra: str) -> dict[str, str]:
+    """The environment for a `toolcall` child: this one (no `TOOLCALL_*`, see `_hermetic`),
+    this checkout's code first on the path, and *extra*."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TOOLCALL_")}
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
+    return {**env, **extra}
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -157,16 +212,21 @@ def assert_golden(
         f"----- stderr -----\n{res.stderr}"
     )
     body = normalise(body)
-    path = GOLDEN_DIR / f"{name}.txt"
-    if update or not path.exists():
-        if not update and IN_CI:
-            pytest.fail(f"golden {path} is missing; run pytest --update-goldens and review it")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(body, encoding="utf-8")
-        return
-    assert body == path.read_text(encoding="utf-8"), (
+    assert body == read_golden(GOLDEN_DIR / f"{name}.txt", body, update=update), (
         f"golden {name} differs; rerun with --update-goldens and review"
     )
+
+
+def read_golden(path: Path, fresh: str, *, update: bool) -> str:
+    """The committed golden at *path*. `--update-goldens` rewrites it with *fresh* first; without
+    it a missing golden is a failure, on a laptop as in CI (a test must not pass by writing
+    what it then compares with)."""
+    if update:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(fresh, encoding="utf-8")
+    elif not path.exists():
+        pytest.fail(f"golden {path} is missing; run pytest --update-goldens and review it")
+    return path.read_text(encoding="utf-8")
 
 
 @pytest.fixture
@@ -176,3 +236,14 @@ def one_bucket(monkeypatch: pytest.MonkeyPatch) -> None:
     from toolcall_cli.store import layout as store_layout
 
     monkeypatch.setattr(store_layout, "BUCKETS", 1)
+
+
+def attrs(value: Any) -> dict[str, Any]:
+    """An event's `attrs` JSON as a dict, from the cell or from its whole row; {} when null."""
+    if isinstance(value, pd.Series):
+        value = value["attrs"]
+    if isinstance(value, str):
+        return dict(json.loads(value))
+    if value is None or value is pd.NA or (isinstance(value, float) and value != value):
+        return {}
+    raise TypeError(f"attrs() takes an attrs cell or an event row, not {type(value).__name__}")

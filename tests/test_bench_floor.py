@@ -1,4 +1,4 @@
-"""The bench's floor program (tests/bench/floor.py) reads every line of its file: a floor whose
+"""The bench's floor program (bench/floor.py) reads every line of its file: a floor whose
 reader skipped lines would understate what the command cannot go under."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-FLOOR = ROOT / "tests" / "bench" / "floor.py"
+FLOOR = ROOT / "bench" / "floor.py"
 
 
 @pytest.mark.parametrize(

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pandas as pd
 
 from tests.align.incident import T0, _frame, incident
@@ -122,8 +120,9 @@ def test_pcap_response_joins_its_request_by_stream_order() -> None:
     assert got == [["a", "TA"], ["a", "TA"], ["b", "TB"], ["b", "TB"]]
 
 
-def test_align_is_column_wise_fast_enough() -> None:
-    rows = 50_000
+def test_align_joins_many_calls_into_their_traces() -> None:
+    """Five events per call, ten calls per trace (bench/targets.py times 50,000 events)."""
+    rows = 5_000
     ids = [f"c{i // 5}" for i in range(rows)]
     ev = _frame(
         [
@@ -139,9 +138,7 @@ def test_align_is_column_wise_fast_enough() -> None:
             for i in range(rows)
         ]
     )
-    start = time.perf_counter()
     tl = align(ev)
-    assert time.perf_counter() - start < 20
     assert tl.events["trace"].nunique() == rows // 50
 
 

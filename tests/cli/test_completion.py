@@ -36,7 +36,7 @@ def _run(shell: str, script: str, home: Path) -> str:
            "HOME": str(home), "NO_COLOR": "1"}  # fmt: skip
     env.pop("_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION", None)
     res = subprocess.run([shell, "-c", script], capture_output=True, text=True, env=env,
-                         timeout=60, check=False)  # fmt: skip
+                         timeout=60, check=False, cwd=home)  # fmt: skip
     assert res.returncode == 0, res.stderr
     return res.stdout
 

@@ -7,6 +7,8 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.conftest import ROOT, run_cli
 
 BOOKING = ROOT / "fixtures/replay/booking/toolcall.toml"
@@ -34,6 +36,7 @@ def test_sources_default_flag_env_and_named_file() -> None:
     assert rows["--config"]["value"] == str(BOOKING)
 
 
+@pytest.mark.config_discovery
 def test_discovered_file_is_named_as_discovered(tmp_path: Path) -> None:
     (tmp_path / "toolcall.toml").write_text("[sla]\nservice_ms = 900\n[redact]\nenabled = false\n")
     rows = _show([], cwd=tmp_path)

@@ -157,7 +157,7 @@ def test_a_query_binds_only_the_views_it_names(store: Path, tmp_path: Path) -> N
     ("sql", "says"),
     [
         ("COPY (SELECT * FROM events) TO '{store}/copy.csv'", "refused: COPY is not allowed"),
-        ("COPY events TO '/tmp/toolcall-query-copy.csv'", "refused: COPY is not allowed"),
+        ("COPY events TO '{elsewhere}/copy.csv'", "refused: COPY is not allowed"),
         ("SELECT * FROM read_csv('/etc/passwd')", 'refused: Permission Error: Cannot access file'),
         ("SELECT * FROM read_text('{store}/manifest.json')", "refused: Permission Error"),
         ("SELECT * FROM '/etc/passwd.parquet'", "refused: Permission Error"),
@@ -171,16 +171,16 @@ def test_a_query_binds_only_the_views_it_names(store: Path, tmp_path: Path) -> N
         ("SELECT nope FROM events", "the query failed: Binder Error"),
     ],
 )  # fmt: skip
-def test_refused_with_one_line_and_exit_2(store: Path, sql: str, says: str) -> None:
+def test_refused_with_one_line_and_exit_2(store: Path, tmp_path: Path, sql: str, says: str) -> None:
     before = sorted(p.name for p in store.rglob("*"))
-    code, out, err = _query(store, sql.format(store=store))
+    code, out, err = _query(store, sql.format(store=store, elsewhere=tmp_path))
     assert code == 2
     assert out == ""
     first, hint = err.splitlines()
     assert first.startswith(f"toolcall: error: {says}"), first
     assert hint.startswith("  hint: toolcall query runs one read-only SELECT")
     assert sorted(p.name for p in store.rglob("*")) == before
-    assert not Path("/tmp/toolcall-query-copy.csv").exists()
+    assert not (tmp_path / "copy.csv").exists()
 
 
 def test_a_symlink_in_the_store_is_not_read(store: Path, tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from tests.bench.scale.bundle import write_bundle
+from bench.scale.bundle import write_bundle
 from tests.conftest import ROOT, run_cli
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CORPUS
+from tests.conftest import CORPUS, read_golden
 from toolcall_cli.diagnose import diagnose_events
 from toolcall_cli.model.findings import Finding
 from toolcall_cli.sources import ingest_paths
@@ -57,9 +57,8 @@ def test_every_conversation_diagnoses(corpus: Path) -> None:
 @pytest.mark.slow
 def test_tau_bench_counts_are_stable(corpus: Path, update_goldens: bool) -> None:
     counts = dict(sorted(Counter(f.code for f in _tau_findings()).items()))
-    if update_goldens or not COUNTS.exists():
-        COUNTS.write_text(json.dumps({"file": TAU, "counts": counts}, indent=2) + "\n")
-    expected = json.loads(COUNTS.read_text())["counts"]
+    fresh = json.dumps({"file": TAU, "counts": counts}, indent=2) + "\n"
+    expected = json.loads(read_golden(COUNTS, fresh, update=update_goldens))["counts"]
     assert counts == expected, (
         "tau-bench finding counts changed: review the findings, then --update-goldens"
     )

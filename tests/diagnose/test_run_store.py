@@ -18,7 +18,7 @@ from typing import Any
 import orjson
 import pytest
 
-from tests.bench.scale import bundle
+from bench.scale import bundle
 from tests.conftest import ROOT, run_cli
 from toolcall_cli.diagnose.kit.context import DiagnoseReport
 from toolcall_cli.model.config import DEFAULT

@@ -217,6 +217,7 @@ def test_sarif_validates_against_the_schema() -> None:
         assert run["tool"]["driver"]["rules"][r["ruleIndex"]]["id"] == r["ruleId"]
 
 
+@pytest.mark.config_discovery
 def test_config_section(tmp_path: Path) -> None:
     (tmp_path / "toolcall.toml").write_text(
         '[lint]\nprofile = "openai"\ntoken_budget = 50\nignore = ["SC00"]\n'

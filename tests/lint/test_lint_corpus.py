@@ -12,11 +12,11 @@ to, so they also get SC005/SC006/SC007 like any string, number or object.
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import read_golden
 from toolcall_cli.errors import InputError
 from toolcall_cli.lint import LintOptions, lint_paths
 from toolcall_cli.tools.loaders import load_all
@@ -31,23 +31,17 @@ def test_corpus_counts(corpus: Path, update_goldens: bool) -> None:
     assert len(files) > 150
     got: dict[str, dict[str, int]] = {}
     for f in files:
-        start = time.perf_counter()
         rel = f.relative_to(corpus).as_posix()
         try:
             report = lint_paths([f], options=LintOptions(profile="openai", root=corpus))
         except InputError:  # no tool definition in the file: nothing to lint
             got[rel] = {"tools": 0}
             continue
-        elapsed = time.perf_counter() - start
         got[rel] = {"tools": report.summary["tools"], **report.summary["by_code"]}
         if rel == BIG:
-            assert report.summary["tools"] == 4178
-            assert elapsed < 30, f"{BIG} took {elapsed:.1f}s"
+            assert report.summary["tools"] == 4178  # bench/targets.py times this file
     assert got[BIG]["SC003"] > 0 and got[BIG]["SC010"] > 0
     assert got["bfcl/gorilla_v4_data/BFCL_v4_format_sensitivity.json"] == {"tools": 0}
     assert got["bfcl/gorilla_v4_data/BFCL_v4_multi_turn_base.json"] == {"tools": 0}
-    if update_goldens or not COUNTS.exists():
-        COUNTS.write_text(json.dumps(got, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-        return
-    want = json.loads(COUNTS.read_text(encoding="utf-8"))
-    assert got == want
+    fresh = json.dumps(got, indent=1, sort_keys=True) + "\n"
+    assert got == json.loads(read_golden(COUNTS, fresh, update=update_goldens))

@@ -22,6 +22,7 @@ def test_defaults_match_design() -> None:
     assert DEFAULT.message_window == 42
 
 
+@pytest.mark.config_discovery
 def test_toolcall_toml(tmp_path: Path) -> None:
     (tmp_path / "toolcall.toml").write_text(
         'tools = ["t.json"]\n[flooding]\nmax_calls = 3\nper_tool = { send_email = 2 }\n'
@@ -33,6 +34,7 @@ def test_toolcall_toml(tmp_path: Path) -> None:
     assert cfg.formats[0].name == "x"
 
 
+@pytest.mark.config_discovery
 def test_pyproject_section(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text("[tool.toolcall.sla]\nservice_ms = 1200\n")
     sub = tmp_path / "a" / "b"

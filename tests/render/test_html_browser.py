@@ -1,6 +1,7 @@
 """The HTML incident report in a real browser (headless Chromium): it loads, its script runs
 without errors, the swimlane SVG has a lane per source and per call and a bar per measured call,
-and a screenshot is written to test-artifacts/ for a human to look at."""
+and a screenshot is written to the test's tmp_path for a human to look at (pytest keeps the
+last three runs under /tmp/pytest-of-$USER/)."""
 
 from __future__ import annotations
 
@@ -12,9 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import FIXTURES, ROOT, need_chromium, need_tshark, run_cli
+from tests.conftest import FIXTURES, need_chromium, need_tshark, run_cli
 
-ARTIFACTS = ROOT / "test-artifacts"
 FLAGS = [
     "--headless",
     "--no-sandbox",
@@ -146,8 +146,7 @@ def test_report_renders_in_chromium(name: str, pcap: bool, tmp_path: Path) -> No
         if calls[tool_call_id]:
             assert dom.bars.get(cid, 0) >= 1, f"call {tool_call_id} has phases but no bar"
 
-    ARTIFACTS.mkdir(exist_ok=True)
-    png = ARTIFACTS / f"html-report-{name}.png"
+    png = tmp_path / f"html-report-{name}.png"
     png.unlink(missing_ok=True)
     shot = _chromium([f"--screenshot={png}", url], tmp_path)
     assert shot.returncode == 0, shot.stderr[-2000:]

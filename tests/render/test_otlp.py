@@ -39,7 +39,7 @@ def spans_of(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
-def attrs(span: dict[str, Any]) -> dict[str, Any]:
+def span_attrs(span: dict[str, Any]) -> dict[str, Any]:
     return {a["key"]: next(iter(a["value"].values())) for a in span["attributes"]}
 
 
@@ -62,7 +62,7 @@ def test_lines_parse_as_otlp_and_keep_the_source_trace() -> None:
     assert {s.trace_id.hex() for s in spans} == {SOURCE_TRACE}
     assert all(len(s.span_id) == 8 for s in spans)
     calls = [s for s in spans_of(docs) if s["name"].startswith("toolcall.call")]
-    assert [attrs(c)["gen_ai.tool.call.id"] for c in calls] == [
+    assert [span_attrs(c)["gen_ai.tool.call.id"] for c in calls] == [
         f"call_loop_{i}" for i in range(1, 5)
     ]
     known = source_span_ids()
@@ -74,7 +74,7 @@ def test_lines_parse_as_otlp_and_keep_the_source_trace() -> None:
 
 def test_finding_span_names_the_finding_and_links_the_offending_spans() -> None:
     (finding,) = [s for s in spans_of(export(str(LOOP))) if s["name"] == "FL001 model-loop"]
-    a = attrs(finding)
+    a = span_attrs(finding)
     assert a["toolcall.finding.code"] == "FL001"
     assert a["toolcall.finding.severity"] == "error"
     assert a["gen_ai.tool.call.id"] == "call_loop_1"

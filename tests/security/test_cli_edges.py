@@ -29,11 +29,13 @@ def _small_disk() -> None:
 def test_a_full_disk_leaves_the_previous_output_whole(tmp_path: Path) -> None:
     out = tmp_path / "report.json"
     args = [TOOLCALL, "diagnose", str(MW), "-f", "json", "-o", str(out), "--fail-on", "never"]
-    first = subprocess.run(args, capture_output=True, text=True, timeout=120)
+    first = subprocess.run(args, capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert first.returncode == 0, first.stderr
     before = out.read_text()
     assert len(before) > 512
-    done = subprocess.run(args, capture_output=True, text=True, timeout=120, preexec_fn=_small_disk)
+    done = subprocess.run(
+        args, capture_output=True, text=True, timeout=120, preexec_fn=_small_disk, cwd=tmp_path
+    )
     assert done.returncode == 2, done.stderr
     assert done.stderr.startswith(f"toolcall: error: cannot write {out}")
     assert out.read_text() == before  # not a 0-byte or half-written file

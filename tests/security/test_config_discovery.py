@@ -14,6 +14,8 @@ import pytest
 
 from tests.conftest import run_cli
 
+pytestmark = pytest.mark.config_discovery  # every test here finds its config
+
 SK = "sk-proj-Bundle7Cfg3Leak9Key2Zz41"
 LINE = {
     "ts": "2025-03-01T12:00:00Z",

@@ -52,25 +52,36 @@ def _limit() -> None:
     resource.setrlimit(resource.RLIMIT_NOFILE, (NOFILE, NOFILE))
 
 
-def _cli(args: list[str]) -> subprocess.CompletedProcess[str]:
+def _cli(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [TOOLCALL, "-q", *args], capture_output=True, text=True, timeout=300, preexec_fn=_limit
+        [TOOLCALL, "-q", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        preexec_fn=_limit,
+        cwd=cwd,
     )
 
 
 def test_timeline_reads_a_store_of_many_files(store: Path) -> None:
-    done = _cli(["timeline", "--store", str(store), "--trace-id", "t7", "-f", "json"])
+    done = _cli(
+        ["timeline", "--store", str(store), "--trace-id", "t7", "-f", "json"], cwd=store.parent
+    )
     assert done.returncode == 0, done.stderr
     assert "Too many open files" not in done.stderr
 
 
 def test_diagnose_reads_a_store_of_many_files(store: Path) -> None:
-    done = _cli(["diagnose", "--store", str(store), "-f", "json", "--fail-on", "never"])
+    done = _cli(
+        ["diagnose", "--store", str(store), "-f", "json", "--fail-on", "never"], cwd=store.parent
+    )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["summary"]
 
 
 def test_an_unknown_id_hint_reads_a_store_of_many_files(store: Path) -> None:
-    done = _cli(["timeline", "--store", str(store), "--trace-id", "nope", "-f", "json"])
+    done = _cli(
+        ["timeline", "--store", str(store), "--trace-id", "nope", "-f", "json"], cwd=store.parent
+    )
     assert done.returncode == 2, done.stderr  # a usage error naming known ids, not exit 3
     assert "Too many open files" not in done.stderr

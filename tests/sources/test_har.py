@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 import pytest
 
-from tests.conftest import FIXTURES, ROOT, run_cli
+from tests.conftest import FIXTURES, ROOT, attrs, run_cli
 from toolcall_cli.model.quoting import Quoter
 from toolcall_cli.model.redact import DEFAULT_REDACTOR
 from toolcall_cli.sources import SOURCES
@@ -22,10 +21,6 @@ FX = FIXTURES / "har"
 
 def parse(path: Path) -> pd.DataFrame:
     return ADAPTER.parse(path, ParseOptions())
-
-
-def attrs(value: Any) -> dict[str, Any]:
-    return json.loads(value) if isinstance(value, str) else {}
 
 
 def kinds(df: pd.DataFrame) -> dict[str, int]:

@@ -11,6 +11,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
+from tests.conftest import attrs
 from toolcall_cli.sources import har as har_pkg
 from toolcall_cli.sources.base import ParseOptions
 from toolcall_cli.sources.har import ADAPTER
@@ -75,10 +76,6 @@ def write(tmp_path: Path, entries: list[Any], *, pages: int = 1, name: str = "x.
 
 def parse(path: Path) -> pd.DataFrame:
     return ADAPTER.parse(path, ParseOptions())
-
-
-def attrs(value: Any) -> dict[str, Any]:
-    return json.loads(value) if isinstance(value, str) else {}
 
 
 def of(df: pd.DataFrame, kind: str) -> pd.DataFrame:

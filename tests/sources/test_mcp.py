@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from tests.conftest import FIXTURES, ROOT, run_cli
+from tests.conftest import FIXTURES, ROOT, attrs, run_cli
 from toolcall_cli.sources import SOURCES
 from toolcall_cli.sources._shared.files import read_head
 from toolcall_cli.sources.base import HEAD_BYTES, ParseOptions
@@ -22,10 +22,6 @@ LAYOUTS = (".jsonl", ".raw.jsonl", ".log")  # one recording; the Inspector keeps
 
 def parse(path: Path) -> pd.DataFrame:
     return ADAPTER.parse(path, ParseOptions())
-
-
-def attrs(value: Any) -> dict[str, Any]:
-    return json.loads(value) if isinstance(value, str) else {}
 
 
 def kinds(df: pd.DataFrame) -> dict[str, int]:

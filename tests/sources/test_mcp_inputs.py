@@ -8,7 +8,7 @@ from typing import Any
 
 import pandas as pd
 
-from tests.conftest import run_cli
+from tests.conftest import attrs, run_cli
 from toolcall_cli.sources.base import ParseOptions
 from toolcall_cli.sources.mcp import ADAPTER
 
@@ -21,10 +21,6 @@ def lines(tmp_path: Path, *items: Any, name: str = "t.jsonl") -> Path:
 
 def parse(path: Path) -> pd.DataFrame:
     return ADAPTER.parse(path, ParseOptions())
-
-
-def attrs(value: Any) -> dict[str, Any]:
-    return json.loads(value) if isinstance(value, str) else {}
 
 
 def call(i: Any, name: str = "f", args: Any = None) -> dict[str, Any]:
@@ -165,7 +161,7 @@ def test_odd_params_do_not_crash(tmp_path: Path) -> None:
         "tool_result",
         "mcp_message",
     ]
-    assert df["tool"].iloc[1] is pd.NA or pd.isna(df["tool"].iloc[1])
+    assert df["tool"].iloc[1] is pd.NA
     assert attrs(df["attrs"].iloc[1])["args_type"] == "list"
     assert pd.isna(df["tool_call_id"].iloc[2]) and pd.isna(df["tool_call_id"].iloc[3])
     assert df["status"].iloc[4] == "error"

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 import pytest
 
-from tests.conftest import FIXTURES, ROOT, run_cli
+from tests.conftest import FIXTURES, ROOT, attrs, run_cli
 from toolcall_cli.sources._shared.files import read_head
 from toolcall_cli.sources.base import ParseOptions
 from toolcall_cli.sources.messages import ADAPTER, parse_body
@@ -19,10 +18,6 @@ FX = FIXTURES / "messages"
 
 def parse(name: str) -> pd.DataFrame:
     return ADAPTER.parse(FX / name, ParseOptions())
-
-
-def attrs(row: Any) -> dict[str, Any]:
-    return json.loads(row["attrs"]) if isinstance(row["attrs"], str) else {}
 
 
 def calls(df: pd.DataFrame) -> pd.DataFrame:

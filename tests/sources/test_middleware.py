@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from tests.conftest import FIXTURES, ROOT, run_cli
+from tests.conftest import FIXTURES, ROOT, attrs, run_cli
 from toolcall_cli.model.config import load_config
 from toolcall_cli.sources._shared.files import read_head
 from toolcall_cli.sources.base import ParseOptions
@@ -21,10 +21,6 @@ FX = FIXTURES / "middleware"
 
 def parse(name: str, **opts: Any) -> pd.DataFrame:
     return ADAPTER.parse(FX / name, ParseOptions(**opts))
-
-
-def attrs(value: Any) -> dict[str, Any]:
-    return json.loads(value) if isinstance(value, str) else {}
 
 
 def utc(text: str) -> pd.Timestamp:

@@ -6,12 +6,11 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 import pytest
 
-from tests.conftest import FIXTURES, need_module, run_cli
+from tests.conftest import FIXTURES, attrs, need_module, run_cli
 from toolcall_cli.errors import MissingDependencyError
 from toolcall_cli.sources import SOURCES
 from toolcall_cli.sources._shared.files import read_head
@@ -30,10 +29,6 @@ def _mitmproxy() -> None:
 
 def parse(path: Path) -> pd.DataFrame:
     return ADAPTER.parse(path, ParseOptions())
-
-
-def attrs(value: Any) -> dict[str, Any]:
-    return json.loads(value) if isinstance(value, str) else {}
 
 
 def scores_of(path: Path) -> dict[str, int]:

@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from tests.conftest import FIXTURES, ROOT, run_cli
+from tests.conftest import FIXTURES, ROOT, attrs, run_cli
 from toolcall_cli.errors import InputError, UsageError
 from toolcall_cli.sources._shared.files import read_head
 from toolcall_cli.sources.base import ParseOptions
@@ -22,10 +22,6 @@ FX = FIXTURES / "nginx"
 
 def parse(path: Path, **opts: Any) -> pd.DataFrame:
     return ADAPTER.parse(path, ParseOptions(**opts))
-
-
-def attrs(value: Any) -> dict[str, Any]:
-    return json.loads(value) if isinstance(value, str) else {}
 
 
 def utc(text: str) -> pd.Timestamp:

@@ -9,8 +9,8 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
+from bench.cli_bench import wide_nginx
 from fixtures.gen import bench_inputs
-from tests.bench.cli_bench import wide_nginx
 from tests.sources.test_nginx_csv_columns import varied_lines
 from toolcall_cli.sources import nginx
 from toolcall_cli.sources._shared.textlog import MemberOrder, json_objects

@@ -13,8 +13,8 @@ import pyarrow.compute as pc
 import pytest
 
 import toolcall_cli.sources.nginx as nginx
+from bench.cli_bench import wide_nginx
 from fixtures.gen import bench_inputs
-from tests.bench.cli_bench import wide_nginx
 from tests.sources.test_nginx_fastpath import CORPUS_FILES, NGINX, fallback_frame, varied_lines
 from toolcall_cli.model.arrow import text_lengths
 from toolcall_cli.sources._shared.textlog import nonblank, read_lines

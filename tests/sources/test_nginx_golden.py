@@ -14,8 +14,8 @@ import orjson
 import pandas as pd
 import pytest
 
+from bench.cli_bench import wide_nginx
 from fixtures.gen import bench_inputs
-from tests.bench.cli_bench import wide_nginx
 from tests.conftest import CORPUS, FIXTURES, ROOT
 from tests.sources.test_nginx_fastpath import varied_lines
 from toolcall_cli.sources import nginx

@@ -11,8 +11,8 @@ import orjson
 import pandas as pd
 import pyarrow.compute as pc
 
+from bench.cli_bench import wide_nginx
 from fixtures.gen import bench_inputs
-from tests.bench.cli_bench import wide_nginx
 from tests.sources.test_nginx_fastpath import fallback_frame
 from toolcall_cli.sources._shared.textlog import nonblank, read_lines
 from toolcall_cli.sources.base import ParseOptions

@@ -7,6 +7,7 @@ from pathlib import Path
 import orjson
 import pandas as pd
 
+from tests.conftest import attrs
 from tests.sources.otel_docs import T0, TRACE, span, traces, value, write
 from toolcall_cli.sources import parse_file
 from toolcall_cli.tools.registry import declared_tools
@@ -14,10 +15,6 @@ from toolcall_cli.tools.registry import declared_tools
 
 def rows(df: pd.DataFrame, kind: str) -> pd.DataFrame:
     return df[df["kind"] == kind]
-
-
-def attrs(row: pd.Series) -> dict:
-    return orjson.loads(row["attrs"]) if isinstance(row["attrs"], str) else {}
 
 
 def test_genai_parts_and_finish_reason(tmp_path: Path) -> None:

@@ -9,8 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from tests.conftest import CORPUS
-from toolcall_cli.model.jsonio import try_loads
+from tests.conftest import CORPUS, attrs
 from toolcall_cli.sources import SOURCES, scores
 from toolcall_cli.sources._shared.files import read_head
 from toolcall_cli.sources.base import ParseOptions
@@ -57,10 +56,6 @@ def parse(name: str, **opts: object) -> pd.DataFrame:
     return ADAPTER.parse(FIX / name, ParseOptions(**opts))  # type: ignore[arg-type]
 
 
-def attrs(df: pd.DataFrame) -> list[dict[str, object]]:
-    return [try_loads(a) or {} for a in df["attrs"].fillna("")]
-
-
 def test_every_format_has_a_fixture_in_the_table() -> None:
     samples = {Path(s).name for _, f in FORMATS.items() for s in f.samples}
     assert samples == set(EXPECTED)
@@ -85,7 +80,7 @@ def test_transcripts_claims_its_fixtures_over_every_other_adapter(name: str) -> 
 
 def test_claude_code_session() -> None:
     df = parse("claude_code_session.jsonl")
-    a = attrs(df)
+    a = list(map(attrs, df["attrs"]))
     res = df[df["kind"] == "tool_result"]
     rejected = [i for i in res.index if a[i].get("rejected")]
     assert df.loc[rejected, "tool_call_id"].tolist() == ["toolu_01Edit"]  # a result, not an orphan
@@ -103,7 +98,7 @@ def test_claude_code_session() -> None:
 
 def test_claude_code_thread_defects_are_counted_and_named() -> None:
     df = parse("claude_code_threads.jsonl")
-    a = attrs(df)
+    a = list(map(attrs, df["attrs"]))
     summary = df[df["kind"] == "system"]
     assert a[summary.index[0]]["thread_problems"] == {"missing parent": 3, "parent cycle": 1}
     assert "t-404" in str(summary["detail"].iloc[0])
@@ -118,7 +113,7 @@ def test_codex_rollout() -> None:
     calls = df[df["kind"] == "tool_call"]
     assert calls["tool"].tolist() == ["shell", "local_shell", "apply_patch", "shell"]
     assert set(df["session_id"]) == {"0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b"}
-    a = attrs(df)
+    a = list(map(attrs, df["attrs"]))
     codes = [a[i].get("exit_code") for i in df[df["kind"] == "tool_result"].index]
     assert codes == [2, None, None]
     assert json.loads(calls["args"].iloc[1])["command"][0] == "sed"
@@ -126,7 +121,7 @@ def test_codex_rollout() -> None:
 
 def test_inspect_marks_the_unanswered_last_call_and_clocks_tool_events() -> None:
     df = parse("inspect_eval_log.json")
-    a = attrs(df)
+    a = list(map(attrs, df["attrs"]))
     ends = [df.at[i, "tool_call_id"] for i in df.index if a[i].get("ends_on_call")]
     assert ends == ["call_a3"]
     timed_out = df[(df["kind"] == "tool_result") & (df["tool_call_id"] == "call_a2")]
@@ -138,7 +133,7 @@ def test_inspect_marks_the_unanswered_last_call_and_clocks_tool_events() -> None
 
 def test_bfcl_results_join_their_questions_by_id(corpus: Path) -> None:
     df = parse("bfcl_result_simple.json", tools=(BFCL / "BFCL_v4_simple_python.json",))
-    a = attrs(df)
+    a = list(map(attrs, df["attrs"]))
     assert all(x.get("eval") for x in a)
     declared = df[(df["kind"] == "system") & df["attrs"].str.contains('"tools"', na=False)]
     assert len(declared) == 6 and df["kind"].eq("user").sum() == 6
@@ -210,11 +205,11 @@ def test_bfcl_inference_log_results_follow_their_step() -> None:
     assert results["tool_call_id"].tolist() == calls["tool_call_id"].tolist()
     assert calls["tool_call_id"].tolist()[1] == "multi_turn_base_51#t1s0c0"
     assert "All doors must be locked" in str(results["detail"].tolist()[1])
-    assert not any(a.get("ends_on_call") for a in attrs(calls))
-    assert [a.get("output_tokens") for a in attrs(calls)][:2] == [18, 17]
+    assert not any(a.get("ends_on_call") for a in map(attrs, calls["attrs"]))
+    assert [a.get("output_tokens") for a in map(attrs, calls["attrs"])][:2] == [18, 17]
     # the parallel step: five calls, five results, one step
     par = df[(df["session_id"] == "multi_turn_base_53") & (df["kind"] == "tool_result")]
-    assert len(par) == 5 and {a.get("bfcl_step") for a in attrs(par)} == {0}
+    assert len(par) == 5 and {a.get("bfcl_step") for a in map(attrs, par["attrs"])} == {0}
 
 
 @pytest.mark.parametrize("value", ["[1]", '{"a": 1}', "[]"])

@@ -1,9 +1,10 @@
 """`--engine local|dask` (issue 20 item 5): the same findings as one process.
 
-The store is a seeded bench-scale bundle (tests/bench/scale/bundle.py: four sources, planted
-floods and loops, the incident bundles) of about 40,000 events — the largest that keeps `make
-test` reasonable on two shared cores; `make bench-scale` runs the same comparison on a larger
-store. The Dask cluster is a real `LocalCluster` of two worker processes on loopback.
+The store is a seeded bench-scale bundle (bench/scale/bundle.py: four sources, planted
+floods and loops, the incident bundles) of about 10,000 events: enough for every bucket to
+hold traces, two planted floods and several planted sessions; `make bench-scale` runs the
+same comparison on a store of millions. The Dask cluster is a real `LocalCluster` of two
+worker processes on loopback.
 """
 
 from __future__ import annotations
@@ -16,10 +17,10 @@ from pathlib import Path
 import orjson
 import pytest
 
-from tests.bench.scale.bundle import write_bundle
+from bench.scale.bundle import write_bundle
 from tests.conftest import GOLDEN_ENV, ROOT, need_module, run_cli
 
-EVENTS = 40_000
+EVENTS = 10_000
 EVENTS_SQL = "SELECT * EXCLUDE (attrs) FROM events ORDER BY ALL"
 
 

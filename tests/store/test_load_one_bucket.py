@@ -97,7 +97,7 @@ def test_the_command_loads_no_store_wide_machinery(store: Path, command: str) ->
     done = subprocess.run(
         [sys.executable, "-X", "importtime", TOOLCALL, "-q", command, "--trace-id", "trace_7",
          "--store", str(store)],
-        capture_output=True, text=True, check=False, timeout=120,
+        capture_output=True, text=True, check=False, timeout=120, cwd=store.parent,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
     loaded = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if "|" in line}

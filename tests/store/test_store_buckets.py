@@ -125,9 +125,16 @@ def test_a_diagnose_of_the_store_records_findings_and_calls(tmp_path: Path) -> N
     store = tmp_path / "store"
     bundle = FIXTURES / "incidents" / "flooding-model-loop"
     run = [TOOLCALL, "-q"]
-    assert subprocess.run([*run, "ingest", "--store", str(store), str(bundle)]).returncode == 0
+    assert (
+        subprocess.run(
+            [*run, "ingest", "--store", str(store), str(bundle)], cwd=tmp_path
+        ).returncode
+        == 0
+    )
     diagnose = [*run, "diagnose", "--store", str(store), "-f", "json", "--fail-on", "never"]
-    reports = [subprocess.run(diagnose, capture_output=True, text=True) for _ in range(2)]
+    reports = [
+        subprocess.run(diagnose, capture_output=True, text=True, cwd=tmp_path) for _ in range(2)
+    ]
     assert all(r.returncode == 0 for r in reports), reports[0].stderr
     codes = sorted(f["code"] for f in json.loads(reports[0].stdout)["findings"])
     findings = pq.read_table(store / "findings", schema=FINDINGS_SCHEMA).to_pandas()
@@ -146,9 +153,12 @@ def test_each_finding_lives_in_the_bucket_of_its_trace(tmp_path: Path) -> None:
     store = tmp_path / "store"
     bundles = sorted(str(p) for p in (FIXTURES / "incidents").iterdir() if p.is_dir())
     run = [TOOLCALL, "-q"]
-    assert subprocess.run([*run, "ingest", "--store", str(store), *bundles]).returncode == 0
+    assert (
+        subprocess.run([*run, "ingest", "--store", str(store), *bundles], cwd=tmp_path).returncode
+        == 0
+    )
     diagnose = [*run, "diagnose", "--store", str(store), "-f", "json", "--fail-on", "never"]
-    assert subprocess.run(diagnose, capture_output=True).returncode == 0
+    assert subprocess.run(diagnose, capture_output=True, cwd=tmp_path).returncode == 0
     placed = [
         (pf.parent.name, tid)
         for pf in (store / "findings").rglob("*.parquet")

@@ -3,7 +3,7 @@
 Each step runs the CLI as users run it, in a child process whose whole process tree is
 watched: peak RSS is sampled every 0.2 s and the step is killed the moment it passes the
 budget (4 GiB by default), so an over-budget run says so instead of swapping the machine.
-Then every planted incident (tests/bench/scale/bundle.py) must be among the findings, a
+Then every planted incident (bench/scale/bundle.py) must be among the findings, a
 group-by over the events is timed through `toolcall query`, and so are the timeline and the
 replay of one trace (a planted flood cancellation's). The bundle is cached in
 `.bench/scale-<events>/` (gitignored); figures go to the README between the
@@ -19,7 +19,7 @@ for the cluster runs also the workers' own, read from each worker) seconds and t
 when it ended. `--scaling-only` runs the scaling figure alone and rewrites only its paragraph of
 the README (between the `bench-scale-scaling` markers).
 
-    python tests/bench/scale/run_scale.py [--events N] [--workers W] [--budget-gib G]
+    python bench/scale/run_scale.py [--events N] [--workers W] [--budget-gib G]
         [--scaling-events N] [--scaling-store DIR] [--scaling-only] [--no-readme]
 """
 
@@ -40,10 +40,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tests.bench.scale.bundle import Planted, write_bundle  # noqa: E402
+from bench.scale.bundle import Planted, write_bundle  # noqa: E402
 
 TOOLCALL = ROOT / ".venv" / "bin" / "toolcall"
 GROUP_BY = "SELECT instance, kind, count(*) AS n FROM events GROUP BY ALL ORDER BY ALL"

@@ -6,7 +6,7 @@ nothing (TR001's silent drop, the per-trace replay that made the figure), and so
 rejected, cancelled for flooding, timed out or sent on to the tool service, as a middleware
 fleet's log over an hour shows them.
 
-    .venv/bin/python tests/bench/many_traces.py /tmp/manytraces/mw10k.jsonl --traces 10000
+    .venv/bin/python bench/many_traces.py /tmp/manytraces/mw10k.jsonl --traces 10000
     /usr/bin/time -v .venv/bin/toolcall diagnose /tmp/manytraces/mw10k.jsonl -f json \
         --fail-on never > /dev/null
 

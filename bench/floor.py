@@ -1,7 +1,7 @@
 """The floor under a whole-process ingest figure: what any `toolcall ingest` of the file pays
 before it builds a single event, run as one process the bench times beside the reference.
 
-    python tests/bench/floor.py middleware|nginx FILE
+    python bench/floor.py middleware|nginx FILE
 
 1. Start-up: the CLI itself ingesting the file's first line, in this process (the imports the
    event table's contract brings, pandas and pyarrow among them, then options, detection and
@@ -76,6 +76,6 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as the `toolcall` script sets it
     sys.exit(main(sys.argv[1:]))

@@ -102,7 +102,7 @@ def goaccess_cmd(path: Path, out: Path) -> list[str] | None:
 
 
 def floor_cmd(path: Path, source: str) -> list[str]:
-    """start-up and Arrow's bare reader over *path* (tests/bench/floor.py)."""
+    """start-up and Arrow's bare reader over *path* (bench/floor.py)."""
     return [sys.executable, str(Path(__file__).with_name("floor.py")), source, str(path)]
 
 
@@ -239,7 +239,7 @@ def cli_rows(
                 )
             )
     pcap = files["pcap"]
-    from tests.bench.run_bench import ref_tshark_cmd  # the adapter's own fields and filter
+    from bench.run_bench import ref_tshark_cmd  # the adapter's own fields and filter
 
     rows.append(
         figure(

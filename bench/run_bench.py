@@ -18,9 +18,9 @@ Inputs are generated from fixed seeds and cached in .bench/ (gitignored):
   input of that size) into a throwaway store, minus an imports-only child; linear growth
   means the 1 M run costs ~10× the 100 k run, not ~100×;
 - startup: `toolcall --help`, `rules FL001`, `lint` of one file and `diagnose` of a demo
-  bundle against `python -c pass` (tests/bench/startup.py; its own README block).
+  bundle against `python -c pass` (bench/startup.py; its own README block).
 
-    python tests/bench/run_bench.py [--quick] [--pairs N] [--no-readme] [--only NAME,...]
+    python bench/run_bench.py [--quick] [--pairs N] [--no-readme] [--only NAME,...]
 """
 
 from __future__ import annotations
@@ -44,12 +44,12 @@ from typing import Any
 
 import orjson
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.startup import render_startup, startup_rows, update_readme_startup  # noqa: E402
 from fixtures.gen import bench_inputs  # noqa: E402
 from fixtures.gen.otel import bench as otel_bench  # noqa: E402
-from tests.bench.startup import render_startup, startup_rows, update_readme_startup  # noqa: E402
 
 CACHE = ROOT / ".bench"
 TRACE = "trace_42"
@@ -399,7 +399,7 @@ def main() -> int:
             2.0,
         )
     if want("otel"):  # issue 17: ≤ 3× an orjson loop in CPU, the command within 1 GiB
-        from tests.bench.cli_bench import otel_cli_row
+        from bench.cli_bench import otel_cli_row
 
         spans = n
         otlp = _cached(f"otel-{spans}.jsonl", lambda p: otel_bench.spans(p, spans))
@@ -513,7 +513,7 @@ def main() -> int:
         )
 
     if want("cli"):  # the command as users run it, beside the in-process figures above
-        from tests.bench.cli_bench import cli_rows
+        from bench.cli_bench import cli_rows
 
         rows += cli_rows(files, _cached, parts, CACHE / f"cli-store-{n}", a.pairs)
     started: list[Row] = []

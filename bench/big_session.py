@@ -4,7 +4,7 @@ Writes the session (the fixture `claude_code_session.jsonl` repeated with its uu
 made unique per copy, as the README figure's file was made), then runs `toolcall ingest` on it
 under `/usr/bin/time -v` and prints peak RSS, wall and CPU seconds and the load average.
 
-    python tests/bench/big_session.py [--mb 500] [--dir .bench/session] [--keep]
+    python bench/big_session.py [--mb 500] [--dir .bench/session] [--keep]
 
 Not part of `make test`: the ingest of 1 M events takes about a minute of CPU.
 """
@@ -19,7 +19,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "fixtures" / "transcripts" / "claude_code_session.jsonl"
 _ID = re.compile(r'"((?:u|s)-\d+|toolu_\w+|msg_\w+)"')
 _TIME = {

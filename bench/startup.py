@@ -7,7 +7,7 @@ are that difference, in seconds (`toolcall --help` should cost what typer costs)
 the median CPU seconds (user + system, tshark included) of the toolcall runs: on a shared,
 loaded machine the wall figure grows with the load, the CPU figure much less.
 
-    python tests/bench/run_bench.py --only startup [--startup-runs N]
+    python bench/run_bench.py --only startup [--startup-runs N]
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 Row = dict[str, Any]
 START, END = "<!-- bench-startup:start -->", "<!-- bench-startup:end -->"
 
@@ -104,7 +104,7 @@ def render_startup(rows: list[Row], *, runs: int) -> str:
         f"{os.cpu_count() or 0} cores, {platform.python_implementation()} "
         f"{platform.python_version()}, load average {load}. Medians of {runs} "
         "alternating runs; `python -c pass` is the reference. Rerun with "
-        "`python tests/bench/run_bench.py --only startup`.\n\n"
+        "`python bench/run_bench.py --only startup`.\n\n"
     )
     lines = [
         "| start-up | python -c pass | toolcall | over python | target | met | toolcall CPU |",
