@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.pipeline.replay_helpers import loopback
+from tests.replay.replay_helpers import loopback
 
 from tests.conftest import FIXTURES, ROOT, assert_golden, need_corpus, run_cli
 

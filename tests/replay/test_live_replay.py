@@ -9,7 +9,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any, ClassVar
 
 import pytest
-from tests.pipeline.replay_helpers import call, frame, live_results, loopback, mw
+from tests.replay.replay_helpers import call, frame, live_results, loopback, mw
 
 from toolcall_cli.errors import UsageError
 from toolcall_cli.replay import replay

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from tests.pipeline.replay_helpers import ctx, registry, tc
+from tests.replay.replay_helpers import ctx, registry, tc
 
 from toolcall_cli.replay import prescreen
 

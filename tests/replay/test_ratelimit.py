@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.pipeline.replay_helpers import ctx, tc
+from tests.replay.replay_helpers import ctx, tc
 
 from toolcall_cli.model.config import Config, Flooding
 from toolcall_cli.replay import ratelimit

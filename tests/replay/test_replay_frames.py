@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from tests.pipeline.replay_helpers import QUERY_DB, call, frame, mw, result, text
+from tests.replay.replay_helpers import QUERY_DB, call, frame, mw, result, text
 
 from toolcall_cli.errors import UsageError
 from toolcall_cli.model.config import Config, Flooding, config_from_dict

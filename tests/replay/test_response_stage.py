@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.pipeline.replay_helpers import ctx, tc
+from tests.replay.replay_helpers import ctx, tc
 
 from toolcall_cli.model.config import DEFAULT, Budgets, Config
 from toolcall_cli.replay import response

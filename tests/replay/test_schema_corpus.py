@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 from hypothesis.internal.conjecture import utils as cu
 from hypothesis_jsonschema import _from_schema, from_schema
-from tests.pipeline.replay_helpers import ctx, tc
+from tests.replay.replay_helpers import ctx, tc
 
 from tests.conftest import need_corpus
 from toolcall_cli.replay import schema

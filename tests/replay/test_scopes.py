@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from tests.pipeline.replay_helpers import QUERY_DB, call, frame, mw, result
+from tests.replay.replay_helpers import QUERY_DB, call, frame, mw, result
 
 from tests.conftest import FIXTURES, need_corpus, need_tshark
 from toolcall_cli.align import align

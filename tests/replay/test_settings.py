@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.pipeline.replay_helpers import QUERY_DB, frame
+from tests.replay.replay_helpers import QUERY_DB, frame
 
 from tests.conftest import FIXTURES
 from toolcall_cli.replay.settings import tools_in_words
