@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
-from tests.pipeline.replay_helpers import call, frame, live_results, loopback, mw
+from tests.replay.replay_helpers import call, frame, live_results, loopback, mw
 
 from tests.conftest import ROOT, run_cli
 from tests.security.conftest import Connects

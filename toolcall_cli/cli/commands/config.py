@@ -12,7 +12,7 @@ import typer
 
 from toolcall_cli.cli import _settings
 from toolcall_cli.cli._console import say
-from toolcall_cli.cli._options import Format, FormatOpt, check_format, emit
+from toolcall_cli.cli._options import FormatOpt, emit
 from toolcall_cli.errors import UsageError
 
 if TYPE_CHECKING:
@@ -36,7 +36,7 @@ def run(
             show_default=False,
         ),
     ],
-    fmt: FormatOpt = Format.table,
+    fmt: FormatOpt = "table",
     output: Annotated[
         Path | None,
         typer.Option(
@@ -49,7 +49,6 @@ def run(
     = False,
 ) -> None:  # fmt: skip
     """Show the effective configuration with each value's source, or write a commented one."""
-    check_format(fmt, ("table", "json", "markdown"), "config")
     if action is ConfigAction.show:
         emit(_report(), fmt, output)
         return

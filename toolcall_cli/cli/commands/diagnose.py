@@ -17,7 +17,6 @@ from toolcall_cli.cli._options import (
     EngineOpt,
     FailOnOpt,
     FollowSymlinksOpt,
-    Format,
     FormatOpt,
     IgnoreOpt,
     NginxFormatOpt,
@@ -37,7 +36,6 @@ from toolcall_cli.cli._options import (
     TzOpt,
     UntilOpt,
     WorkersOpt,
-    check_format,
     emit,
     engine_of,
     scope_of,
@@ -45,6 +43,7 @@ from toolcall_cli.cli._options import (
 )
 from toolcall_cli.model.config import DEFAULT_STORE
 from toolcall_cli.model.findings import FailOn
+from toolcall_cli.render import check_format
 
 ToolsOpt = Annotated[
     list[Path] | None, typer.Option("--tools", help="Tool definition files (repeatable).")
@@ -83,7 +82,7 @@ StatisticsOpt = Annotated[
 
 def run(
     paths: PathsArg = None,
-    fmt: FormatOpt = Format.table,
+    fmt: FormatOpt = "table",
     output: OutputOpt = None,
     fail_on: FailOnOpt = FailOn.error,
     select: SelectOpt = None,
@@ -111,12 +110,9 @@ def run(
     workers: WorkersOpt = 1,
 ) -> None:
     """Diagnose root causes; exit 1 if any finding is at or above --fail-on."""
-    check_format(
-        fmt, ("table", "json", "markdown", "sarif", "html", "otlp", "openmetrics"), "diagnose"
-    )
     if statistics:
-        check_format(fmt, ("table", "json", "markdown"), "diagnose --statistics")
-    runner = engine_of(engine, scheduler, workers, html=fmt == Format.html)
+        check_format(fmt, "diagnose --statistics")
+    runner = engine_of(engine, scheduler, workers, html=fmt == "html")
     start_reading(paths, source=source, follow_symlinks=follow_symlinks)  # tshark starts
     # the core and the views load here, not at import: see cli/app.py (start-up)
     from toolcall_cli.cli._inputs import evidence_for, parse_options
@@ -148,7 +144,7 @@ def run(
         scope=scope,
     )
     pooled = None
-    if not paths and not scope.restricted and fmt != Format.html:  # html draws the timeline
+    if not paths and not scope.restricted and fmt != "html":  # html draws the timeline
         from toolcall_cli.diagnose.run_store import diagnose_store  # bucket by bucket
 
         pooled = diagnose_store(store, req, cfg=cfg, engine=runner)

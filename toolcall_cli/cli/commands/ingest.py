@@ -14,7 +14,6 @@ from toolcall_cli.cli._options import (
     EngineName,
     EngineOpt,
     FollowSymlinksOpt,
-    Format,
     FormatOpt,
     NginxFormatOpt,
     NoRedactOpt,
@@ -24,7 +23,6 @@ from toolcall_cli.cli._options import (
     StoreOpt,
     TzOpt,
     WorkersOpt,
-    check_format,
     emit,
     engine_of,
 )
@@ -36,7 +34,7 @@ def run(
     paths: Annotated[
         list[Path], typer.Argument(help="Files or directories of evidence.", show_default=False)
     ],
-    fmt: FormatOpt = Format.table,
+    fmt: FormatOpt = "table",
     output: OutputOpt = None,
     source: SourceOpt = None,
     tz: TzOpt = None,
@@ -50,7 +48,6 @@ def run(
     workers: WorkersOpt = 1,
 ) -> None:
     """Detect each input's format, parse it into events and write them to the store."""
-    check_format(fmt, ("table", "json", "jsonl", "markdown"), "ingest")
     # the core and the views load here, not at import: see cli/app.py (start-up)
     from toolcall_cli.cli._console import say_skipped
     from toolcall_cli.cli._inputs import IngestStream, parse_options
@@ -64,7 +61,7 @@ def run(
         list(paths),
         source=source.value if source else None,
         opts=opts,
-        keep=fmt == Format.jsonl,  # the only view that prints the events themselves
+        keep=fmt == "jsonl",  # the only view that prints the events themselves
         engine=engine_of(engine, scheduler, workers),
     )
     # each file is parsed, summarised and written before the next one is read

@@ -13,12 +13,10 @@ from toolcall_cli.cli import _settings
 from toolcall_cli.cli._console import say
 from toolcall_cli.cli._options import (
     FailOnOpt,
-    Format,
     FormatOpt,
     IgnoreOpt,
     OutputOpt,
     SelectOpt,
-    check_format,
     emit,
     split_codes,
 )
@@ -41,7 +39,7 @@ def run(
         list[Path],
         typer.Argument(help="Tool definition files, directories or globs.", show_default=False),
     ],
-    fmt: FormatOpt = Format.table,
+    fmt: FormatOpt = "table",
     output: OutputOpt = None,
     profile: Annotated[
         ProfileName | None,
@@ -76,7 +74,6 @@ def run(
     ] = False,
 ) -> None:
     """Lint tool definitions (OpenAI, Anthropic, MCP, JSON Schema, BFCL) for a provider profile."""
-    check_format(fmt, ("table", "json", "markdown", "sarif", "github"), "lint")
     # the core and the views load here, not at import: see cli/app.py (start-up)
     from toolcall_cli.lint import lint_paths
     from toolcall_cli.lint.engine import options_from_config

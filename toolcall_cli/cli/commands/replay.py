@@ -16,7 +16,6 @@ from toolcall_cli.cli._console import say
 from toolcall_cli.cli._early import start_reading
 from toolcall_cli.cli._options import (
     FollowSymlinksOpt,
-    Format,
     FormatOpt,
     NoRedactOpt,
     OutputOpt,
@@ -26,7 +25,6 @@ from toolcall_cli.cli._options import (
     ToolCallIdOpt,
     ToolNameOpt,
     UntilOpt,
-    check_format,
     emit,
     scope_of,
 )
@@ -107,14 +105,13 @@ def run(
     tool: ToolNameOpt = None,
     since: SinceOpt = None,
     until: UntilOpt = None,
-    fmt: FormatOpt = Format.table,
+    fmt: FormatOpt = "table",
     output: OutputOpt = None,
     store: StoreOpt = DEFAULT_STORE,
     no_redact: NoRedactOpt = False,
     follow_symlinks: FollowSymlinksOpt = False,
 ) -> None:
     """Replay a trace through the validation pipeline and compare with what was observed."""
-    check_format(fmt, ("table", "json", "markdown"), "replay")
     if old_config is not None:
         raise UsageError(
             "replay has no --config: the global `toolcall --config FILE` sets every command's "

@@ -13,7 +13,6 @@ from toolcall_cli.cli._console import say
 from toolcall_cli.cli._early import start_reading
 from toolcall_cli.cli._options import (
     FollowSymlinksOpt,
-    Format,
     FormatOpt,
     NginxFormatOpt,
     NoRedactOpt,
@@ -28,7 +27,6 @@ from toolcall_cli.cli._options import (
     TraceIdOpt,
     TzOpt,
     UntilOpt,
-    check_format,
     emit,
     scope_of,
 )
@@ -55,13 +53,12 @@ def run(
     source: SourceOpt = None,
     nginx_format: NginxFormatOpt = None,
     store: StoreOpt = DEFAULT_STORE,
-    fmt: FormatOpt = Format.table,
+    fmt: FormatOpt = "table",
     output: OutputOpt = None,
     no_redact: NoRedactOpt = False,
     follow_symlinks: FollowSymlinksOpt = False,
 ) -> None:
     """Show the aligned timeline of traces, with per-phase latencies against the SLA."""
-    check_format(fmt, ("table", "json", "markdown", "html", "otlp"), "timeline")
     start_reading(paths, source=source, follow_symlinks=follow_symlinks)  # tshark starts
     # the core and the views load here, not at import: see cli/app.py (start-up)
     from toolcall_cli.align import align
