@@ -14,6 +14,7 @@ from toolcall_cli.cli._examples import EXAMPLES
 from toolcall_cli.cli.app import COMMANDS, app
 from toolcall_cli.render import RENDERERS
 
+
 @pytest.mark.parametrize("command", sorted(COMMANDS))
 def test_help_offers_only_the_command_formats(command: str) -> None:
     served = tuple(r.name for _, r in RENDERERS.items() if command in r.commands)

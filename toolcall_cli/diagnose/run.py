@@ -21,6 +21,7 @@ from toolcall_cli.sources.base import ParseOptions
 if TYPE_CHECKING:
     import pandas as pd
 
+    from toolcall_cli.align.skew import SkewEstimate
     from toolcall_cli.store.engines import Engine
     from toolcall_cli.tools.registry import ToolRegistry
 
@@ -73,20 +74,38 @@ def diagnose(
 
         report = diagnose_on(engine, events, req, cfg=cfg, inputs=inputs, quotable=tuple(quotable))
         return _with_skipped(report, skipped)
-    registry = load_registry(req.tools or cfg.tools)
-    report = diagnose_events(
+    report = diagnose_as_asked(
+        events, req, cfg=cfg, inputs=inputs, quotable=quotable, scope=req.scope
+    )
+    return _with_skipped(report, skipped)
+
+
+def diagnose_as_asked(
+    events: pd.DataFrame,
+    req: DiagnoseRequest,
+    *,
+    cfg: Config,
+    inputs: tuple[str, ...],
+    quotable: tuple[str, ...],
+    scope: Scope | None,
+    skew_estimate: SkewEstimate | None = None,
+) -> DiagnoseReport:
+    """`diagnose_events` with *req*'s tools, selection, skew correction and redactor: the
+    whole evidence in this process, or one bucket of it (a store or engine task passes the
+    whole evidence's *skew_estimate* and no *scope*)."""
+    return diagnose_events(
         events,
         cfg=cfg,
-        registry=registry,
+        registry=load_registry(req.tools or cfg.tools),
         skew_correction=req.skew_correction,
         select=req.select,
         ignore=req.ignore,
         inputs=inputs,
         quotable=quotable,
         redactor=req.opts.redactor,
-        scope=req.scope,
+        scope=scope,
+        skew_estimate=skew_estimate,
     )
-    return _with_skipped(report, skipped)
 
 
 def _with_skipped(report: DiagnoseReport, skipped: Sequence[tuple[Path, str]]) -> DiagnoseReport:
