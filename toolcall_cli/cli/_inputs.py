@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Generator, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -200,6 +200,37 @@ def evidence_for(
     recorded = tuple(str(e["path"]) for e in read_manifest(store)["files"].values())
     load = load_sessions if whole_sessions and ids and any(ids.values()) else load_selected
     return Evidence(load(store, **(ids or {})), (str(store),), recorded)
+
+
+def reader(
+    paths: list[Path] | None,
+    *,
+    store: Path,
+    source: str | None = None,
+    tz: str | None = None,
+    nginx_format: str | None = None,
+    no_redact: bool = False,
+    follow_symlinks: bool = False,
+    whole_sessions: bool = False,
+) -> Callable[[Mapping[str, str | None]], Evidence]:
+    """`evidence_for` of a selection's ids, for a core that checks its request first: the
+    parse options (and their --no-redact warning) are made when the read begins, and only
+    when PATHs are parsed."""
+
+    def read(ids: Mapping[str, str | None]) -> Evidence:
+        opts = (
+            parse_options(
+                tz=tz, nginx_format=nginx_format, no_redact=no_redact,
+                follow_symlinks=follow_symlinks,
+            )
+            if paths
+            else None
+        )  # fmt: skip
+        return evidence_for(
+            paths, store=store, source=source, opts=opts, ids=ids, whole_sessions=whole_sessions
+        )
+
+    return read
 
 
 def events_for(
