@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # the adapters load only when PATHs are parsed: a store read 
     import pandas as pd
 
     from toolcall_cli.model.events import EventChunk
+    from toolcall_cli.model.summary import IngestReport
     from toolcall_cli.sources import IngestResult, Redeliveries, StreamedFile
     from toolcall_cli.sources.base import ParseOptions
     from toolcall_cli.store.bucket_writer import InputPart
@@ -138,6 +139,20 @@ class IngestStream:
                     self.kept.append(item.frame)
                 yield item.path, item.source, item.frame
                 del item  # not alive while the next file is parsed
+
+    def report(self, store: Path | None) -> IngestReport:
+        """What was ingested, once the parts have been read: each file's summary, the events
+        kept, the *store* written (None: none) and the files skipped."""
+        from toolcall_cli.model.events import concat_frames
+        from toolcall_cli.model.summary import IngestReport
+
+        return IngestReport(
+            files=tuple(self.files),
+            events=concat_frames(self.kept),
+            store=None if store is None else str(store),
+            skipped=tuple((str(p), why) for p, why in self.skipped),
+            digest=self.digest,
+        )
 
     def _summarised(self, item: StreamedFile, repeats: Redeliveries | None) -> Iterator[EventChunk]:
         """*item*'s chunks, each counted into the digest as it passes; the file's summary
