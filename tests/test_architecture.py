@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 PKG = Path(__file__).resolve().parent.parent / "toolcall_cli"
-CORE = ("core", "sources", "tools", "align", "diagnose", "pipeline", "lint", "engine")
+CORE = ("model", "sources", "tools", "align", "store", "diagnose", "replay", "lint")
 FORBIDDEN = {"typer", "rich", "click"}
 
 
