@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.replay.replay_helpers import loopback
 
 from tests.conftest import FIXTURES, ROOT, assert_golden, need_corpus, run_cli
+from tests.replay.replay_helpers import loopback
 
 B = "fixtures/replay/booking"
 INPUTS = [f"{B}/messages.json", f"{B}/middleware.log"]

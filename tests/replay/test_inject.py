@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from tests.replay.replay_helpers import ctx, tc
-
 from toolcall_cli.replay import inject
 from toolcall_cli.replay.base import ResultEvidence
 

@@ -9,8 +9,8 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any, ClassVar
 
 import pytest
-from tests.replay.replay_helpers import call, frame, live_results, loopback, mw
 
+from tests.replay.replay_helpers import call, frame, live_results, loopback, mw
 from toolcall_cli.errors import UsageError
 from toolcall_cli.replay import replay
 from toolcall_cli.replay.live import check_target, live_replay

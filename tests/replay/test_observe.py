@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from tests.replay.replay_helpers import tc
 
+from tests.replay.replay_helpers import tc
 from toolcall_cli.replay.base import ResultEvidence
 from toolcall_cli.replay.observe import agrees, observe
 

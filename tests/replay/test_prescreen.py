@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from tests.replay.replay_helpers import ctx, registry, tc
 
+from tests.replay.replay_helpers import ctx, registry, tc
 from toolcall_cli.replay import prescreen
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from tests.replay.replay_helpers import ctx, tc
-
 from toolcall_cli.model.config import Config, Flooding
 from toolcall_cli.replay import ratelimit
 from toolcall_cli.replay.ratelimit import FLOOD_MESSAGE

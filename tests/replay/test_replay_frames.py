@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from tests.replay.replay_helpers import QUERY_DB, call, frame, mw, result, text
 
+from tests.replay.replay_helpers import QUERY_DB, call, frame, mw, result, text
 from toolcall_cli.errors import UsageError
 from toolcall_cli.model.config import Config, Flooding, config_from_dict
 from toolcall_cli.replay import PIPELINE, CallReplay, ReplayReport, replay

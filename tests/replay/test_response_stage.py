@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from tests.replay.replay_helpers import ctx, tc
-
 from toolcall_cli.model.config import DEFAULT, Budgets, Config
 from toolcall_cli.replay import response
 from toolcall_cli.replay.base import RequestEvidence, ResponseEvidence, Verdict

@@ -23,9 +23,9 @@ from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 from hypothesis.internal.conjecture import utils as cu
 from hypothesis_jsonschema import _from_schema, from_schema
-from tests.replay.replay_helpers import ctx, tc
 
 from tests.conftest import need_corpus
+from tests.replay.replay_helpers import ctx, tc
 from toolcall_cli.replay import schema
 from toolcall_cli.tools.loaders import ToolDef, load_tools
 from toolcall_cli.tools.registry import ToolRegistry, registry_from_defs

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
-from tests.replay.replay_helpers import ctx, registry, tc
 
+from tests.replay.replay_helpers import ctx, registry, tc
 from toolcall_cli.replay import schema
 from toolcall_cli.replay.base import Verdict
 from toolcall_cli.replay.schema import format_checker

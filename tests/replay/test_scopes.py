@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from tests.replay.replay_helpers import QUERY_DB, call, frame, mw, result
 
 from tests.conftest import FIXTURES, need_corpus, need_tshark
+from tests.replay.replay_helpers import QUERY_DB, call, frame, mw, result
 from toolcall_cli.align import align
 from toolcall_cli.errors import UsageError
 from toolcall_cli.replay import replay

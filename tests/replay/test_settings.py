@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from tests.replay.replay_helpers import QUERY_DB, frame
-
 from tests.conftest import FIXTURES
+from tests.replay.replay_helpers import QUERY_DB, frame
 from toolcall_cli.replay.settings import tools_in_words
 from toolcall_cli.sources import parse_file
 from toolcall_cli.tools.registry import registry_from_paths, registry_from_session

@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
-from tests.replay.replay_helpers import call, frame, live_results, loopback, mw
 
 from tests.conftest import ROOT, run_cli
+from tests.replay.replay_helpers import call, frame, live_results, loopback, mw
 from tests.security.conftest import Connects
 from toolcall_cli.replay import ReplayReport, replay
 from toolcall_cli.replay.live import live_replay

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from tests.replay.replay_helpers import QUERY_DB, SEND_EMAIL, frame, registry
 
+from tests.replay.replay_helpers import QUERY_DB, SEND_EMAIL, frame, registry
 from toolcall_cli.errors import UsageError
 from toolcall_cli.tools.registry import registry_from_paths, registry_from_session
 
