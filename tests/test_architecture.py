@@ -41,3 +41,14 @@ def test_modules_are_small() -> None:
     for f in PKG.rglob("*.py"):
         n = len(f.read_text(encoding="utf-8").splitlines())
         assert n <= 500, f"{f.relative_to(PKG)} has {n} lines (cap 500)"
+
+
+def test_commands_are_thin() -> None:
+    # a command parses, calls one core function and renders (STYLE §7): 40 lines, signature in
+    import inspect
+
+    from toolcall_cli.cli.app import COMMANDS
+
+    for name, run in COMMANDS.items():
+        lines, _ = inspect.getsourcelines(run)
+        assert len(lines) <= 40, f"cli/commands/{name}.py run() is {len(lines)} lines"

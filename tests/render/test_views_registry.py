@@ -3,6 +3,7 @@ the renderers' declarations match the handlers the views register."""
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import pytest
@@ -47,3 +48,14 @@ def test_a_handler_for_an_undeclared_format_is_refused() -> None:
     assert "ingest" not in RENDERERS.get("csv").commands
     with pytest.raises(ValueError, match="format csv does not declare the command ingest"):
         renders("csv", IngestReport)
+
+
+def test_a_format_the_command_is_not_served_by_is_a_usage_error() -> None:
+    from toolcall_cli.errors import UsageError
+    from toolcall_cli.render import RenderOptions, render
+    from toolcall_cli.replay import ReplayReport
+
+    with pytest.raises(UsageError) as refused:
+        render("sarif", ReplayReport("t", None, ()), io.StringIO(), RenderOptions())
+    assert refused.value.message == "replay does not support --format sarif"
+    assert refused.value.hint == "choose one of: table, json, markdown"
