@@ -184,3 +184,14 @@ def test_modules_are_small() -> None:
     for f in PKG.rglob("*.py"):
         n = len(f.read_text(encoding="utf-8").splitlines())
         assert n <= 500, f"{f.relative_to(PKG)} has {n} lines (cap 500)"
+
+
+def test_commands_are_thin() -> None:
+    # a command parses, calls one core function and renders (STYLE §7): 40 lines, signature in
+    commands = sorted((PKG / "cli" / "commands").glob("[!_]*.py"))
+    assert commands
+    for path in commands:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        (run,) = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "run"]
+        length = (run.end_lineno or run.lineno) - run.lineno + 1
+        assert length <= 40, f"cli/commands/{path.name} run() is {length} lines"

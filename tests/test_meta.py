@@ -10,15 +10,9 @@ import typer.main
 
 from toolcall_cli.catalogue import load_all
 from toolcall_cli.cli._manpage import pages
-from toolcall_cli.cli._options import Format
 from toolcall_cli.cli.app import COMMANDS, app
-from toolcall_cli.render import RENDERERS
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def test_formats_match_renderers() -> None:
-    assert {f.value for f in Format} == set(RENDERERS.names())
 
 
 def test_every_command_has_imperative_help() -> None:

@@ -13,6 +13,7 @@ import pandas as pd
 from toolcall_cli.align.model import CallView, Timeline, TimelineReport, TraceBlock
 from toolcall_cli.align.window import TimeBound
 from toolcall_cli.errors import UsageError
+from toolcall_cli.model.config import Config
 from toolcall_cli.model.events import UNPARSED
 
 #: How many known ids an "unknown id" hint lists.
@@ -197,3 +198,22 @@ def in_scope(tl: Timeline, scope: ScopeFlags) -> Timeline:
         return tl
     chosen = traces_in_scope(tl, scope)
     return restrict(tl, tl.events["trace"].astype(object).isin(chosen).to_numpy(dtype=bool))
+
+
+def timeline_report(
+    events: pd.DataFrame,
+    scope: ScopeFlags,
+    *,
+    limit: int,
+    cfg: Config,
+    skew_correction: bool = True,
+) -> TimelineReport:
+    """The `toolcall timeline` core: *events* aligned under *cfg*, then the traces *scope*
+    selects (at most *limit*, the most trouble first without an id)."""
+    from toolcall_cli.align import align
+
+    timeline = align(events, cfg=cfg, skew_correction=skew_correction)
+    report = select_traces(
+        timeline, **scope.ids, tool=scope.tool, since=scope.since, until=scope.until, limit=limit
+    )
+    return dataclasses.replace(report, config=cfg)

@@ -96,3 +96,9 @@ def say_skipped(skipped: Sequence[tuple[object, str]]) -> None:
         say(f"toolcall: skipped {path}: {why}")
     if len(skipped) > SKIPPED_LISTED:
         say(f"toolcall: … and {len(skipped) - SKIPPED_LISTED} more skipped files")
+
+
+def say_summary(text: str) -> None:
+    """The run's summary line, `toolcall: TEXT`, on stderr (unless --quiet)."""
+    if not _settings.current().quiet:
+        say(f"toolcall: {text}")

@@ -3,8 +3,8 @@
 Every command is a :class:`ToolcallCommand` (registered in `cli/app.py`, the app's group is a
 :class:`ToolcallGroup`), which
 
-- offers only the `--format` choices the command renders (`_options.COMMAND_FORMATS`): help,
-  completion and validation all use the narrowed list;
+- offers only the `--format` choices that serve the command (`render.formats_of`, from the
+  renderers' own declarations): help, completion and validation all use the narrowed list;
 - names values as a person would (`PATH...`, `FILE`, `DIR`, `N`, `ID`, `TIME`, `a|b|c`)
   instead of Python types (`<list[Path]>`, `<int range>`);
 - lists commands with their whole one-line summary (click cuts them at 45 characters);
@@ -28,7 +28,7 @@ from typer._click.exceptions import NoSuchOption
 
 from toolcall_cli.cli import _coerce
 from toolcall_cli.cli._examples import EXAMPLES
-from toolcall_cli.cli._options import COMMAND_FORMATS, Format
+from toolcall_cli.render import formats_of
 
 #: Option name → metavar, where the type alone would say "TEXT".
 _NAMED = {
@@ -67,9 +67,7 @@ def metavar(param: Any) -> str:
 
 def _narrow_formats(param: Any, command: str) -> None:
     """Make `--format` offer only *command*'s formats (help, completion and validation)."""
-    allowed = COMMAND_FORMATS.get(command)
-    if allowed is None:
-        return
+    allowed = formats_of(command)
     narrowed = Enum(f"{command.title()}Format", {f: f for f in allowed}, type=str)  # type: ignore[misc]
     param.type_descriptor = replace(param.type_descriptor, annotation=narrowed)
     param.metavar = "|".join(allowed)
@@ -150,9 +148,9 @@ class ToolcallCommand(typer.core.TyperCommand):
         return _parse_suggesting(super().parse_args, self.params, ctx, args)
 
     def invoke(self, ctx: Any) -> Any:
-        """Hand the command the shared `Format` member its narrowed choice stands for."""
+        """Hand the command the format its narrowed choice stands for, as a plain name."""
         if isinstance(ctx.params.get("fmt"), Enum):
-            ctx.params["fmt"] = Format(ctx.params["fmt"].value)
+            ctx.params["fmt"] = ctx.params["fmt"].value
         return super().invoke(ctx)
 
 

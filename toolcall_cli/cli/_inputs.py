@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Generator, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # the adapters load only when PATHs are parsed: a store read 
     import pandas as pd
 
     from toolcall_cli.model.events import EventChunk
+    from toolcall_cli.model.summary import IngestReport
     from toolcall_cli.sources import IngestResult, Redeliveries, StreamedFile
     from toolcall_cli.sources.base import ParseOptions
     from toolcall_cli.store.bucket_writer import InputPart
@@ -139,6 +140,20 @@ class IngestStream:
                 yield item.path, item.source, item.frame
                 del item  # not alive while the next file is parsed
 
+    def report(self, store: Path | None) -> IngestReport:
+        """What was ingested, once the parts have been read: each file's summary, the events
+        kept, the *store* written (None: none) and the files skipped."""
+        from toolcall_cli.model.events import concat_frames
+        from toolcall_cli.model.summary import IngestReport
+
+        return IngestReport(
+            files=tuple(self.files),
+            events=concat_frames(self.kept),
+            store=None if store is None else str(store),
+            skipped=tuple((str(p), why) for p, why in self.skipped),
+            digest=self.digest,
+        )
+
     def _summarised(self, item: StreamedFile, repeats: Redeliveries | None) -> Iterator[EventChunk]:
         """*item*'s chunks, each counted into the digest as it passes; the file's summary
         line once the last has passed."""
@@ -200,3 +215,34 @@ def evidence_for(
     recorded = tuple(str(e["path"]) for e in read_manifest(store)["files"].values())
     load = load_sessions if whole_sessions and ids and any(ids.values()) else load_selected
     return Evidence(load(store, **(ids or {})), (str(store),), recorded)
+
+
+def reader(
+    paths: list[Path] | None,
+    *,
+    store: Path,
+    source: str | None = None,
+    tz: str | None = None,
+    nginx_format: str | None = None,
+    no_redact: bool = False,
+    follow_symlinks: bool = False,
+    whole_sessions: bool = False,
+) -> Callable[[Mapping[str, str | None]], Evidence]:
+    """`evidence_for` of a selection's ids, for a core that checks its request first: the
+    parse options (and their --no-redact warning) are made when the read begins, and only
+    when PATHs are parsed."""
+
+    def read(ids: Mapping[str, str | None]) -> Evidence:
+        opts = (
+            parse_options(
+                tz=tz, nginx_format=nginx_format, no_redact=no_redact,
+                follow_symlinks=follow_symlinks,
+            )
+            if paths
+            else None
+        )  # fmt: skip
+        return evidence_for(
+            paths, store=store, source=source, opts=opts, ids=ids, whole_sessions=whole_sessions
+        )
+
+    return read

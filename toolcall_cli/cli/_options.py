@@ -23,35 +23,6 @@ if TYPE_CHECKING:
     from toolcall_cli.store.engines import Engine
 
 
-class Format(str, Enum):
-    """Output formats (the RENDERERS registry; a meta-test keeps them equal)."""
-
-    table = "table"
-    json = "json"
-    jsonl = "jsonl"
-    csv = "csv"
-    markdown = "markdown"
-    sarif = "sarif"
-    github = "github"
-    html = "html"
-    otlp = "otlp"
-    openmetrics = "openmetrics"
-
-
-#: The formats each command renders: its --help, completion and validation offer only these
-#: (`cli/_help.py`); a meta-test keeps them equal to what each command's `check_format` allows.
-COMMAND_FORMATS: dict[str, tuple[str, ...]] = {
-    "ingest": ("table", "json", "jsonl", "markdown"),
-    "timeline": ("table", "json", "markdown", "html", "otlp"),
-    "diagnose": ("table", "json", "markdown", "sarif", "html", "otlp", "openmetrics"),
-    "replay": ("table", "json", "markdown"),
-    "lint": ("table", "json", "markdown", "sarif", "github"),
-    "rules": ("table", "json", "markdown"),
-    "config": ("table", "json", "markdown"),
-    "query": ("table", "json", "jsonl", "csv", "markdown"),
-}
-
-
 class EngineName(str, Enum):
     """--engine choices (toolcall_cli.store.engines)."""
 
@@ -78,8 +49,10 @@ else:
     SourceName = Enum("SourceName", {name: name for name in SOURCES}, type=str)
 
 
+#: A command's choices are the formats that serve it (`render.RENDERERS`): `cli/_help.py`
+#: narrows this option per command for help, completion and validation.
 FormatOpt = Annotated[
-    Format,
+    str,
     typer.Option(
         "--format", "-f", envvar="TOOLCALL_FORMAT", help="Output format.", case_sensitive=False
     ),
@@ -247,21 +220,12 @@ def engine_of(
     return open_engine(engine.value, scheduler=scheduler, workers=workers)
 
 
-def check_format(fmt: Format, allowed: tuple[str, ...], command: str) -> None:
-    """Refuse a format a command does not offer (exit 2)."""
-    if fmt.value not in allowed:
-        raise UsageError(
-            f"{command} does not support --format {fmt.value}",
-            hint=f"choose one of: {', '.join(allowed)}",
-        )
-
-
-def emit(report: object, fmt: Format, output: Path | None) -> None:
+def emit(report: object, fmt: str, output: Path | None) -> None:
     """Render to a buffer first, then write stdout or the -o file (opened only after success)."""
     to_terminal = output is None and sys.stdout.isatty()
     opts = _settings.render_options(to_terminal=to_terminal)
     buf = io.StringIO()
-    render(fmt.value, report, buf, opts)
+    render(fmt, report, buf, opts)
     text = buf.getvalue()
     if output is None:
         sys.stdout.write(text)

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from toolcall_cli.model.config import Config, load_config
 from toolcall_cli.render import RenderOptions
+
+if TYPE_CHECKING:
+    from toolcall_cli.model.config_show import ConfigReport
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,3 +75,39 @@ def render_options(*, to_terminal: bool | None = None) -> RenderOptions:
     elif not tty:
         width = 120
     return RenderOptions(width=width, color=color, quiet=s.quiet)
+
+
+def config_report() -> ConfigReport:
+    """`toolcall config show`: the config keys' rows, with the environment override and the
+    global options added (each with where its value came from)."""
+    from toolcall_cli.cli._inputs import MAX_DECOMPRESSED_ENV, max_decompressed
+    from toolcall_cli.model.config_show import Setting, effective, file_source
+
+    cfg = config()
+    s = current()
+    report = effective(cfg)
+    rows = list(report.settings)
+    if os.environ.get(MAX_DECOMPRESSED_ENV, "").strip():
+        i = next(i for i, r in enumerate(rows) if r.key == "limits.max_decompressed")
+        rows[i] = replace(rows[i], value=max_decompressed(cfg.max_decompressed),
+                          source=f"env {MAX_DECOMPRESSED_ENV}")  # fmt: skip
+    env_fmt = os.environ.get("TOOLCALL_FORMAT", "")
+    env_debug = os.environ.get("TOOLCALL_DEBUG", "") not in ("", "0")
+    color_src = "flag --color" if s.color != "auto" else "default"
+    if s.color == "auto" and os.environ.get("NO_COLOR"):
+        color_src = "env NO_COLOR (no colour)"
+    rows += [
+        Setting("--config", str(cfg.path) if cfg.path else None,
+                file_source(cfg).split(" ", 1)[0] if cfg.path else "default",
+                "the config file: --config FILE, else toolcall.toml or pyproject.toml "
+                "[tool.toolcall] found from the working directory"),
+        Setting("--format", env_fmt or "table", "env TOOLCALL_FORMAT" if env_fmt else "default",
+                "output format of every command"),
+        Setting("--color", s.color, color_src, "colour output: auto, always or never"),
+        Setting("--debug", s.debug or env_debug,
+                "flag --debug" if s.debug else "env TOOLCALL_DEBUG" if env_debug else "default",
+                "show tracebacks of internal errors"),
+        Setting("--quiet", s.quiet, "flag --quiet" if s.quiet else "default",
+                "no summary lines on stderr"),
+    ]  # fmt: skip
+    return replace(report, settings=tuple(rows))

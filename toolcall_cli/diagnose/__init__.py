@@ -44,6 +44,7 @@ __all__ = [
     "DiagnoseReport",
     "classify",
     "diagnose_events",
+    "finding_counts",
 ]
 
 
@@ -73,16 +74,10 @@ def summarize(ctx: DiagnoseContext, findings: list[Finding]) -> dict[str, Any]:
     `"cancelled":n` and `"cancelled_by":{who:n}` (`user`, `client`) when some calls were
     cancelled."""
     from toolcall_cli.diagnose.kit.frames import first_rows
-    from toolcall_cli.diagnose.kit.headlines import incident_counts, trace_headlines
 
     ev = ctx.events()
     read = [c for c in ("kind", "source", "session_id", "trace", "call", "tool_call_id") if c in ev]
     good = ev[read][ev["kind"] != UNPARSED]  # the columns counted, not a copy of every row
-    by_sev = {s.value: 0 for s in Severity}
-    by_code: dict[str, int] = {}
-    for f in findings:
-        by_sev[f.severity.value] += 1
-        by_code[f.code] = by_code.get(f.code, 0) + 1
     traces = good["trace"].dropna().nunique() if "trace" in good.columns else 0
     calls = good.loc[good["kind"] == "tool_call"]
     # a call without an id (functionary, ToolBench, Gemini) is no timeline call but is read:
@@ -110,10 +105,27 @@ def summarize(ctx: DiagnoseContext, findings: list[Finding]) -> dict[str, Any]:
         "calls": int(n_calls),
         "events": len(good),
         "by_source": _per_source(good),
+        **finding_counts(findings),
+    }
+
+
+def finding_counts(findings: Iterable[Finding]) -> dict[str, Any]:
+    """The summary's counts of linked *findings*: `findings` per severity, `by_code`,
+    `incidents`, `symptoms` and each trace's headline (a pooled report counts them again
+    over all its buckets' findings)."""
+    from toolcall_cli.diagnose.kit.headlines import incident_counts, trace_headlines
+
+    by_sev = {s.value: 0 for s in Severity}
+    by_code: dict[str, int] = {}
+    for f in findings:
+        by_sev[f.severity.value] += 1
+        by_code[f.code] = by_code.get(f.code, 0) + 1
+    incidents, symptoms = incident_counts(findings)
+    return {
         "findings": by_sev,
         "by_code": dict(sorted(by_code.items())),
-        "incidents": incident_counts(findings)[0],
-        "symptoms": incident_counts(findings)[1],
+        "incidents": incidents,
+        "symptoms": symptoms,
         "headlines": trace_headlines(findings),
     }
 

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 
 from toolcall_cli.diagnose.kit.context import DiagnoseReport
 from toolcall_cli.model.config import Config
-from toolcall_cli.model.findings import Severity
 
 if TYPE_CHECKING:
     import numpy as np
@@ -95,7 +94,7 @@ def diagnose_on(
 
 def pool_reports(reports: list[DiagnoseReport], *, inputs: tuple[str, ...]) -> DiagnoseReport:
     """One report from the buckets' reports: findings ranked together, counts added up."""
-    from toolcall_cli.diagnose.kit.headlines import incident_counts, trace_headlines
+    from toolcall_cli.diagnose import finding_counts
     from toolcall_cli.diagnose.kit.incidents import in_incident_order, unique_across
 
     parts = unique_across([r.findings for r in reports])
@@ -103,14 +102,7 @@ def pool_reports(reports: list[DiagnoseReport], *, inputs: tuple[str, ...]) -> D
     summary: dict[str, Any] = {}
     for r in reports:
         summary = _add(summary, r.summary)
-    by_sev = {s.value: 0 for s in Severity}
-    by_code: dict[str, int] = {}
-    for f in ranked:
-        by_sev[f.severity.value] += 1
-        by_code[f.code] = by_code.get(f.code, 0) + 1
-    summary.update(findings=by_sev, by_code=dict(sorted(by_code.items())))
-    incident_n, symptom_n = incident_counts(ranked)
-    summary.update(incidents=incident_n, symptoms=symptom_n, headlines=trace_headlines(ranked))
+    summary.update(finding_counts(ranked))
     if "by_source" in summary:
         summary["by_source"] = dict(sorted(summary["by_source"].items()))
     return DiagnoseReport(

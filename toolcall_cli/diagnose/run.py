@@ -7,10 +7,10 @@ and `replay`), so every command ingests the same way and shows the same progress
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from toolcall_cli.align.select import ScopeFlags
 from toolcall_cli.diagnose import diagnose_events
@@ -20,7 +20,9 @@ from toolcall_cli.sources.base import ParseOptions
 
 if TYPE_CHECKING:
     import pandas as pd
+    import pyarrow as pa
 
+    from toolcall_cli.align.skew import SkewEstimate
     from toolcall_cli.store.engines import Engine
     from toolcall_cli.tools.registry import ToolRegistry
 
@@ -35,6 +37,50 @@ class DiagnoseRequest:
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     scope: ScopeFlags = field(default_factory=ScopeFlags)
+
+
+class Evidence(Protocol):
+    """What a reader hands back: the events, where they came from, the files evidence may be
+    quoted from, and the files a directory walk skipped."""
+
+    @property
+    def events(self) -> pd.DataFrame: ...
+    @property
+    def inputs(self) -> tuple[str, ...]: ...
+    @property
+    def quotable(self) -> tuple[str, ...]: ...
+    @property
+    def skipped(self) -> tuple[tuple[Path, str], ...]: ...
+
+
+def diagnose_asked(
+    req: DiagnoseRequest,
+    read: Callable[[Mapping[str, str | None]], Evidence],
+    *,
+    store: Path | None,
+    cfg: Config,
+    engine: Engine | None,
+) -> tuple[DiagnoseReport, pa.Table | None]:
+    """The report `toolcall diagnose` asks for, and the calls table of a store diagnosed
+    bucket by bucket (else None): the whole *store* when one is given and bucketed, else the
+    events *read* gives for the request's scope. *engine* is closed when the work is done."""
+    pooled = None
+    if store is not None:
+        from toolcall_cli.diagnose.run_store import diagnose_store  # bucket by bucket
+
+        pooled = diagnose_store(store, req, cfg=cfg, engine=engine)
+    if pooled is not None:
+        report, calls = pooled
+    else:
+        evidence = read(req.scope.ids)
+        report = diagnose(
+            evidence.events, req, inputs=evidence.inputs, quotable=evidence.quotable,
+            skipped=evidence.skipped, cfg=cfg, engine=engine,
+        )  # fmt: skip
+        calls = None
+    if engine is not None:
+        engine.close()
+    return report, calls
 
 
 def load_registry(paths: Sequence[Path]) -> ToolRegistry | None:
@@ -73,20 +119,38 @@ def diagnose(
 
         report = diagnose_on(engine, events, req, cfg=cfg, inputs=inputs, quotable=tuple(quotable))
         return _with_skipped(report, skipped)
-    registry = load_registry(req.tools or cfg.tools)
-    report = diagnose_events(
+    report = diagnose_as_asked(
+        events, req, cfg=cfg, inputs=inputs, quotable=quotable, scope=req.scope
+    )
+    return _with_skipped(report, skipped)
+
+
+def diagnose_as_asked(
+    events: pd.DataFrame,
+    req: DiagnoseRequest,
+    *,
+    cfg: Config,
+    inputs: tuple[str, ...],
+    quotable: tuple[str, ...],
+    scope: ScopeFlags | None,
+    skew_estimate: SkewEstimate | None = None,
+) -> DiagnoseReport:
+    """`diagnose_events` with *req*'s tools, selection, skew correction and redactor: the
+    whole evidence in this process, or one bucket of it (a store or engine task passes the
+    whole evidence's *skew_estimate* and no *scope*)."""
+    return diagnose_events(
         events,
         cfg=cfg,
-        registry=registry,
+        registry=load_registry(req.tools or cfg.tools),
         skew_correction=req.skew_correction,
         select=req.select,
         ignore=req.ignore,
         inputs=inputs,
         quotable=quotable,
         redactor=req.opts.redactor,
-        scope=req.scope,
+        scope=scope,
+        skew_estimate=skew_estimate,
     )
-    return _with_skipped(report, skipped)
 
 
 def _with_skipped(report: DiagnoseReport, skipped: Sequence[tuple[Path, str]]) -> DiagnoseReport:

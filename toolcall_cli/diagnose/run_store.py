@@ -171,22 +171,12 @@ def diagnose_bucket(task: BucketRun) -> BucketResult:
 def diagnose_part(events: pd.DataFrame, task: BucketRun | BucketTask) -> DiagnoseReport:
     """One bucket's *events* diagnosed with *task*'s request and config and the skew estimate
     of the whole evidence (its timeline kept, for `bucket_result`)."""
-    from toolcall_cli.diagnose import diagnose_events
-    from toolcall_cli.diagnose.run import load_registry
+    from toolcall_cli.diagnose.run import diagnose_as_asked
 
-    req = task.req
-    return diagnose_events(
-        events,
-        cfg=task.cfg,
-        registry=load_registry(req.tools or task.cfg.tools),
-        skew_correction=req.skew_correction,
-        select=req.select,
-        ignore=req.ignore,
-        inputs=task.inputs,
-        quotable=task.quotable,
-        redactor=req.opts.redactor,
+    return diagnose_as_asked(
+        events, task.req, cfg=task.cfg, inputs=task.inputs, quotable=task.quotable, scope=None,
         skew_estimate=task.skew,
-    )
+    )  # fmt: skip
 
 
 def bucket_result(

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import textwrap
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from toolcall_cli import __version__
+from toolcall_cli.errors import UsageError
 from toolcall_cli.model.config import DEFAULT, Config
 from toolcall_cli.model.config_keys import ARRAY_SECTIONS, KEYS, Key
 from toolcall_cli.model.jsonio import dumps
@@ -118,3 +120,10 @@ def init_text() -> str:
         )
         lines.append(_default_line(key))
     return "\n".join(lines) + "\n"
+
+
+def write_init(target: Path, *, force: bool) -> None:
+    """Write `init_text()` to *target*; an existing file is kept unless *force* (2)."""
+    if target.exists() and not force:
+        raise UsageError(f"{target} exists", hint="pass --force to overwrite it, or -o FILE")
+    target.write_text(init_text(), encoding="utf-8")

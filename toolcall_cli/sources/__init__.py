@@ -14,7 +14,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolcall_cli.errors import InputError, UnknownSourceError, UsageError
-from toolcall_cli.model.events import UNPARSED, EventChunk, concat_frames, validate_frame
+from toolcall_cli.model.events import (
+    TRAITS,
+    UNPARSED,
+    EventChunk,
+    concat_frames,
+    validate_frame,
+)
 from toolcall_cli.model.registry import Registry
 from toolcall_cli.sources._shared.files import read_head, regular_file_problem, require_regular
 from toolcall_cli.sources._shared.walk import escapes_tree, walk_tree
@@ -28,16 +34,10 @@ if TYPE_CHECKING:
 
 SOURCES: Registry[LazyAdapter] = Registry("source")
 
-# Registration is explicit: one line per source.
-SOURCES.add("messages", LazyAdapter("messages", "toolcall_cli.sources.messages"))
-SOURCES.add("middleware", LazyAdapter("middleware", "toolcall_cli.sources.middleware"))
-SOURCES.add("nginx", LazyAdapter("nginx", "toolcall_cli.sources.nginx"))
-SOURCES.add("pcap", LazyAdapter("pcap", "toolcall_cli.sources.pcap"))
-SOURCES.add("har", LazyAdapter("har", "toolcall_cli.sources.har"))
-SOURCES.add("mcp", LazyAdapter("mcp", "toolcall_cli.sources.mcp"))
-SOURCES.add("otel", LazyAdapter("otel", "toolcall_cli.sources.otel"))
-SOURCES.add("transcripts", LazyAdapter("transcripts", "toolcall_cli.sources.transcripts"))
-SOURCES.add("mitm", LazyAdapter("mitm", "toolcall_cli.sources.mitm"))
+# Each source is declared once, with its traits (model/events.py); its adapter is the ADAPTER
+# of the package of that name (LazyAdapter.load checks the adapter says the same name).
+for _name in TRAITS:
+    SOURCES.add(_name, LazyAdapter(_name, f"{__name__}.{_name}"))
 
 
 def __getattr__(name: str) -> Any:

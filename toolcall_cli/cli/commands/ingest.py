@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-from contextlib import closing
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from toolcall_cli.cli import _settings
-from toolcall_cli.cli._console import say
+from toolcall_cli.cli._console import say_summary
 from toolcall_cli.cli._options import (
     EngineName,
     EngineOpt,
     FollowSymlinksOpt,
-    Format,
     FormatOpt,
     NginxFormatOpt,
     NoRedactOpt,
@@ -24,76 +21,45 @@ from toolcall_cli.cli._options import (
     StoreOpt,
     TzOpt,
     WorkersOpt,
-    check_format,
     emit,
     engine_of,
 )
 from toolcall_cli.model.config import DEFAULT_STORE
 from toolcall_cli.model.words import plural
 
+NoStoreOpt = Annotated[bool, typer.Option("--no-store", help="Parse and summarise only.")]
+PathsArg = Annotated[
+    list[Path], typer.Argument(help="Files or directories of evidence.", show_default=False)
+]
+
 
 def run(
-    paths: Annotated[
-        list[Path], typer.Argument(help="Files or directories of evidence.", show_default=False)
-    ],
-    fmt: FormatOpt = Format.table,
-    output: OutputOpt = None,
-    source: SourceOpt = None,
-    tz: TzOpt = None,
-    nginx_format: NginxFormatOpt = None,
-    store: StoreOpt = DEFAULT_STORE,
-    no_store: Annotated[bool, typer.Option("--no-store", help="Parse and summarise only.")] = False,
-    no_redact: NoRedactOpt = False,
-    follow_symlinks: FollowSymlinksOpt = False,
-    engine: EngineOpt = EngineName.local,
-    scheduler: SchedulerOpt = None,
+    paths: PathsArg, fmt: FormatOpt = "table", output: OutputOpt = None,
+    source: SourceOpt = None, tz: TzOpt = None, nginx_format: NginxFormatOpt = None,
+    store: StoreOpt = DEFAULT_STORE, no_store: NoStoreOpt = False,
+    no_redact: NoRedactOpt = False, follow_symlinks: FollowSymlinksOpt = False,
+    engine: EngineOpt = EngineName.local, scheduler: SchedulerOpt = None,
     workers: WorkersOpt = 1,
-) -> None:
+) -> None:  # fmt: skip
     """Detect each input's format, parse it into events and write them to the store."""
-    check_format(fmt, ("table", "json", "jsonl", "markdown"), "ingest")
     # the core and the views load here, not at import: see cli/app.py (start-up)
     from toolcall_cli.cli._console import say_skipped
     from toolcall_cli.cli._inputs import IngestStream, parse_options
-    from toolcall_cli.model.events import concat_frames
-    from toolcall_cli.model.summary import IngestReport
+    from toolcall_cli.store.ingest import ingest_into
 
     opts = parse_options(
         tz=tz, nginx_format=nginx_format, no_redact=no_redact, follow_symlinks=follow_symlinks
     )
     stream = IngestStream(
-        list(paths),
-        source=source.value if source else None,
-        opts=opts,
-        keep=fmt == Format.jsonl,  # the only view that prints the events themselves
+        list(paths), source=source.value if source else None, opts=opts,
+        keep=fmt == "jsonl",  # the only view that prints the events themselves
         engine=engine_of(engine, scheduler, workers),
-    )
+    )  # fmt: skip
+    into = None if no_store else store
     # each file is parsed, summarised and written before the next one is read
-    with closing(stream.parts()) as parts:  # the progress bar ends with the parts, on error too
-        if no_store:
-            for _ in parts:
-                pass
-        else:  # the store's writer (and parquet) load only for a run that writes one
-            from toolcall_cli.store.write import write_files
-
-            write_files(store, parts)
-    if stream.engine is not None:
-        stream.engine.close()
-    if not no_store:
-        from toolcall_cli.store.compact import compact
-
-        compact(store)  # many small parts (one per input) become a few large ones
-    report = IngestReport(
-        files=tuple(stream.files),
-        events=concat_frames(stream.kept),
-        store=None if no_store else str(store),
-        skipped=tuple((str(p), why) for p, why in stream.skipped),
-        digest=stream.digest,
-    )
-    emit(report, fmt, output)
+    ingest_into(stream.parts(), store=into, engine=stream.engine)
+    emit(stream.report(into), fmt, output)
     say_skipped(stream.skipped)
-    if not _settings.current().quiet:
-        say(
-            f"toolcall: {plural(stream.digest.events, 'event')} from "
-            f"{plural(len(stream.files), 'file')}, {stream.digest.unparsed} unparsed "
-            f"record{'s' if stream.digest.unparsed != 1 else ''}"
-        )
+    d = stream.digest
+    say_summary(f"{plural(d.events, 'event')} from {plural(len(stream.files), 'file')}, "
+                f"{d.unparsed} unparsed record{'s' if d.unparsed != 1 else ''}")  # fmt: skip

@@ -10,15 +10,13 @@ from typing import Annotated
 import typer
 
 from toolcall_cli.cli import _settings
-from toolcall_cli.cli._console import say
+from toolcall_cli.cli._console import say_summary
 from toolcall_cli.cli._options import (
     FailOnOpt,
-    Format,
     FormatOpt,
     IgnoreOpt,
     OutputOpt,
     SelectOpt,
-    check_format,
     emit,
     split_codes,
 )
@@ -36,47 +34,44 @@ class ProfileName(str, Enum):
     generic = "generic"
 
 
+PathsArg = Annotated[
+    list[Path],
+    typer.Argument(help="Tool definition files, directories or globs.", show_default=False),
+]
+ProfileOpt = Annotated[
+    ProfileName | None,
+    typer.Option("--profile", help="Provider profile (default: config, else generic)."),
+]
+BaselineOpt = Annotated[
+    Path | None,
+    typer.Option("--baseline", dir_okay=False, help="Suppress the findings recorded in this file."),
+]
+UpdateBaselineOpt = Annotated[
+    bool, typer.Option("--update-baseline", help="Record today's findings in --baseline.")
+]
+LockOpt = Annotated[
+    Path | None,
+    typer.Option("--lock", dir_okay=False, help="Compare with this lock file (SC012)."),
+]
+UpdateLockOpt = Annotated[
+    bool,
+    typer.Option("--update-lock", help="Write the lock file (--lock, else toolcall.lock)."),
+]
+TokenBudgetOpt = Annotated[
+    int | None,
+    typer.Option("--token-budget", help="Token budget of the tool list (SC013; default 8000)."),
+]
+FixOpt = Annotated[bool, typer.Option("--fix", help="Apply safe fixes to JSON files in place.")]
+
+
 def run(
-    paths: Annotated[
-        list[Path],
-        typer.Argument(help="Tool definition files, directories or globs.", show_default=False),
-    ],
-    fmt: FormatOpt = Format.table,
-    output: OutputOpt = None,
-    profile: Annotated[
-        ProfileName | None,
-        typer.Option("--profile", help="Provider profile (default: config, else generic)."),
-    ] = None,
-    fail_on: FailOnOpt = FailOn.error,
-    select: SelectOpt = None,
-    ignore: IgnoreOpt = None,
-    baseline: Annotated[
-        Path | None,
-        typer.Option(
-            "--baseline", dir_okay=False, help="Suppress the findings recorded in this file."
-        ),
-    ] = None,
-    update_baseline: Annotated[
-        bool, typer.Option("--update-baseline", help="Record today's findings in --baseline.")
-    ] = False,
-    lock: Annotated[
-        Path | None,
-        typer.Option("--lock", dir_okay=False, help="Compare with this lock file (SC012)."),
-    ] = None,
-    update_lock: Annotated[
-        bool,
-        typer.Option("--update-lock", help="Write the lock file (--lock, else toolcall.lock)."),
-    ] = False,
-    token_budget: Annotated[
-        int | None,
-        typer.Option("--token-budget", help="Token budget of the tool list (SC013; default 8000)."),
-    ] = None,
-    fix: Annotated[
-        bool, typer.Option("--fix", help="Apply safe fixes to JSON files in place.")
-    ] = False,
-) -> None:
+    paths: PathsArg, fmt: FormatOpt = "table", output: OutputOpt = None,
+    profile: ProfileOpt = None, fail_on: FailOnOpt = FailOn.error, select: SelectOpt = None,
+    ignore: IgnoreOpt = None, baseline: BaselineOpt = None,
+    update_baseline: UpdateBaselineOpt = False, lock: LockOpt = None,
+    update_lock: UpdateLockOpt = False, token_budget: TokenBudgetOpt = None, fix: FixOpt = False,
+) -> None:  # fmt: skip
     """Lint tool definitions (OpenAI, Anthropic, MCP, JSON Schema, BFCL) for a provider profile."""
-    check_format(fmt, ("table", "json", "markdown", "sarif", "github"), "lint")
     # the core and the views load here, not at import: see cli/app.py (start-up)
     from toolcall_cli.lint import lint_paths
     from toolcall_cli.lint.engine import options_from_config
@@ -104,6 +99,5 @@ def run(
     from toolcall_cli.cli._console import say_skipped  # the line diagnose prints for a walk
 
     say_skipped(report.skipped())
-    if not _settings.current().quiet:
-        say(f"toolcall: {summary_line(report)}")
+    say_summary(summary_line(report))
     raise typer.Exit(report.exit_code(fail_on))

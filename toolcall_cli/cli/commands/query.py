@@ -8,7 +8,7 @@ import typer
 
 from toolcall_cli.cli import _settings
 from toolcall_cli.cli._console import say
-from toolcall_cli.cli._options import Format, FormatOpt, OutputOpt, StoreOpt, check_format, emit
+from toolcall_cli.cli._options import FormatOpt, OutputOpt, StoreOpt, emit
 from toolcall_cli.model.config import DEFAULT_STORE
 
 
@@ -17,7 +17,7 @@ def run(
         str, typer.Argument(help="One SELECT statement.", show_default=False, metavar="SQL")
     ],
     store: StoreOpt = DEFAULT_STORE,
-    fmt: FormatOpt = Format.table,
+    fmt: FormatOpt = "table",
     output: OutputOpt = None,
 ) -> None:
     """Run one read-only SQL query over the store's events, calls and findings.
@@ -28,7 +28,6 @@ def run(
     severity, message, trace_id, session_id, ...). Only SELECT and EXPLAIN run: COPY, ATTACH,
     INSTALL, SET and reading files outside the store are refused (exit 2).
     """
-    check_format(fmt, ("table", "json", "jsonl", "csv", "markdown"), "query")
     # the core and the views load here, not at import: see cli/app.py (start-up)
     from toolcall_cli.store.query import run_query
 

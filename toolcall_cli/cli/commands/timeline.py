@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from toolcall_cli.cli import _settings
-from toolcall_cli.cli._console import say
+from toolcall_cli.cli._console import say_summary
 from toolcall_cli.cli._early import start_reading
 from toolcall_cli.cli._options import (
     FollowSymlinksOpt,
-    Format,
     FormatOpt,
     NginxFormatOpt,
     NoRedactOpt,
@@ -28,7 +26,6 @@ from toolcall_cli.cli._options import (
     TraceIdOpt,
     TzOpt,
     UntilOpt,
-    check_format,
     emit,
     scope_of,
 )
@@ -42,31 +39,18 @@ PathsArg = Annotated[
 
 
 def run(
-    paths: PathsArg = None,
-    trace_id: TraceIdOpt = None,
-    session_id: SessionIdOpt = None,
-    tool_call_id: ToolCallIdOpt = None,
-    tool: ToolNameOpt = None,
-    since: SinceOpt = None,
-    until: UntilOpt = None,
-    limit: LimitOpt = 10,
-    no_skew: NoSkewOpt = False,
-    tz: TzOpt = None,
-    source: SourceOpt = None,
-    nginx_format: NginxFormatOpt = None,
-    store: StoreOpt = DEFAULT_STORE,
-    fmt: FormatOpt = Format.table,
-    output: OutputOpt = None,
-    no_redact: NoRedactOpt = False,
-    follow_symlinks: FollowSymlinksOpt = False,
-) -> None:
+    paths: PathsArg = None, trace_id: TraceIdOpt = None, session_id: SessionIdOpt = None,
+    tool_call_id: ToolCallIdOpt = None, tool: ToolNameOpt = None, since: SinceOpt = None,
+    until: UntilOpt = None, limit: LimitOpt = 10, no_skew: NoSkewOpt = False, tz: TzOpt = None,
+    source: SourceOpt = None, nginx_format: NginxFormatOpt = None,
+    store: StoreOpt = DEFAULT_STORE, fmt: FormatOpt = "table", output: OutputOpt = None,
+    no_redact: NoRedactOpt = False, follow_symlinks: FollowSymlinksOpt = False,
+) -> None:  # fmt: skip
     """Show the aligned timeline of traces, with per-phase latencies against the SLA."""
-    check_format(fmt, ("table", "json", "markdown", "html", "otlp"), "timeline")
     start_reading(paths, source=source, follow_symlinks=follow_symlinks)  # tshark starts
     # the core and the views load here, not at import: see cli/app.py (start-up)
-    from toolcall_cli.align import align
-    from toolcall_cli.align.select import select_traces
-    from toolcall_cli.cli._inputs import evidence_for, parse_options
+    from toolcall_cli.align.select import timeline_report
+    from toolcall_cli.cli._inputs import reader
 
     cfg = _settings.config()
     zone = tz or cfg.tz
@@ -74,23 +58,13 @@ def run(
         trace_id=trace_id, session_id=session_id, tool_call_id=tool_call_id, tool=tool,
         since=since, until=until, tz=zone,
     )  # fmt: skip
-    # options (and their --no-redact warning) matter only when PATHs are parsed
-    opts = (
-        parse_options(
-            tz=zone, nginx_format=nginx_format, no_redact=no_redact, follow_symlinks=follow_symlinks
-        )
-        if paths
-        else None
-    )
-    source_name = source.value if source else None
-    events = evidence_for(paths, store=store, source=source_name, opts=opts, ids=scope.ids).events
-    timeline = align(events, cfg=cfg, skew_correction=not no_skew)
-    report = select_traces(
-        timeline, **scope.ids, tool=tool, since=scope.since, until=scope.until, limit=limit
-    )
-    report = replace(report, config=cfg)
+    read = reader(
+        paths, store=store, source=source.value if source else None, tz=zone,
+        nginx_format=nginx_format, no_redact=no_redact, follow_symlinks=follow_symlinks,
+    )  # fmt: skip
+    events = read(scope.ids).events
+    report = timeline_report(events, scope, limit=limit, cfg=cfg, skew_correction=not no_skew)
     emit(report, fmt, output)
-    if not _settings.current().quiet:
-        more = report.total - len(report.traces)
-        hidden = f" ({more} more: raise --limit)" if more else ""
-        say(f"toolcall: {len(report.traces)} of {plural(report.total, 'trace')} shown{hidden}")
+    more = report.total - len(report.traces)
+    hidden = f" ({more} more: raise --limit)" if more else ""
+    say_summary(f"{len(report.traces)} of {plural(report.total, 'trace')} shown{hidden}")
