@@ -10,7 +10,8 @@ import pytest
 from tests.conftest import CORPUS
 from toolcall_cli.cli._inputs import evidence_for
 from toolcall_cli.diagnose.kit.context import DiagnoseReport
-from toolcall_cli.diagnose.run import DiagnoseRequest, diagnose
+from toolcall_cli.diagnose.request import DiagnoseRequest
+from toolcall_cli.diagnose.run import diagnose
 from toolcall_cli.sources.base import ParseOptions
 
 ROOT = Path(__file__).resolve().parents[2]

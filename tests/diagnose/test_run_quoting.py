@@ -8,7 +8,8 @@ from pathlib import Path
 
 from tests.conftest import FIXTURES
 from toolcall_cli.cli._inputs import evidence_for
-from toolcall_cli.diagnose.run import DiagnoseRequest, diagnose
+from toolcall_cli.diagnose.request import DiagnoseRequest
+from toolcall_cli.diagnose.run import diagnose
 from toolcall_cli.sources import parse_file
 from toolcall_cli.sources.base import ParseOptions
 from toolcall_cli.store.write import write_files

@@ -46,7 +46,8 @@ def _both(home: Path, store: Path) -> tuple[dict[str, Any], dict[str, Any]]:
     """(whole store in one piece, bucket by bucket), both run from *home*."""
     import os
 
-    from toolcall_cli.diagnose.run import DiagnoseRequest, diagnose
+    from toolcall_cli.diagnose.request import DiagnoseRequest
+    from toolcall_cli.diagnose.run import diagnose
     from toolcall_cli.diagnose.run_store import diagnose_store
     from toolcall_cli.store.manifest import read_manifest
     from toolcall_cli.store.read import load_events

@@ -137,7 +137,8 @@ def test_a_quoted_value_numbers_only_its_own_line_of_the_file(corpus: object) ->
 
     from tests.conftest import ROOT
     from toolcall_cli.cli._inputs import evidence_for
-    from toolcall_cli.diagnose.run import DiagnoseRequest, diagnose
+    from toolcall_cli.diagnose.request import DiagnoseRequest
+    from toolcall_cli.diagnose.run import diagnose
     from toolcall_cli.sources.base import ParseOptions
 
     assert isinstance(corpus, Path)

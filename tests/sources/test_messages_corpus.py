@@ -136,7 +136,8 @@ def test_toolbench_legacy_answers(corpus: Path) -> None:
 
 def test_toolbench_finish_is_not_a_call_without_result(corpus: Path) -> None:
     from toolcall_cli.cli._inputs import evidence_for
-    from toolcall_cli.diagnose.run import DiagnoseRequest, diagnose
+    from toolcall_cli.diagnose.request import DiagnoseRequest
+    from toolcall_cli.diagnose.run import diagnose
 
     folder = corpus / "conversations" / "toolbench_answer_examples"
     got = evidence_for([folder], store=Path("unused-store"), source=None, opts=ParseOptions())
@@ -148,7 +149,8 @@ def test_toolbench_finish_is_not_a_call_without_result(corpus: Path) -> None:
 
 def test_pydantic_ai_output_tool_is_not_a_call_without_result(corpus: Path) -> None:
     from toolcall_cli.cli._inputs import evidence_for
-    from toolcall_cli.diagnose.run import DiagnoseRequest, diagnose
+    from toolcall_cli.diagnose.request import DiagnoseRequest
+    from toolcall_cli.diagnose.run import diagnose
 
     folder = corpus / "conversations" / PYD
     got = evidence_for([folder], store=Path("unused-store"), source=None, opts=ParseOptions())

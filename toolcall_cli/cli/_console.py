@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from rich.console import Console
 
-from toolcall_cli.cli import _settings
 from toolcall_cli.errors import ToolcallError
 from toolcall_cli.render.safe import clean
 
@@ -78,27 +77,3 @@ def progress_bar(label: str, *, enabled: bool = True) -> Iterator[ProgressFn | N
             prog.update(task, completed=done, total=total)
 
         yield update
-
-
-#: Skipped files listed one per line on stderr before "… and N more".
-SKIPPED_LISTED = 20
-
-
-def say_skipped(skipped: Sequence[tuple[object, str]]) -> None:
-    """One stderr line per file a directory walk skipped, with the reason (unless --quiet).
-
-    Here rather than beside ingest's input handling, so `lint` can say it without loading
-    pandas (cli/_inputs imports the event summary).
-    """
-    if _settings.current().quiet:
-        return
-    for path, why in skipped[:SKIPPED_LISTED]:
-        say(f"toolcall: skipped {path}: {why}")
-    if len(skipped) > SKIPPED_LISTED:
-        say(f"toolcall: … and {len(skipped) - SKIPPED_LISTED} more skipped files")
-
-
-def say_summary(text: str) -> None:
-    """The run's summary line, `toolcall: TEXT`, on stderr (unless --quiet)."""
-    if not _settings.current().quiet:
-        say(f"toolcall: {text}")

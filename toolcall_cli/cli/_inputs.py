@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import os
-import re
 from collections.abc import Callable, Generator, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from toolcall_cli.cli import _settings
-from toolcall_cli.cli._console import progress_bar, say, say_skipped
-from toolcall_cli.errors import UsageError
+from toolcall_cli.cli._console import progress_bar, say
+from toolcall_cli.cli._summary import say_skipped
 from toolcall_cli.model.summary import Digest, FileSummary
 
 if TYPE_CHECKING:  # the adapters load only when PATHs are parsed: a store read never needs them
@@ -23,24 +21,6 @@ if TYPE_CHECKING:  # the adapters load only when PATHs are parsed: a store read 
     from toolcall_cli.sources.base import ParseOptions
     from toolcall_cli.store.bucket_writer import InputPart
     from toolcall_cli.store.engines import Engine
-
-#: Environment override of `[limits] max_decompressed` (bytes; K/M/G suffixes allowed).
-MAX_DECOMPRESSED_ENV = "TOOLCALL_MAX_DECOMPRESSED"
-_SIZE = re.compile(r"^\s*(\d+)\s*([kmg]?)i?b?\s*$", re.IGNORECASE)
-
-
-def max_decompressed(default: int) -> int:
-    """The decompression cap: $TOOLCALL_MAX_DECOMPRESSED when set, else *default* (config)."""
-    raw = os.environ.get(MAX_DECOMPRESSED_ENV, "")
-    if not raw.strip():
-        return default
-    m = _SIZE.match(raw)
-    if not m or int(m[1]) == 0:
-        raise UsageError(
-            f"{MAX_DECOMPRESSED_ENV}={raw!r} is not a size",
-            hint="give bytes, e.g. 268435456 or 256M",
-        )
-    return int(m[1]) << {"": 0, "k": 10, "m": 20, "g": 30}[m[2].lower()]
 
 
 def parse_options(
@@ -62,7 +42,7 @@ def parse_options(
         tz=tz or cfg.tz,
         nginx_format=nginx_format,
         formats=cfg.formats,
-        max_decompressed=max_decompressed(cfg.max_decompressed),
+        max_decompressed=_settings.max_decompressed(cfg.max_decompressed),
         redactor=Redactor.from_config(cfg.redact, enabled=False if no_redact else None),
         follow_symlinks=follow_symlinks,
     )
@@ -96,7 +76,7 @@ class IngestStream:
     kept: list[pd.DataFrame] = field(default_factory=list)
 
     def parts(self) -> Generator[InputPart, None, None]:
-        """(path, source, events) per file, for `core.store.write_files`: a streaming
+        """(path, source, events) per file, for `store.write.write_files`: a streaming
         adapter's events come as chunks, each summarised as it passes."""
         from toolcall_cli.sources import FileResult, StreamedFile, iter_ingest
 

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from toolcall_cli.errors import UsageError
 from toolcall_cli.model.config import Config, load_config
 from toolcall_cli.render import RenderOptions
 
@@ -34,6 +36,25 @@ def set_current(s: Settings) -> None:
     global _current
     _current = s
     _config.cache_clear()
+
+
+#: Environment override of `[limits] max_decompressed` (bytes; K/M/G suffixes allowed).
+MAX_DECOMPRESSED_ENV = "TOOLCALL_MAX_DECOMPRESSED"
+_SIZE = re.compile(r"^\s*(\d+)\s*([kmg]?)i?b?\s*$", re.IGNORECASE)
+
+
+def max_decompressed(default: int) -> int:
+    """The decompression cap: $TOOLCALL_MAX_DECOMPRESSED when set, else *default* (config)."""
+    raw = os.environ.get(MAX_DECOMPRESSED_ENV, "")
+    if not raw.strip():
+        return default
+    m = _SIZE.match(raw)
+    if not m or int(m[1]) == 0:
+        raise UsageError(
+            f"{MAX_DECOMPRESSED_ENV}={raw!r} is not a size",
+            hint="give bytes, e.g. 268435456 or 256M",
+        )
+    return int(m[1]) << {"": 0, "k": 10, "m": 20, "g": 30}[m[2].lower()]
 
 
 def current() -> Settings:
@@ -80,7 +101,6 @@ def render_options(*, to_terminal: bool | None = None) -> RenderOptions:
 def config_report() -> ConfigReport:
     """`toolcall config show`: the config keys' rows, with the environment override and the
     global options added (each with where its value came from)."""
-    from toolcall_cli.cli._inputs import MAX_DECOMPRESSED_ENV, max_decompressed
     from toolcall_cli.model.config_show import Setting, effective, file_source
 
     cfg = config()

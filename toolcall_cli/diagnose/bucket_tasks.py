@@ -9,9 +9,11 @@ so the counts add). A store is diagnosed per its own buckets: diagnose/run_store
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from toolcall_cli.diagnose.kit.context import DiagnoseReport
+from toolcall_cli.diagnose.pooling import BucketResult, bucket_result, diagnose_part, pool_results
+from toolcall_cli.diagnose.request import DiagnoseRequest
 from toolcall_cli.model.config import Config
 
 if TYPE_CHECKING:
@@ -19,8 +21,6 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from toolcall_cli.align.skew import SkewEstimate
-    from toolcall_cli.diagnose.run import DiagnoseRequest
-    from toolcall_cli.diagnose.run_store import BucketResult
     from toolcall_cli.store.engines import Engine
 
 #: Buckets per worker: several, so one slow bucket does not leave the others idle.
@@ -54,8 +54,6 @@ def diagnose_bucket(task: BucketTask) -> BucketResult:
     the inputs as it names them); the timeline stays there, only findings return."""
     import pyarrow as pa
 
-    from toolcall_cli.diagnose.run_store import bucket_result, diagnose_part
-
     report = diagnose_part(task.events, task)
     positions = pa.table(
         {
@@ -80,7 +78,6 @@ def diagnose_on(
     estimate is made once, over all of them."""
     from toolcall_cli.align import skew_facts
     from toolcall_cli.align.skew import estimate_from
-    from toolcall_cli.diagnose.run_store import pool_results
     from toolcall_cli.store.buckets import deal_rows, key_table
 
     skew = estimate_from(skew_facts(events))
@@ -90,36 +87,3 @@ def diagnose_on(
         for r in rows
     ]
     return pool_results(engine.map(diagnose_bucket, tasks), inputs=inputs)[0]
-
-
-def pool_reports(reports: list[DiagnoseReport], *, inputs: tuple[str, ...]) -> DiagnoseReport:
-    """One report from the buckets' reports: findings ranked together, counts added up."""
-    from toolcall_cli.diagnose import finding_counts
-    from toolcall_cli.diagnose.kit.incidents import in_incident_order, unique_across
-
-    parts = unique_across([r.findings for r in reports])
-    ranked = in_incident_order(f for part in parts for f in part)  # a trace is in one bucket
-    summary: dict[str, Any] = {}
-    for r in reports:
-        summary = _add(summary, r.summary)
-    summary.update(finding_counts(ranked))
-    if "by_source" in summary:
-        summary["by_source"] = dict(sorted(summary["by_source"].items()))
-    return DiagnoseReport(
-        command="diagnose", findings=tuple(ranked), summary=summary, inputs=inputs
-    )
-
-
-def _add(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
-    """Counts of *a* and *b* added key by key (nested dicts too); other values: *a*'s first."""
-    out = dict(a)
-    for k, v in b.items():
-        if k not in out:
-            out[k] = v
-        elif isinstance(v, bool) or not isinstance(v, (int, float, dict)):
-            continue
-        elif isinstance(v, dict) and isinstance(out[k], dict):
-            out[k] = _add(out[k], v)
-        elif isinstance(v, (int, float)) and isinstance(out[k], (int, float)):
-            out[k] = out[k] + v
-    return out

@@ -17,22 +17,20 @@ whose first row comes first in the aligned order of the whole store, as one run 
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from toolcall_cli.diagnose.kit.context import DiagnoseReport
+from toolcall_cli.diagnose.pooling import BucketResult, bucket_result, diagnose_part, pool_results
+from toolcall_cli.diagnose.request import DiagnoseRequest
 from toolcall_cli.errors import InputError
 from toolcall_cli.model.config import Config
 
 if TYPE_CHECKING:
-    import pandas as pd
     import pyarrow as pa
 
     from toolcall_cli.align.skew import SkewEstimate, SkewFacts
-    from toolcall_cli.diagnose.bucket_tasks import BucketTask
-    from toolcall_cli.diagnose.run import DiagnoseRequest
     from toolcall_cli.store.engines import Engine
 
 T = TypeVar("T")
@@ -44,8 +42,6 @@ SKEW_COLUMNS = (
     "ts", "seq", "duration_ms", "source", "kind", "origin", "attrs",
     "session_id", "trace_id", "tool_call_id", "request_id", "_file", "_row",
 )  # fmt: skip
-#: The code whose finding is judged over the whole store (see the module docstring).
-SKEW_CODE = "IN002"
 #: A bucket of more rows is diagnosed in parts of whole components (`split_components`), so a
 #: task's memory stays bounded however the components fall (about 2.5 KB per event diagnosed).
 SPLIT_ROWS = 250_000
@@ -62,16 +58,6 @@ class BucketRun:
     quotable: tuple[str, ...]
     skew: SkewEstimate
     part: tuple[int, int] = (0, 1)  # (this part, parts of the bucket)
-
-
-@dataclass(frozen=True, slots=True)
-class BucketResult:
-    """What a bucket's task returns: its report (no timeline), its calls as the store's
-    `calls` rows, and the order key of each IN002 finding's first cited row."""
-
-    report: DiagnoseReport
-    calls: pa.Table
-    skew_firsts: dict[str, tuple[Any, ...]]
 
 
 def store_buckets(store: Path) -> list[tuple[tuple[str, ...], int]]:
@@ -168,36 +154,6 @@ def diagnose_bucket(task: BucketRun) -> BucketResult:
     return bucket_result(report, positions, bucket=_bucket_of(Path(task.files[0])))
 
 
-def diagnose_part(events: pd.DataFrame, task: BucketRun | BucketTask) -> DiagnoseReport:
-    """One bucket's *events* diagnosed with *task*'s request and config and the skew estimate
-    of the whole evidence (its timeline kept, for `bucket_result`)."""
-    from toolcall_cli.diagnose.run import diagnose_as_asked
-
-    return diagnose_as_asked(
-        events, task.req, cfg=task.cfg, inputs=task.inputs, quotable=task.quotable, scope=None,
-        skew_estimate=task.skew,
-    )  # fmt: skip
-
-
-def bucket_result(
-    report: DiagnoseReport, positions: pa.Table, *, bucket: int | None = None
-) -> BucketResult:
-    """What a bucket task hands back of *report*: its findings and summary, its calls rows
-    and the order keys of its IN002 candidates (*positions*: each row's origin, `_file` and
-    `_row`); the timeline stays in the task. The calls of a store *bucket* are that bucket's
-    (a `bucket` column: recording them needs no key-map look-up per call)."""
-    import pyarrow as pa
-
-    from toolcall_cli.diagnose.kit.skew_first import first_cited_keys
-    from toolcall_cli.store.results import calls_table
-
-    firsts = first_cited_keys(report, positions, code=SKEW_CODE)
-    calls = calls_table(report.timeline.calls)
-    if bucket is not None:
-        calls = calls.append_column("bucket", pa.array([bucket] * calls.num_rows, pa.int64()))
-    return BucketResult(dataclasses.replace(report, timeline=None), calls, firsts)
-
-
 def _positions(raw: list[pa.Table]) -> pa.Table:
     """Each row's origin with its place in the store's input order (`_file`, `_row`)."""
     import pyarrow as pa
@@ -250,18 +206,3 @@ def _skew_of_group(group: list[tuple[str, ...]]) -> SkewFacts:
 def _diagnose_group(group: list[BucketRun]) -> list[BucketResult]:
     """A group of buckets diagnosed one after another (a task)."""
     return [diagnose_bucket(task) for task in group]
-
-
-def pool_results(
-    results: list[BucketResult], *, inputs: tuple[str, ...]
-) -> tuple[DiagnoseReport, pa.Table]:
-    """One report from the buckets' results (IN002 kept once per source) and their calls."""
-    import pyarrow as pa
-
-    from toolcall_cli.diagnose.bucket_tasks import pool_reports
-    from toolcall_cli.diagnose.kit.skew_first import keep_first
-
-    reports = keep_first([(r.report, r.skew_firsts) for r in results], code=SKEW_CODE)
-    calls = pa.concat_tables([r.calls for r in results]) if results else None
-    report = pool_reports(reports, inputs=inputs)
-    return report, calls if calls is not None else pa.table({})

@@ -9,11 +9,10 @@ from typing import Any
 
 from toolcall_cli.lint.profiles import Profile
 from toolcall_cli.lint.walk import MAX_SCHEMA_DEPTH, Node, json_depth, walk
+from toolcall_cli.model.config_keys import DEFAULT_TOKEN_BUDGET
 from toolcall_cli.model.findings import Finding, Location, Rule, Severity
 from toolcall_cli.model.registry import Registry
 from toolcall_cli.tools.loaders import ToolDef
-
-DEFAULT_TOKEN_BUDGET = 8000
 
 
 @dataclass(frozen=True, slots=True)

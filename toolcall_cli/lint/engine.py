@@ -8,12 +8,13 @@ from pathlib import Path
 from typing import Any
 
 from toolcall_cli.errors import InputError, UsageError
-from toolcall_cli.lint.base import DEFAULT_TOKEN_BUDGET, LINT_RULES, LintContext
+from toolcall_cli.lint.base import LINT_RULES, LintContext
 from toolcall_cli.lint.baseline import read_baseline, suppress, write_baseline
 from toolcall_cli.lint.fix import apply_fixes
 from toolcall_cli.lint.lock import DEFAULT_LOCK, write_lock
 from toolcall_cli.lint.profiles import DEFAULT_PROFILE, get_profile
 from toolcall_cli.lint.report import LintReport, sort_findings, summarise
+from toolcall_cli.model.config_keys import DEFAULT_TOKEN_BUDGET
 from toolcall_cli.model.findings import Finding, Location, Severity, select_codes
 from toolcall_cli.model.words import plural
 from toolcall_cli.tools.loaders import FileLoad, LoadResult, ToolDef, load_all

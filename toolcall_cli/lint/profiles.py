@@ -23,6 +23,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from toolcall_cli.model.config_keys import DEFAULT_LINT_PROFILE
+
 STRICT_REJECTED = ("allOf", "not", "if", "then", "else", "dependentRequired", "dependentSchemas")
 FINETUNED_REJECTED = (
     "minLength",
@@ -136,7 +138,7 @@ PROFILES: dict[str, Profile] = {
     ),
 }
 
-DEFAULT_PROFILE = "generic"
+DEFAULT_PROFILE = DEFAULT_LINT_PROFILE
 
 
 def get_profile(name: str) -> Profile:

@@ -39,17 +39,25 @@ class Key:
         return self.path.rpartition(".")[2]
 
 
+#: `[lint]` defaults, here with every other key's; `lint/` (LintOptions) takes them from here.
+DEFAULT_LINT_PROFILE = "generic"
+DEFAULT_TOKEN_BUDGET = 8000
+_LINT_DEFAULTS: dict[str, Any] = {
+    "profile": DEFAULT_LINT_PROFILE,
+    "token_budget": DEFAULT_TOKEN_BUDGET,
+    "select": [],
+    "ignore": [],
+    "lock": None,
+    "baseline": None,
+}
+
+
 def _lint(key: str) -> Callable[[Config], Any]:
-    """A `[lint]` key: defaults live in `lint/` (LintOptions); the raw value when configured."""
+    """A `[lint]` key: its raw value when configured, else its default."""
 
     def read(cfg: Config) -> Any:
         lint = cfg.raw.get("lint", {})
-        if key in lint:
-            return lint[key]
-        from toolcall_cli.lint.engine import LintOptions  # lint is loaded only when asked
-
-        default = getattr(LintOptions(), key)
-        return list(default) if isinstance(default, tuple) else default
+        return lint[key] if key in lint else _LINT_DEFAULTS[key]
 
     return read
 

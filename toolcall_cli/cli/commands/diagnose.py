@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from toolcall_cli.cli import _settings
-from toolcall_cli.cli._console import say, say_summary
+from toolcall_cli.cli._console import say
 from toolcall_cli.cli._early import start_reading
 from toolcall_cli.cli._options import (
     EngineName,
@@ -41,6 +41,7 @@ from toolcall_cli.cli._options import (
     scope_of,
     split_codes,
 )
+from toolcall_cli.cli._summary import say_summary
 from toolcall_cli.model.config import DEFAULT_STORE
 from toolcall_cli.model.findings import FailOn
 from toolcall_cli.render import check_format
@@ -49,7 +50,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from toolcall_cli.diagnose.kit.context import DiagnoseReport
-    from toolcall_cli.diagnose.run import DiagnoseRequest
+    from toolcall_cli.diagnose.request import DiagnoseRequest
 
 ToolsOpt = Annotated[
     list[Path] | None, typer.Option("--tools", help="Tool definition files (repeatable).")
@@ -161,7 +162,7 @@ def _request(
     their --no-redact warning), the scope (a time that does not parse is a usage error)."""
     from toolcall_cli.cli._inputs import parse_options
     from toolcall_cli.diagnose import CLASSIFIERS
-    from toolcall_cli.diagnose.run import DiagnoseRequest
+    from toolcall_cli.diagnose.request import DiagnoseRequest
     from toolcall_cli.model.findings import select_codes
 
     codes = split_codes(select), split_codes(ignore)

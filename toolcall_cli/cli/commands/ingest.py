@@ -7,7 +7,6 @@ from typing import Annotated
 
 import typer
 
-from toolcall_cli.cli._console import say_summary
 from toolcall_cli.cli._options import (
     EngineName,
     EngineOpt,
@@ -24,6 +23,7 @@ from toolcall_cli.cli._options import (
     emit,
     engine_of,
 )
+from toolcall_cli.cli._summary import say_summary
 from toolcall_cli.model.config import DEFAULT_STORE
 from toolcall_cli.model.words import plural
 
@@ -43,8 +43,8 @@ def run(
 ) -> None:  # fmt: skip
     """Detect each input's format, parse it into events and write them to the store."""
     # the core and the views load here, not at import: see cli/app.py (start-up)
-    from toolcall_cli.cli._console import say_skipped
     from toolcall_cli.cli._inputs import IngestStream, parse_options
+    from toolcall_cli.cli._summary import say_skipped
     from toolcall_cli.store.ingest import ingest_into
 
     opts = parse_options(

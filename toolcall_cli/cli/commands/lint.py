@@ -10,7 +10,6 @@ from typing import Annotated
 import typer
 
 from toolcall_cli.cli import _settings
-from toolcall_cli.cli._console import say_summary
 from toolcall_cli.cli._options import (
     FailOnOpt,
     FormatOpt,
@@ -20,6 +19,7 @@ from toolcall_cli.cli._options import (
     emit,
     split_codes,
 )
+from toolcall_cli.cli._summary import say_summary
 from toolcall_cli.model.findings import FailOn
 
 
@@ -96,7 +96,7 @@ def run(
     redactor = Redactor.from_config(_settings.config().redact)
     report = replace(report, findings=redact_findings(report.findings, redactor))
     emit(report, fmt, output)
-    from toolcall_cli.cli._console import say_skipped  # the line diagnose prints for a walk
+    from toolcall_cli.cli._summary import say_skipped  # the line diagnose prints for a walk
 
     say_skipped(report.skipped())
     say_summary(summary_line(report))

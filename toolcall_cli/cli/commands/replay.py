@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from toolcall_cli.cli import _settings
-from toolcall_cli.cli._console import say, say_summary
+from toolcall_cli.cli._console import say
 from toolcall_cli.cli._early import start_reading
 from toolcall_cli.cli._options import (
     FollowSymlinksOpt,
@@ -27,6 +27,7 @@ from toolcall_cli.cli._options import (
     UntilOpt,
     emit,
 )
+from toolcall_cli.cli._summary import say_summary
 from toolcall_cli.errors import UsageError
 from toolcall_cli.model.config import DEFAULT_STORE
 

@@ -8,7 +8,6 @@ from typing import Annotated
 import typer
 
 from toolcall_cli.cli import _settings
-from toolcall_cli.cli._console import say_summary
 from toolcall_cli.cli._early import start_reading
 from toolcall_cli.cli._options import (
     FollowSymlinksOpt,
@@ -29,6 +28,7 @@ from toolcall_cli.cli._options import (
     emit,
     scope_of,
 )
+from toolcall_cli.cli._summary import say_summary
 from toolcall_cli.model.config import DEFAULT_STORE
 from toolcall_cli.model.words import plural
 
