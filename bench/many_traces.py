@@ -1,5 +1,5 @@
 """Write one middleware JSON-lines log of N one-line traces (issue 20: "10,000 traces in one
-log ≤ 10 s", the README Scale row), seeded.
+log ≤ 10 s", the bench/README.md Scale row), seeded.
 
 Each trace is one line of its own trace, session and call: mostly a call received and then
 nothing (TR001's silent drop, the per-trace replay that made the figure), and some calls

@@ -579,7 +579,7 @@ def _cpus() -> int:
 
 
 def update_readme(table: str) -> None:
-    readme = ROOT / "README.md"
+    readme = ROOT / "bench" / "README.md"
     text = readme.read_text(encoding="utf-8")
     start, end = "<!-- bench:start -->", "<!-- bench:end -->"
     if start in text and end in text:

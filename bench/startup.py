@@ -95,7 +95,7 @@ def startup_rows(runs: int = 7) -> list[Row]:
 
 
 def render_startup(rows: list[Row], *, runs: int) -> str:
-    """The README's start-up block: when, where, and one line per command."""
+    """bench/README.md's start-up block: when, where, and one line per command."""
     loads = [float(r["load"]) for r in rows] or [os.getloadavg()[0]]
     low, high = min(loads), max(loads)
     load = f"{low:.1f}" if high - low < 0.05 else f"{low:.1f}–{high:.1f}"
@@ -120,8 +120,8 @@ def render_startup(rows: list[Row], *, runs: int) -> str:
 
 
 def update_readme_startup(block: str) -> None:
-    """Replace the README's start-up block (between its markers) with *block*."""
-    readme = ROOT / "README.md"
+    """Replace bench/README.md's start-up block (between its markers) with *block*."""
+    readme = ROOT / "bench" / "README.md"
     text = readme.read_text(encoding="utf-8")
     if START in text and END in text:
         before, rest = text.split(START, 1)

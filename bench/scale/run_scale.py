@@ -6,7 +6,7 @@ budget (4 GiB by default), so an over-budget run says so instead of swapping the
 Then every planted incident (bench/scale/bundle.py) must be among the findings, a
 group-by over the events is timed through `toolcall query`, and so are the timeline and the
 replay of one trace (a planted flood cancellation's). The bundle is cached in
-`.bench/scale-<events>/` (gitignored); figures go to the README between the
+`.bench/scale-<events>/` (gitignored); figures go to bench/README.md between the
 `bench-scale` markers.
 
 Diagnose runs as users run it (one process, bucket by bucket: diagnose/run_store.py), then
@@ -17,7 +17,7 @@ whose findings must be the one-process run's. The scaling figure diagnoses a sma
 findings of a one-process run. Each step reports wall and CPU (user + sys of its process tree;
 for the cluster runs also the workers' own, read from each worker) seconds and the load average
 when it ended. `--scaling-only` runs the scaling figure alone and rewrites only its paragraph of
-the README (between the `bench-scale-scaling` markers).
+bench/README.md (between the `bench-scale-scaling` markers).
 
     python bench/scale/run_scale.py [--events N] [--workers W] [--budget-gib G]
         [--scaling-events N] [--scaling-store DIR] [--scaling-only] [--no-readme]
@@ -305,7 +305,7 @@ def _on_cluster(n: int, argv: list[str], budget: int, *, log: Path) -> tuple[Ste
 def scaling_paragraph(
     rows: list[tuple[Step, ClusterUse | None, str]], *, events: int, source: Path | None
 ) -> list[str]:
-    """The scaling rows as the README shows them, between the scaling markers."""
+    """The scaling rows as bench/README.md shows them, between the scaling markers."""
     load = Path("/proc/loadavg").read_text().split()[:3] if Path("/proc/loadavg").exists() else []
     store = f"a copy of `{source}`" if source else "the scaling bundle's store"
     lines = [SCALING_BEGIN,
@@ -392,10 +392,10 @@ def render(
 
 
 def update_readme(block: str, *, begin: str = BEGIN, end: str = END) -> None:
-    """Replace the README's block between *begin* and *end* (*block* carries both markers;
+    """Replace bench/README.md's block between *begin* and *end* (*block* carries both markers;
     added before the Rules section when absent): the whole bench-scale block, or its scaling
     paragraph alone, so one run never rewrites the other's rows."""
-    readme = ROOT / "README.md"
+    readme = ROOT / "bench" / "README.md"
     text = readme.read_text(encoding="utf-8")
     if begin in text:
         head, rest = text.split(begin, 1)
