@@ -132,7 +132,7 @@ bench-scale: setup
 	$(BIN)/python bench/scale/run_scale.py
 
 # the Dask scaling paragraph alone (1 and 2 LocalCluster workers): a 2 M-event scale bundle,
-# or a copy of an existing store with SCALING_STORE=DIR; rewrites only that README paragraph
+# or a copy of an existing store with SCALING_STORE=DIR; rewrites only that paragraph of bench/README.md
 bench-scaling: setup
 	$(BIN)/python bench/scale/run_scale.py --scaling-only \
 		$(if $(SCALING_STORE),--scaling-store $(SCALING_STORE),--scaling-events 2000000)

@@ -1,7 +1,8 @@
 """Issue 19's memory figure: a ~500 MB Claude Code session ingested into a store, whole CLI.
 
 Writes the session (the fixture `claude_code_session.jsonl` repeated with its uuids and ids
-made unique per copy, as the bench/README.md figure's file was made), then runs `toolcall ingest` on it
+made unique per copy, as bench/README.md's figure's file was made), then runs `toolcall ingest`
+on it
 under `/usr/bin/time -v` and prints peak RSS, wall and CPU seconds and the load average.
 
     python bench/big_session.py [--mb 500] [--dir .bench/session] [--keep]
