@@ -112,7 +112,7 @@ def test_bundle_grouped_output_golden(bundle: Path, tshark: str, update_goldens:
     cause with its evidence and fix, its symptoms nested under it."""
     rel = bundle.relative_to(FIXTURES.parent)
     assert_golden(
-        f"diagnose/kit/incidents/{bundle.name}",
+        f"diagnose/incidents/{bundle.name}",
         ["diagnose", str(rel), "--fail-on", "never"],
         update=update_goldens,
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -15,6 +16,7 @@ from toolcall_cli.model.events import (
     empty_frame,
     validate_frame,
 )
+from toolcall_cli.store.layout import LAYOUT
 from toolcall_cli.store.manifest import read_manifest
 from toolcall_cli.store.read import load_events
 from toolcall_cli.store.write import write_files
@@ -78,6 +80,8 @@ def test_store_round_trip_and_replace(tmp_path: Path) -> None:
 def test_store_version_mismatch_is_explained(tmp_path: Path) -> None:
     store = tmp_path / "s"
     store.mkdir()
-    (store / "manifest.json").write_text('{"schema_version": 999, "files": {}}')
+    (store / "manifest.json").write_text(
+        json.dumps({"schema_version": 999, "layout": LAYOUT, "files": {}})
+    )
     with pytest.raises(InputError, match="schema version"):
         load_events(store)
