@@ -15,6 +15,7 @@ from toolcall_cli.diagnose.request import DiagnoseRequest, diagnose_as_asked
 from toolcall_cli.model.config import Config
 
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
     import pyarrow as pa
 
@@ -60,21 +61,25 @@ def diagnose_part(events: pd.DataFrame, task: PartTask) -> DiagnoseReport:
 
 
 def bucket_result(
-    report: DiagnoseReport, positions: pa.Table, *, bucket: int | None = None
+    report: DiagnoseReport, positions: pa.Table, *, buckets: np.ndarray | None = None
 ) -> BucketResult:
-    """What a bucket task hands back of *report*: its findings and summary, its calls rows
+    """What a part's task hands back of *report*: its findings and summary, its calls rows
     and the order keys of its IN002 candidates (*positions*: each row's origin, `_file` and
-    `_row`); the timeline stays in the task. The calls of a store *bucket* are that bucket's
-    (a `bucket` column: recording them needs no key-map look-up per call)."""
+    `_row`); the timeline stays in the task. With the store bucket of each row of *positions*
+    (*buckets*), each call's bucket is its first event's, in a `bucket` column: recording the
+    calls then needs no key-map look-up."""
     import pyarrow as pa
+    import pyarrow.compute as pc
 
     from toolcall_cli.diagnose.kit.skew_first import first_cited_keys
     from toolcall_cli.store.results import calls_table
 
     firsts = first_cited_keys(report, positions, code=SKEW_CODE)
     calls = calls_table(report.timeline.calls)
-    if bucket is not None:
-        calls = calls.append_column("bucket", pa.array([bucket] * calls.num_rows, pa.int64()))
+    if buckets is not None:
+        at = pc.index_in(calls["origin"], value_set=positions["origin"])
+        of_call = pa.array(buckets, pa.int64()).take(at)
+        calls = calls.append_column("bucket", of_call)
     return BucketResult(dataclasses.replace(report, timeline=None), calls, firsts)
 
 

@@ -45,6 +45,9 @@ SKEW_COLUMNS = (
 #: A bucket of more rows is diagnosed in parts of whole components (`split_components`), so a
 #: task's memory stays bounded however the components fall (about 2.5 KB per event diagnosed).
 SPLIT_ROWS = 250_000
+#: Buckets are diagnosed together up to this many rows (`_merged`), so a store of many small
+#: buckets does not pay the rules' set-up once per bucket.
+MERGE_ROWS = 20_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,10 +151,15 @@ def diagnose_bucket(task: BucketRun) -> BucketResult:
         del one
     events = tables_to_events(raw, str(Path(task.files[0]).parent))
     positions = _positions(raw)
+    import numpy as np
+
+    whole = task.part[1] == 1  # else one table: this task's share of one bucket
+    of_file = [_bucket_of(Path(f)) for f in (task.files if whole else task.files[:1])]
+    buckets = np.repeat(of_file, [t.num_rows for t in raw])
     del raw
     report = diagnose_part(events, task)
     del events
-    return bucket_result(report, positions, bucket=_bucket_of(Path(task.files[0])))
+    return bucket_result(report, positions, buckets=buckets)
 
 
 def _positions(raw: list[pa.Table]) -> pa.Table:
@@ -180,12 +188,25 @@ def diagnose_store(
     del facts
     tasks = [
         BucketRun(files, req, cfg, inputs, quotable, skew, (i, parts))
-        for files, rows in buckets
+        for files, rows in _merged(buckets)
         for parts in [-(-rows // SPLIT_ROWS) or 1]
         for i in range(parts)
     ]
     results = [r for group in runner.map(_diagnose_group, _grouped(tasks, groups)) for r in group]
     return pool_results(results, inputs=inputs)
+
+
+def _merged(buckets: list[tuple[tuple[str, ...], int]]) -> list[tuple[tuple[str, ...], int]]:
+    """Consecutive buckets of at most `MERGE_ROWS` rows together taken as one part: a bucket
+    is self-contained, so several are diagnosed at once for what one costs to set up (every
+    rule runs once per part); a bigger bucket stays a part of its own."""
+    out: list[tuple[tuple[str, ...], int]] = []
+    for files, rows in buckets:
+        if out and rows <= MERGE_ROWS and out[-1][1] + rows <= MERGE_ROWS:
+            out[-1] = (out[-1][0] + files, out[-1][1] + rows)
+        else:
+            out.append((files, rows))
+    return out
 
 
 def _grouped(items: list[T], groups: int) -> list[list[T]]:

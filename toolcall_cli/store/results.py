@@ -217,7 +217,9 @@ def record_run(
     if calls is None:
         return run
     ctable = calls if isinstance(calls, pa.Table) else calls_table(calls)
-    known = ctable["bucket"].to_numpy() if "bucket" in ctable.column_names else None
+    known = None
+    if "bucket" in ctable.column_names and ctable["bucket"].null_count == 0:
+        known = ctable["bucket"].to_numpy()
     ctable = ctable.select(_CALL_ROWS.names).cast(_CALL_ROWS)
     ctable = pa.table(
         {
@@ -227,7 +229,7 @@ def record_run(
         },
         schema=CALLS_SCHEMA,
     )
-    if known is None:  # calls of a one-piece run: each call's bucket from the key map
+    if known is None:  # a one-piece run, or a call without origin: buckets from the key map
         ids = (ctable[c] for c in ("trace_id", "tool_call_id", "session_id"))
         known = _buckets(store, n, *ids)
     _write(store, "calls", run, ctable, known)
