@@ -11,7 +11,7 @@ import pytest
 from tests.conftest import FIXTURES, ROOT, attrs, run_cli
 from toolcall_cli.sources._shared.files import read_head
 from toolcall_cli.sources.base import ParseOptions
-from toolcall_cli.sources.messages import ADAPTER, parse_body
+from toolcall_cli.sources.messages import ADAPTER
 
 FX = FIXTURES / "messages"
 
@@ -272,11 +272,3 @@ def test_naive_timestamps_take_tz(tmp_path: Path) -> None:
     p.write_text(json.dumps({"messages": [msg]}))
     df = ADAPTER.parse(p, ParseOptions(tz="Europe/Berlin"))
     assert df.iloc[0]["ts"] == pd.Timestamp("2024-05-01T10:00:00Z")
-
-
-def test_parse_body_for_other_adapters() -> None:
-    body = json.loads((FX / "openai_request_response.json").read_text())["response"]
-    df = parse_body(body, "cap.pcap#frame=7", path=Path("cap.pcap"), source="pcap")
-    assert list(df["kind"]) == ["tool_call"]
-    assert (df.iloc[0]["source"], df.iloc[0]["tool_call_id"]) == ("pcap", "call_rr1")
-    assert df.iloc[0]["origin"] == "cap.pcap#frame=7/choices/0/message/tool_calls/0"

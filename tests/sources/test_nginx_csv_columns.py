@@ -23,7 +23,7 @@ from toolcall_cli.sources.nginx.csv_columns import (
     _count_byte,
     _edge_byte,
     cut,
-    line_bounds,
+    scan_lines,
 )
 
 COMMON = (
@@ -107,7 +107,7 @@ def _write(path: Path, lines: list[str], end: str = "\n") -> Path:
 
 def _taken(path: Path) -> int:
     data = path.read_bytes()
-    starts, ends = line_bounds(data)
+    starts, ends, _ = scan_lines(data)
     got = cut(data, starts, ends)
     return 0 if got is None else len(got.taken)
 

@@ -157,7 +157,7 @@ def test_a_crash_mid_compaction_leaves_the_store_readable(
 
 
 def test_ingest_compacts_and_quoting_still_finds_inputs(tmp_path: Path) -> None:
-    paths = _inputs(tmp_path / "in", store_compact.MAX_PARTS + 1)
+    paths = _inputs(tmp_path / "in", 65)
     store = tmp_path / "store"
     done = _cli(["ingest", "--store", str(store), str(tmp_path / "in")], cwd=tmp_path)
     assert done.returncode == 0, done.stderr

@@ -1,10 +1,10 @@
 """Parameter coercion without pydantic for the values toolcall's options take.
 
 typer 0.29 coerces every parameter, defaults included, through a pydantic ``TypeAdapter``
-built on first use: importing pydantic and building the adapters of a command's ~30
-parameters costs ~0.06 s, a quarter of `toolcall rules FL001`. Almost every value a run sees
-is a default (None, an enum member, a `Path`), a plain string, or a string for an option's own
-parser (`--store`), and typer's own pydantic-free helpers (`coerce_cli_choice`,
+built on first use: importing pydantic and building the adapters of a command's ~30 parameters
+is a large share of a quick command's start-up (`toolcall rules FL001`). Almost every value a
+run sees is a default (None, an enum member, a `Path`), a plain string, or a string for an
+option's own parser (`--store`), and typer's own pydantic-free helpers (`coerce_cli_choice`,
 `coerce_cli_path`) or the parser decide those. So each parameter gets a
 :class:`QuickCoercion`, which answers those values the way typer's adapter would and hands
 anything else — a bool or a number typed on the command line, a value a check rejects — to

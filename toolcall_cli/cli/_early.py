@@ -1,7 +1,8 @@
 """The first step of every command that reads PATHs: start what can run beside the imports.
 
 `diagnose`, `timeline` and `replay` call :func:`start_reading` before they import the core
-(pandas and pyarrow, ~0.3 s), so tshark loads its dissectors meanwhile (sources/pcap/early.py).
+(pandas and pyarrow, slow to import), so tshark loads its dissectors meanwhile
+(sources/pcap/early.py).
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """The `toolcall` console script: the typer app, then a quick exit.
 
 Once a command has run, CPython's finalisation tears down every module one by one. With
-pandas, numpy and pyarrow loaded that is ~0.1 s of a short `diagnose` — a sixth of its
-start-up budget — spent on nothing the user sees. So when the app returns, the standard
+pandas, numpy and pyarrow loaded that is a sizeable share of a short `diagnose`'s start-up
+budget, spent on nothing the user sees. So when the app returns, the standard
 streams are flushed, the atexit handlers run (logging, multiprocessing, tempfile and Dask
 clean-ups register there) and the process leaves with `os._exit`. Every file toolcall writes
 is closed by then (`-o` output and store parts are written whole, under `with`). If another
@@ -24,11 +24,10 @@ def prefer_jemalloc() -> None:
     """Arrow allocates from jemalloc in this process, unless the user chose a pool.
 
     pyarrow's default on Linux is mimalloc, which hands the pages of a freed block back and
-    takes fresh ones for the next: ingesting a million middleware lines, block after block,
-    spent 1.9-2.2 s of system time zeroing pages, against 0.65-0.8 s with jemalloc at about
-    the same peak (the system allocator's peak on wide nginx lines was 1.6x higher). Linux
-    only: there every pyarrow wheel is built with jemalloc, and naming a pool Arrow was built
-    without prints a warning.
+    takes fresh ones for the next, so a block-by-block ingest spends its system time zeroing
+    pages; jemalloc keeps them at about the same peak (the system allocator's peak is higher
+    on wide lines). Linux only: there every pyarrow wheel is built with jemalloc, and naming a
+    pool Arrow was built without prints a warning.
     """
     if sys.platform == "linux":
         os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "jemalloc")
@@ -38,9 +37,8 @@ def one_blas_thread() -> None:
     """numpy's OpenBLAS runs on the calling thread only, unless the user set its thread count.
 
     Importing numpy starts an OpenBLAS thread server with a worker per further core; toolcall
-    does no linear algebra, yet those workers showed in profiles (0.5-2% of samples) and a
-    million-span OTLP ingest took 0.24-0.6 CPU s more with them (5 of 5 alternating pairs,
-    idle 2-core machine, 2026-12-02).
+    does no linear algebra, yet those workers cost CPU time (a large OTLP ingest uses more
+    with them).
     """
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 

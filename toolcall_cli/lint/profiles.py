@@ -1,6 +1,6 @@
 """Provider profiles: what each provider accepts in a tool definition (`--profile`).
 
-Facts encoded (issue 6):
+Facts encoded:
 
 - OpenAI tool names match ``^[a-zA-Z0-9_-]{1,64}$`` (dots are invalid; BFCL rewrites them to
   ``_``). Anthropic documents the same pattern. MCP (2025-11-25) allows 1–128 characters of

@@ -238,7 +238,6 @@ def sources_where(
 
 #: Sources with only an order, no clock (the model's record).
 UNCLOCKED_SOURCES: Final = sources_where(clocked=False)
-CLOCKED_SOURCES: Final = sources_where(clocked=True)
 WIRE_SOURCES: Final = sources_where(wire=True)
 CONVERSATION_SOURCES: Final = sources_where(conversation=True)
 #: Everything that is not the model's own record (the infrastructure's view).
@@ -353,8 +352,6 @@ TOOL_LIST_CHANGE_KINDS: Final = frozenset({"mcp_tools_changed"})
 #: Sources whose declared tool lists are the tool server's own (what it validates calls
 #: against), not the model's view of them; PR010 compares the two.
 TOOL_SERVER_SOURCES: Final = sources_where(conversation=False, wire=False, exchange=True)
-#: Frames of an open WebSocket (HAR `_webSocketMessages`).
-WS_KINDS: Final = frozenset({"ws_message"})
 
 
 def empty_frame() -> pd.DataFrame:

@@ -116,8 +116,8 @@ def _id_mark(value: str) -> str:
 
 def _no_candidate_anywhere(arr: pa.Array) -> bool:
     """Whether the built-in PREFILTER matches nowhere in *arr*'s text, tested with one RE2
-    pass over all its values end to end rather than one match per row (a million ids: ~5x
-    cheaper). A row that matches makes the whole text match (PREFILTER has no anchors); a
+    pass over all its values end to end rather than one match per row (several times cheaper
+    on a long column). A row that matches makes the whole text match (PREFILTER has no anchors); a
     match across two rows only sends the column down the per-row path, which decides."""
     import numpy as np
     import pyarrow as pa

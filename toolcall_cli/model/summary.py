@@ -38,8 +38,8 @@ class Digest:
     events: int = 0
     start: pd.Timestamp | None = None
     end: pd.Timestamp | None = None
-    # distinct ids as Arrow text, not Python sets: a million-row file's call ids as Python
-    # strings cost ~100 MB at the ingest's peak
+    # distinct ids as Arrow text, not Python sets: a large file's call ids as Python strings
+    # would add to the ingest's peak
     traces: Distinct = field(default_factory=lambda: Distinct())
     sessions: Distinct = field(default_factory=lambda: Distinct())
     tool_calls: Distinct = field(default_factory=lambda: Distinct())

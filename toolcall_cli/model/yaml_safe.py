@@ -1,12 +1,12 @@
 """The one way toolcall reads YAML: safe tags only, and aliases bounded before anything is built.
 
 A 1 KB "billion laughs" file (anchors that alias anchors that alias anchors) expands to
-billions of nodes: `lint` ran for minutes and took 7 GB, `diagnose` and `replay --tools`
-~43 s. Before a document is composed, its event stream (linear in the text: aliases are not
-expanded there) is scanned and the expanded size computed per anchor; a stream whose aliases
-expand past `MAX_NODES`, that uses more than `MAX_ALIASES` aliases, or whose alias refers to
-its own enclosing anchor (a cycle) is refused with `YAMLBombError`, a `yaml.YAMLError`, so
-every caller's existing "not valid YAML" path reports it.
+billions of nodes: building them keeps any command that reads YAML busy for minutes and
+exhausts memory. Before a document is composed, its event stream (linear in the text: aliases
+are not expanded there) is scanned and the expanded size computed per anchor; a stream whose
+aliases expand past `MAX_NODES`, that uses more than `MAX_ALIASES` aliases, or whose alias
+refers to its own enclosing anchor (a cycle) is refused with `YAMLBombError`, a
+`yaml.YAMLError`, so every caller's existing "not valid YAML" path reports it.
 """
 
 from __future__ import annotations

@@ -34,7 +34,6 @@ class RenderOptions:
     width: int | None = None
     color: bool = False
     quiet: bool = False
-    verbose: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,4 @@
-"""Calls and findings as OTLP/JSON spans and logs (DESIGN §1 `--format otlp`, issue 17 item 4).
+"""Calls and findings as OTLP/JSON spans and logs (DESIGN §1 `--format otlp`).
 
 One `TracesData` per trace key and, when there are findings, one `LogsData`, each a line
 (the OTel file-exporter spec), so `otelcol`'s `otlpjsonfile` receiver, Jaeger and Phoenix

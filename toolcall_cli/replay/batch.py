@@ -2,13 +2,13 @@
 the cost of a few look-ups per scope instead of passes over the table.
 
 Diagnose replays every silently dropped call's session (TR001); a log of 10,000 one-call
-traces made that 10,000 replays, each selecting its rows, reading them into records and
-finding the tools its session declared with a dozen pandas operations (~11 ms a trace, issue
-20). `ScopeReplayer` does that work once for the table — the rows per trace, session and call
-id (`RowsByKey`), the records `calls.calls_from_records` reads, the tool declarations by row —
-then selects each scope's rows exactly as `replay_scope` does and walks them through the
-pipeline as `replay` does: the same rows, calls and verdicts (tests/replay/test_batch.py
-compares the two on every incident bundle and on real conversations).
+traces makes that 10,000 replays, each selecting its rows, reading them into records and
+finding the tools its session declared with a dozen pandas operations. `ScopeReplayer` does
+that work once for the table — the rows per trace, session and call id (`RowsByKey`), the
+records `calls.calls_from_records` reads, the tool declarations by row — then selects each
+scope's rows exactly as `replay_scope` does and walks them through the pipeline as `replay`
+does: the same rows, calls and verdicts (tests/replay/test_batch.py compares the two on every
+incident bundle and on real conversations).
 """
 
 from __future__ import annotations

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from jsonschema import FormatChecker
     from jsonschema.protocols import Validator
 
-# jsonschema (~0.1 s to import) loads when a call is first validated against a registered
+# jsonschema (slow to import) loads when a call is first validated against a registered
 # schema: a replay without --tools never needs it
 
 name: Final = "schema"

@@ -1,6 +1,6 @@
 """The adapter registry's entries: a source's name and the package that holds its adapter.
 
-An adapter package imports pandas, pyarrow and its own readers (~0.4 s together), so the
+An adapter package imports pandas, pyarrow and its own readers (slow to import together), so the
 registry names each package and imports it on first use (a sniff or a parse): importing
 `toolcall_cli.sources` costs nothing, a run that forces ``--source`` loads one adapter, and
 the pcap adapter can start tshark before pandas loads (:mod:`.pcap.early`).

@@ -45,10 +45,10 @@ InputPart = tuple[Path, str, pd.DataFrame | Iterable[EventChunk]]
 
 FLUSH_ROWS = 65_536  # rows converted to Arrow at a time (the copies on the way stay this large)
 WRITE_ROWS = 1_048_576  # buffered Arrow rows that trigger a flush (one linking pass, a part
-WRITE_BYTES = 32 << 20  # per bucket), or buffered Arrow bytes: a flush per 65 k rows wrote
-# 64 small parts each time and merged them again and again; a flush holds about three copies of
-# the buffer, so 192 MiB put a 500 MB agent session's ingest over 1 GiB (32 MiB: 933 MiB, and
-# the 2 M-event bench ingest takes the same 31 CPU s)
+WRITE_BYTES = 32 << 20  # per bucket), or buffered Arrow bytes: a flush per FLUSH_ROWS would
+# write many small parts each time and merge them again and again; a flush holds about three
+# copies of the buffer, so the byte cap keeps a large agent session's ingest under 1 GiB at no
+# cost in CPU time
 SMALL_ROWS = 8_192  # a part under one row group is small: merged once a bucket holds MAX_SMALL
 MAX_SMALL = 4
 KEYMAP_ROW_GROUP = 8_192  # a one-trace lookup reads the key map's row group per key, no more

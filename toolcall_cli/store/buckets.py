@@ -17,9 +17,9 @@ splits one, and a larger bucket is still self-contained. A component is named by
 in (kind, text) order, kinds ranked `s t r c p f` (`NAME_ORDER`): a session's key, else a
 trace's, and so on. That name does not depend on the order its inputs were ingested in, and it
 stays put as calls join it. Named by its smallest key text instead (`c:` ids sort first), a
-session took a new name, most often in another bucket, whenever a call id sorting lower joined
-it, so with a thousand sessions open at a time in a fleet's logs every flush of an ingest moved
-rows out of every bucket.
+session would take a new name, most often in another bucket, whenever a call id sorting lower
+joined it, so with a thousand sessions open at a time in a fleet's logs every flush of an ingest
+would move rows out of every bucket.
 """
 
 from __future__ import annotations

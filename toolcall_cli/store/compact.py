@@ -25,9 +25,6 @@ from toolcall_cli.store import write as store
 from toolcall_cli.store.bucket_writer import SMALL_ROWS, BucketWriter, remove_unnamed
 from toolcall_cli.store.layout import LAYOUT, buckets_of
 
-MAX_PARTS = 64  # kept for callers: more parts than this in a store of small ones is too many
-TARGET_ROWS = SMALL_ROWS
-
 
 def small_groups(parts: dict[str, dict[str, Any]]) -> dict[int, list[str]]:
     """Bucket -> its small parts, for the buckets holding more than one."""

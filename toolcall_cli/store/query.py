@@ -77,7 +77,7 @@ def _check_statement(sql: str) -> str:
 
 def _views_named(statement: str) -> frozenset[str]:
     """The views *statement* reads: a view's binding reads the footer of every file behind it
-    (~0.3 s for the 890 event files of a 10 M-event store), so the others are not made.
+    (slow on a large store's many event files), so the others are not made.
 
     DuckDB names the tables a statement references (CTEs and subqueries included, a CTE's
     own name left out); a statement it cannot name them for gets every view.

@@ -177,7 +177,7 @@ _CALL_ATTRS = (
 def calls_table(calls: Iterable[Any]) -> pa.Table:
     """The `calls` rows of *calls* (`align.model.CallView`), without the run columns: a bucket's
     calls are built where the bucket was diagnosed, and the run's tables are stacked. Built a
-    column at a time: a dict per call took three times the CPU."""
+    column at a time: a dict per call costs several times the CPU."""
     views = list(calls)
     cols: dict[str, list[Any]] = {
         col: [getattr(c, attr) for c in views] for col, attr in _CALL_ATTRS

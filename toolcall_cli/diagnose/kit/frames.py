@@ -133,7 +133,7 @@ def objects(rows: pd.DataFrame, col: str) -> list[Any]:
 
 
 #: Rows up to which `first_rows` hashes cells in Python: pandas' multi-column
-#: `drop_duplicates` costs ~1 ms on any table, a set of tuples far less on a small one.
+#: `drop_duplicates` has a fixed cost on any table, a set of tuples far less on a small one.
 SMALL_TABLE = 4096
 
 

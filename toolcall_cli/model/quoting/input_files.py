@@ -144,7 +144,7 @@ def _absolute(path: str, cwd: str | None) -> str:
 
 
 # spelled once per run and path: quoting asks for each evidence's file two or three times,
-# and `abspath` (its `getcwd` and `normpath`) was 0.4 s of a 10,000-trace log's diagnose
+# and `abspath` (its `getcwd` and `normpath`) adds up over a log of many traces
 @lru_cache(maxsize=1 << 12)
 def _absolute_in(cwd: str, path: str) -> str:
     return os.path.abspath(os.path.join(cwd, path))

@@ -67,7 +67,7 @@ _INT64 = (-(1 << 63), (1 << 63) - 1)
 
 def scalar_schema(first_line: bytes, text_keys: Iterable[str]) -> pa.Schema | None:
     """pinned_schema() plus a type for every other top-level scalar of *first_line*: pyarrow
-    reads a block whose keys all have a type ~15% cheaper than one where it infers them.
+    reads a block whose keys all have a type more cheaply than one where it infers them.
 
     Each type is the one pyarrow's inference gives a column that starts with that value (a
     float column takes later ints as floats; an int, string or bool column refuses what

@@ -101,7 +101,7 @@ def to_str_series(arr: pa.Array | pa.ChunkedArray) -> pd.Series:
 
 def const_str(value: str, n: int) -> pd.Series:
     """A string column holding *value* n times (built in C, not from a Python list)."""
-    # from its buffers: fill_null over an all-null array costs ~40× more (a million rows)
+    # from its buffers: fill_null over an all-null array costs far more on a long column
     raw = value.encode()
     offsets = np.arange(n + 1, dtype=np.int64) * len(raw)
     arr = pa.LargeStringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(raw * n))
@@ -355,9 +355,9 @@ def broadcast(values: pa.Array, indices: np.ndarray) -> pa.Array:
 
     Arrow's take sizes its data buffer from the mean length of *values* and doubles it when the
     rows need more: a row-weighted mean above the plain one (the longer objects are the common
-    ones) costs a second buffer and a copy, and the fresh pages of both (a million wide access
-    lines: 768 MB of page faults for 380 MB of attrs). One unused value appended to *values*
-    lifts their mean to what the rows need; no index names it, so the result is the same.
+    ones) costs a second buffer and a copy, and the fresh pages of both. One unused value
+    appended to *values* lifts their mean to what the rows need; no index names it, so the
+    result is the same.
     """
     n, k = len(indices), len(values)
     if not n or not k or values.null_count or not pa.types.is_large_string(values.type):

@@ -45,7 +45,6 @@ class Batch:
     sizes: dict[int, int | None] = field(default_factory=dict)  # frame → size
     bad: list[tuple[int, str]] = field(default_factory=list)  # (entry, reason)
     websockets: list[tuple[int, list[Any]]] = field(default_factory=list)
-    body_bytes: int = 0
 
     def table(self) -> pd.DataFrame:
         """The message table of this batch (pcap_http's columns)."""
@@ -82,7 +81,6 @@ def add_entry(batch: Batch, index: int, entry: Any, started_ns: int | None) -> N
         req_attrs["netloc"] = parts.netloc
     batch.attrs[f] = req_attrs
     batch.sizes[f] = len(body) if body else _nonneg(req.get("bodySize"))
-    batch.body_bytes += len(body)
     if isinstance(entry.get("_webSocketMessages"), list) and entry["_webSocketMessages"]:
         batch.websockets.append((index, entry["_webSocketMessages"]))
     resp = resp if isinstance(resp, Mapping) else {}
@@ -106,7 +104,6 @@ def add_entry(batch: Batch, index: int, entry: Any, started_ns: int | None) -> N
     size = len(body) if body else _nonneg(content.get("size"))
     batch.attrs[f + 1] = {**common, **body_attrs, "time_ms": time_ms}
     batch.sizes[f + 1] = size if size is not None else _nonneg(resp.get("bodySize"))
-    batch.body_bytes += len(body)
 
 
 def _row(

@@ -9,7 +9,6 @@ not JSON become `unparsed` rows). The shapes inside are found by
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 
@@ -71,20 +70,6 @@ def emit_text(sink: Sink, text: str, label: str, *, yaml_ok: bool = False) -> No
         _parse_stream(sink, text, label)
     else:
         _parse_json(sink, text, label)
-
-
-def parse_body(body: Any, origin: str, *, path: Path, source: str = "messages") -> pd.DataFrame:
-    """Events of one decoded JSON body (chat request, response, pair or conversation).
-
-    For other adapters that meet LLM API bodies (pcap: `/v1/chat/completions` on the wire):
-    origins start with *origin*, rows carry *source*, sessions are named after *path*.
-    """
-    sink = Sink(path)
-    if isinstance(body, dict) and isinstance(body.get("interactions"), list):
-        cassette.emit_cassette(sink, body, origin)
-    else:
-        locate.emit_document(sink, body, origin)
-    return sink.frame(source=source)
 
 
 def _parse_yaml(sink: Sink, text: str, label: str) -> None:

@@ -1,13 +1,13 @@
 """A big plain access log read block by block, each block one chunk of the event table.
 
 A whole-file parse holds the bytes, the reader's columns, the variables and the event columns
-of every line at once (2.2 GB for a million wide lines, and the fresh pages cost system time
-by the gigabyte). Instead a plain file larger than two blocks is read BLOCK_BYTES at a time,
+of every line at once (gigabytes for a large file of wide lines, and the fresh pages cost
+system time). Instead a plain file larger than two blocks is read BLOCK_BYTES at a time,
 cut after its last line end; each block's lines are parsed as the whole file's would be and
 handed over as an `EventChunk`, line numbers counted on from the blocks before. Every step
 of the combined parser is row-local, so the rows are those of one pass; `attrs` objects are
 laid out as the first block laid them out (:class:`MemberOrder`). gzip inputs, small files,
-`--nginx-format` and escape=json logs are parsed whole, as before.
+`--nginx-format` and escape=json logs are parsed whole.
 """
 
 from __future__ import annotations
@@ -72,8 +72,8 @@ def _reuse(buf: bytearray | None, need: int, capacity: int) -> bytearray:
     """*buf* again, *need* bytes long, when nothing else can see its memory; else a new buffer.
 
     A fresh 32 MB buffer per block costs its pages twice (the kernel zeroes each one as it is
-    first touched, then takes it back when the block is freed): about a fifth of a big file's
-    parse time went there. The last block's buffer is written over only when no one holds a
+    first touched, then takes it back when the block is freed), a large share of a big file's
+    parse. The last block's buffer is written over only when no one holds a
     reference to it (refcount) and no view of it is alive (a bytearray with exports refuses to
     resize: numpy and Arrow views of it raise BufferError here), so no array a parser built on
     the last block ever sees its bytes change. Trimming a bytearray by less than half keeps its

@@ -51,20 +51,14 @@ class CsvCut:
     quotes: bool = True  # False when no column of the taken rows holds a quote
 
 
-def line_bounds(data: bytes) -> tuple[np.ndarray, np.ndarray]:
-    """(start, end) byte offsets of each physical line (a final newline adds no line; one
-    `\\r` before the newline is left out)."""
-    starts, ends, _ = scan_lines(data)
-    return starts, ends
-
-
 #: Bytes scanned at a time: the masks stay small, and each piece is still in the cache for
 #: the second byte it is searched for.
 _PIECE = 1 << 18
 
 
 def scan_lines(data: bytes) -> tuple[np.ndarray, np.ndarray, int]:
-    """line_bounds() and the number of `"` in *data*, in one pass over it."""
+    """(start, end) byte offsets of each physical line (a final newline adds no line; one
+    `\\r` before the newline is left out) and the number of `"` in *data*, in one pass over it."""
     buf = np.frombuffer(data, np.uint8)
     found, quotes = [], 0
     for i in range(0, len(buf), _PIECE):

@@ -1,7 +1,7 @@
 """The split path for `combined` lines: split on `"` instead of a capturing regex.
 
-RE2 must fall back to its slow submatch engine to fill ten capture groups, which costs ~10x a
-plain match. A combined line split on `"` is `[head, request, " status size ", referer, " ",
+RE2 must fall back to its slow submatch engine to fill ten capture groups, which costs many
+times a plain match. A combined line split on `"` is `[head, request, " status size ", referer, " ",
 agent, trailing...]`; the pieces are cut and checked with vectorised kernels and only lines
 of another shape (common format, escaped quotes, junk) go through COMBINED_RX. The result is
 the same variables as `extract(lines, COMBINED_RX)`.

@@ -1,6 +1,6 @@
 """`$time_local` (`01/Mar/2025:00:00:00 +0000`) → UTC, parsed once per distinct value by Arrow.
 
-pandas' `%z` parser costs ~10 µs a value; an access log of a million lines holds tens of
+pandas' `%z` parser is slow per value; an access log of a million lines holds tens of
 thousands of distinct seconds. Arrow's strptime is fast but lenient (it rolls `31/Feb` over to
 March and accepts a `+2400` offset), so a value is taken from it only when it has the exact
 shape, a real offset, and the parsed day/year/hour/minute/second equal the digits written;

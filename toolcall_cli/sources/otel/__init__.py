@@ -76,7 +76,7 @@ class OtelAdapter:
         from toolcall_cli.sources.otel.read import read_file
 
         # a large file's model calls make hundreds of thousands of records, messages and
-        # rows: collections rescanning all of them cost ~0.4 CPU s at 1 M spans
+        # rows: collections rescanning all of them would cost CPU time for nothing
         with no_gc():
             frame = langfuse_export.parse(
                 path, limit=opts.max_decompressed, head=read_head(path, HEAD_BYTES)

@@ -1,10 +1,10 @@
 """The allocator a large trace file is parsed with: the C library's, not Arrow's mimalloc.
 
 The column-wise path allocates a block's transient columns between the rows it keeps, block
-after block; mimalloc keeps the freed segments of those transients mapped, so at a million
-spans the resident set was twice what was alive (1.35 GB at the peak for a 535 MB table).
-With the system allocator the large buffers are mapped and unmapped one by one, and the peak
-is the table plus the column being gathered (0.94 GB). Scoped to one parse: buffers remember
+after block; mimalloc keeps the freed segments of those transients mapped, so on a large
+file the resident set grows well past what is alive. With the system allocator the large
+buffers are mapped and unmapped one by one, and the peak is the table plus the column being
+gathered. Scoped to one parse: buffers remember
 the pool that made them, so those that outlive it are freed correctly afterwards.
 """
 

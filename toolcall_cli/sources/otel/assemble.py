@@ -107,8 +107,8 @@ def _gather(
 
 def _plan(sizes: np.ndarray, order: np.ndarray) -> _Plan:
     """The gather plan of chunks of *sizes* in *order*: the output in `_SLICES` slices, each
-    joining only the chunks it reads (Arrow's take over many chunks is ~3× slower than over
-    one), and a chunk let go after the last slice that reads it."""
+    joining only the chunks it reads (Arrow's take over many chunks is several times slower
+    than over one), and a chunk let go after the last slice that reads it."""
     n = len(order)
     starts = np.r_[0, np.cumsum(sizes)]
     owner = np.repeat(np.arange(len(sizes)), sizes)[order]  # the chunk each output row reads
@@ -143,9 +143,8 @@ def _gather_text(chunks: list[pa.Array], plan: _Plan, kind: pa.DataType) -> pa.C
         for i in done:
             live[i] = None
         # the freed slices back to the OS every fourth slice: each return makes the next
-        # slices fault their pages in again (every slice: ~0.4 CPU s more at 1 M spans; every
-        # fourth: ~57,000 faults and 0.3 s of system time fewer than every other, +30 MB at
-        # the parse's peak, 2026-12-02), only once per column adds ~120 MB to the peak
+        # slices fault their pages in again, so returning after every slice costs CPU and
+        # system time, while returning only once per column raises the peak
         if k % RELEASE_SLICES == RELEASE_SLICES - 1:
             pa.default_memory_pool().release_unused()
     return pa.chunked_array(out, type=kind)

@@ -28,13 +28,12 @@ from toolcall_cli.sources.otel.fast_rows import tool_rows
 from toolcall_cli.sources.otel.hexkeys import repeats
 from toolcall_cli.sources.otel.model import Batch
 
-#: Bytes of whole lines parsed at a time (bounds memory: ~10× this at the peak).
+#: Bytes of whole lines parsed at a time (bounds memory: the peak is a small multiple of this).
 BLOCK: Final = 16 << 20
 _HEAD: Final = b'{"resourceSpans"'
 #: Blocks between two returns of freed memory to the OS: each return makes the next blocks
-#: fault their pages in again (every block: 0.6 s more system time at 1 M spans than every
-#: fourth; every eighth: ~35,000 page faults and ~0.2 s fewer than every fourth, the peak
-#: unchanged, 2026-12-02), never returning lets the freed blocks pile up (+90 MB at the peak)
+#: fault their pages in again (costing system time), never returning lets the freed blocks
+#: pile up (raising the peak); returning every eighth block leaves the peak where it is
 RELEASE_EVERY = 8
 _ARROW_ERRORS = (
     pa.ArrowInvalid,
@@ -74,9 +73,9 @@ def _blocks(f: object, label: str) -> FastRead | None:
     keys: list[np.ndarray] = []  # trace id + span id of every span, in file order
     slow_no: list[int] = []  # global span number of each span in batch.spans
     sessions: dict[str, str] = {}
-    # one buffer read into block after block: a fresh 16 MB `bytes` per block (and another
-    # for joining it to the previous block's cut line) faulted 1.2 GB of new pages in over a
-    # 600 MB file; Arrow's parser copies what it keeps, so nothing parsed refers to it
+    # one buffer read into block after block: a fresh `bytes` per block (and another for
+    # joining it to the previous block's cut line) would fault new pages in for every block;
+    # Arrow's parser copies what it keeps, so nothing parsed refers to it
     buf = bytearray(BLOCK)
     line0, spans0, have = 0, 0, 0  # have: bytes of a cut line carried to the buffer's front
     while True:
@@ -98,7 +97,7 @@ def _blocks(f: object, label: str) -> FastRead | None:
             return None
         try:
             # one thread and one Arrow block per block: the goal is CPU seconds, and Arrow's
-            # reader spends ~15% more of them splitting 16 MB over threads, then the chunks it
+            # reader spends more of them splitting a block over threads, then the chunks it
             # made cost a copy of the whole parsed block to join
             one = pj.ReadOptions(use_threads=False, block_size=max(cut, 1 << 20))
             table = pj.read_json(pa.BufferReader(block), read_options=one)

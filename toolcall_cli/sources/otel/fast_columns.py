@@ -38,9 +38,9 @@ TEXT_ONLY: Final = frozenset({
 IDS: Final = frozenset({"gen_ai.tool.call.id", "tool.id", "jsonrpc.request.id"})
 #: a status code that is a number is that code (`200.0` is 200), text only when 1-3 digits;
 CODES: Final = frozenset({"http.response.status_code", "http.status_code"})
-#: these go into `attrs` as the value they are (a number stays a number);
-LITERALS: Final = frozenset({"gen_ai.tool.type", "server.address", "client.address"})
-#: arguments and results are the value as text (`exchange.as_text`).
+#: arguments and results are the value as text (`exchange.as_text`); the others
+#: (`gen_ai.tool.type`, `server.address`, `client.address`) go into `attrs` as the value they
+#: are (a number stays a number).
 TEXTS: Final = frozenset({
     "gen_ai.tool.call.arguments", "gen_ai.tool.call.result", "input.value", "output.value",
     "tool_call_id",

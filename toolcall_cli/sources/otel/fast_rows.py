@@ -290,7 +290,7 @@ def _error_members(
 
 def table(columns: dict[str, pd.Series | np.ndarray], *, n: int) -> pd.DataFrame:
     """The event table of *columns* when each already holds its column's dtype: put together
-    as they are (`build_frame` copies every column while it checks its dtype: ~5 ms a block);
+    as they are (`build_frame` copies every column while it checks its dtype);
     `build_frame` of them otherwise."""
     series = {c: v if isinstance(v, pd.Series) else pd.Series(v) for c, v in columns.items()}
     if set(series) != set(COLUMNS) or any(

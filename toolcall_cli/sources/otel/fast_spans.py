@@ -2,7 +2,7 @@
 indexed attribute families), as :class:`Span` records built from the block's columns.
 
 Turning each such span into Python objects (`to_pylist`), dropping the null fields the
-block's union schema added, and reading the objects again cost ~25 µs a span; here the few
+block's union schema added, and reading the objects again is costly per span; here the few
 columns a Span holds are read as flat lists and each attribute's value is picked from its
 typed fields, with the per-span reader's own rules (`otlp_json.keep_value`, `id_value`,
 `time_value`: the same values, the same counted problems). Spans with events, and blocks

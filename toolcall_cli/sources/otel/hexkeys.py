@@ -37,7 +37,7 @@ def all_hex(arr: pa.Array, width: int) -> bool:
     if not (np.diff(offsets) == width).all():
         return False
     data = np.frombuffer(arr.buffers()[2], dtype=np.uint8) if n else np.zeros(0, np.uint8)
-    # deleting the hex digits leaves nothing: one C pass (a numpy table lookup costs 4× more)
+    # deleting the hex digits leaves nothing: one C pass (a numpy table lookup costs more)
     return not data[offsets[0] : offsets[-1]].tobytes().translate(None, _HEX_DIGITS)
 
 

@@ -65,17 +65,6 @@ def request_fields(obj: Any) -> RequestFields | None:
     return (name if isinstance(name, str) else None), None, None, False
 
 
-def tool_request(obj: Any) -> dict[str, Any]:
-    """tool / args / args_type from a ``{"function", "arguments"}`` request body."""
-    fields = request_fields(obj)
-    if fields is None:
-        return {}
-    out: dict[str, Any] = {"tool": fields[0]}
-    if fields[3]:
-        out["args"], out["args_type"] = fields[1], fields[2]
-    return out
-
-
 def response_fields(obj: Any) -> ResponseFields | None:
     """(status, call_id, timestamp, message, data_empty) of a tool-service response body,
     None when it is not one (no ``status``, ``call_id`` or ``data``)."""
@@ -88,16 +77,6 @@ def response_fields(obj: Any) -> ResponseFields | None:
         obj.get("timestamp"),
         obj.get("message"),
         obj.get("data") in _EMPTY_DATA,
-    )
-
-
-def tool_response(obj: Any) -> dict[str, Any]:
-    """status / call_id / timestamp / message / data_empty from a tool-service response body."""
-    fields = response_fields(obj)
-    if fields is None:
-        return {}
-    return dict(
-        zip(("status", "call_id", "timestamp", "message", "data_empty"), fields, strict=True)
     )
 
 

@@ -1,7 +1,7 @@
 """tshark started on the named captures before the heavy imports, so the two overlap.
 
-tshark needs ~0.17 s to load its dissectors before it reads a packet, about half of what
-importing pandas and pyarrow takes; a small diagnose paid both, one after the other. As soon
+tshark takes a while to load its dissectors before it reads a packet, a good part of what
+importing pandas and pyarrow takes; one after the other, a small diagnose would pay both. As soon
 as a command knows its PATHs, :func:`start` walks them as the ingest walk will and, for the
 first few plain (not gzip) captures, starts the exact command :func:`.tshark.command` builds,
 its output into a temporary file (so it runs to the end while Python is still importing,

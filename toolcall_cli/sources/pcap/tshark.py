@@ -81,7 +81,7 @@ _PREFS: Final = {
     "http.desegment_headers": "TRUE",
     "http.desegment_body": "TRUE",
     "http.dechunk_body": "TRUE",
-    # tshark inflates without any size cap (a 200 KB gzip bomb costs it 1.4 GB): we get the
+    # tshark inflates without any size cap (a small gzip bomb costs it gigabytes): we get the
     # encoded bytes and inflate them ourselves with a cap (decode_body in pcap/http.py).
     "http.decompress_body": "FALSE",
     "tcp.check_checksum": "FALSE",
@@ -270,7 +270,7 @@ def read_fields(
     """Run the fields pass and read its rows (:mod:`.fields_table`, all str).
 
     tshark writes into a temporary file, not a pipe: read in one go once it is done, that costs
-    both sides a fraction of the thousands of wake-ups a pipe took for a big capture. A process
+    both sides a fraction of the thousands of wake-ups a pipe needs for a big capture. A process
     *started* early on *cmd* (:mod:`.early`) is read instead of starting another."""
     if started is None:
         with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
@@ -301,7 +301,7 @@ def _read_table(
     size = os.fstat(out.fileno()).st_size
     if not size:
         return fields_table.parse(b"", FIELDS), result
-    # mapped, not read: Arrow parses the file's pages in place (no 20 MB copy to fault in)
+    # mapped, not read: Arrow parses the file's pages in place (no copy to fault in)
     with mmap.mmap(out.fileno(), size, access=mmap.ACCESS_READ) as data:
         return fields_table.parse(data, FIELDS), result
 

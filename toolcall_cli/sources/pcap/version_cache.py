@@ -1,6 +1,6 @@
 """tshark's version, remembered on disk per binary so each run does not pay for ``tshark -v``.
 
-Asking tshark its version starts the whole dissector registry (~0.15 s, a sixth of a small
+Asking tshark its version starts the whole dissector registry (a noticeable part of a small
 diagnose). The answer only changes when the binary does, so it is kept in the user's cache
 directory (``$XDG_CACHE_HOME/toolcall``, else ``~/.cache/toolcall``) under a key made of the
 binary's resolved path, device, inode, size and modification time. Any trouble reading or

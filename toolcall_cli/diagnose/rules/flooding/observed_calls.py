@@ -73,7 +73,7 @@ def _with_occasions(calls: pd.DataFrame) -> pd.DataFrame:
     ranked = firsts[told | ~told.groupby(firsts["_scope"], sort=False).transform("any")]
     firsts = firsts.assign(_rank=ranked.groupby("_scope", sort=False).cumcount())
     # each call takes its (scope, occasion)'s rank: a left merge on the two keys, as a lookup
-    # (a merge costs ~2 ms however few the calls)
+    # (a merge has a fixed cost however few the calls)
     rank_of = dict(
         zip(
             zip(firsts["_scope"].tolist(), firsts["_occasion"].tolist(), strict=True),

@@ -131,7 +131,7 @@ def _json_type(value: Any) -> str:
 
 
 def _repair(text: str) -> Any | None:
-    from json_repair import repair_json  # ~20 ms to import: only when a call needs repairing
+    from json_repair import repair_json  # slow to import: only when a call needs repairing
 
     try:
         got = repair_json(text, return_objects=True)
