@@ -5,13 +5,16 @@
   judges its figures: wall time on a shared machine measures the other load);
 - align: 50,000 middleware events (10,000 calls, 1,000 traces) are aligned in under 20 s;
 - lint: BFCL v4's `live_multiple` file (4,178 tools, ../shared/corpus) is linted under the
-  openai profile in under 30 s.
+  openai profile in under 30 s;
+- store-vs-path: `toolcall diagnose --store` of a small store (the tau-bench files of
+  ../shared/corpus, 19 and 134 conversations, each ingested alone) costs under 1.5x the
+  command's CPU seconds of `toolcall diagnose FILE` on the same file (the worse of the two).
 
 What each case checks functionally is a fast unit test on a smaller input (tests/core/
 test_store_compaction.py, tests/align/test_align_keys.py, tests/lint/test_lint_corpus.py).
 Prints one line per figure and exits 1 when a figure misses its target.
 
-    python bench/targets.py [--only store,align,lint]
+    python bench/targets.py [--only store,align,lint,store-vs-path]
 """
 
 from __future__ import annotations
@@ -150,10 +153,48 @@ def lint_case() -> tuple[float, str]:
     return took, f"{report.summary['tools']:,} tools"
 
 
+TAU_BENCH = (
+    "conversations/tau-bench/few_shot_data__MockAirlineDomainEnv-few_shot.jsonl",
+    "conversations/tau-bench/historical_trajectories__gpt-4o-airline.json",
+)
+
+
+def _cpu_of(args: list[str], cwd: str) -> float:
+    """The CPU seconds of one `toolcall` process (its stdout must be JSON)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run([TOOLCALL, "-q", *args], capture_output=True, text=True, cwd=cwd)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"toolcall {' '.join(args)} failed: {done.stderr}")
+    json.loads(done.stdout)
+    return after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+
+
+def store_vs_path_case(runs: int = 3) -> tuple[float, str]:
+    """The worse ratio, over the tau-bench files, of the best-of-*runs* CPU seconds of a
+    diagnose of the file's store to those of a diagnose of the file."""
+    worst, parts = 0.0, []
+    for rel in TAU_BENCH:
+        path = CORPUS / rel
+        if not path.exists():
+            raise SystemExit(f"{path} is missing (../shared/corpus)")
+        with tempfile.TemporaryDirectory(prefix="toolcall-bench-") as tmp:
+            subprocess.run(
+                [TOOLCALL, "-q", "ingest", str(path), "--store", "s"], cwd=tmp, check=True
+            )
+            diagnose = ["diagnose", "-f", "json", "--fail-on", "never"]
+            from_path = min(_cpu_of([*diagnose, str(path)], tmp) for _ in range(runs))
+            from_store = min(_cpu_of([*diagnose, "--store", "s"], tmp) for _ in range(runs))
+        worst = max(worst, from_store / from_path)
+        parts.append(f"{path.name}: {from_store:.2f} / {from_path:.2f} CPU s")
+    return worst, "; ".join(parts)
+
+
 CASES: dict[str, tuple[Callable[[], tuple[float, str]], float, str]] = {
     "store": (store_case, 30.0, "CPU s"),
     "align": (align_case, 20.0, "s"),
     "lint": (lint_case, 30.0, "s"),
+    "store-vs-path": (store_vs_path_case, 1.5, "x"),
 }
 
 

@@ -75,11 +75,36 @@ def test_each_incident_bundle_per_bucket_as_whole(tmp_path: Path, scenario: str)
     assert set(expected["expected_codes"]) <= {f["code"] for f in pooled["findings"]}
 
 
+@pytest.fixture(params=["merged", "bucket by bucket"])
+def merging(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Small buckets diagnosed together (the default), or each bucket as a part of its own."""
+    from toolcall_cli.diagnose import run_store
+
+    if request.param == "bucket by bucket":
+        monkeypatch.setattr(run_store, "MERGE_ROWS", 0)
+    return str(request.param)
+
+
 @pytest.mark.tshark
-def test_all_incident_bundles_in_one_store(tmp_path: Path) -> None:
+def test_all_incident_bundles_in_one_store(tmp_path: Path, merging: str) -> None:
     store = _ingest(tmp_path, str(INCIDENTS))
     whole, pooled = _both(tmp_path, store)
     assert pooled == whole
+
+
+def test_small_consecutive_buckets_are_merged_up_to_the_cap(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from toolcall_cli.diagnose import run_store
+
+    monkeypatch.setattr(run_store, "MERGE_ROWS", 100)
+    buckets = [(("a",), 40), (("b",), 50), (("c",), 20), (("d",), 500), (("e",), 30), (("f",), 0)]
+    assert run_store._merged(buckets) == [
+        (("a", "b"), 90),
+        (("c",), 20),
+        (("d",), 500),
+        (("e", "f"), 30),
+    ]
 
 
 _STAMP = re.compile(r"\[(\d\d/\w{3}/\d{4}:\d\d:\d\d:\d\d) \+0000\]")
@@ -111,7 +136,9 @@ def skewed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return home, _ingest(home, "bundle")
 
 
-def test_generated_store_with_clock_skew_per_bucket_as_whole(skewed: tuple[Path, Path]) -> None:
+def test_generated_store_with_clock_skew_per_bucket_as_whole(
+    skewed: tuple[Path, Path], merging: str
+) -> None:
     home, store = skewed
     manifest = orjson.loads((store / "manifest.json").read_bytes())
     assert len({p["bucket"] for p in manifest["parts"].values()}) >= 32  # many buckets
