@@ -10,7 +10,7 @@
   ../shared/corpus, 19 and 134 conversations, each ingested alone) costs under 1.5x the
   command's CPU seconds of `toolcall diagnose FILE` on the same file (the worse of the two).
 
-What each case checks functionally is a fast unit test on a smaller input (tests/core/
+What each case checks functionally is a fast unit test on a smaller input (tests/model/
 test_store_compaction.py, tests/align/test_align_keys.py, tests/lint/test_lint_corpus.py).
 Prints one line per figure and exits 1 when a figure misses its target.
 
@@ -41,7 +41,7 @@ BFCL_BIG = "bfcl/gorilla_v4_data/BFCL_v4_live_multiple.json"
 
 
 def middleware_inputs(root: Path, n: int) -> list[Path]:
-    """*n* one-event middleware logs (the shape tests/core/test_store_compaction.py writes)."""
+    """*n* one-event middleware logs (the shape tests/store/test_store_compaction.py writes)."""
     root.mkdir(parents=True, exist_ok=True)
     paths = []
     for i in range(n):

@@ -232,7 +232,8 @@ def read_golden(path: Path, fresh: str, *, update: bool) -> str:
 @pytest.fixture
 def one_bucket(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every component hashes to bucket 00, so one input is one data file again (tests of what
-    happens inside a data file; the bucketing itself is tested in tests/core/test_store_buckets)."""
+    happens inside a data file; the bucketing itself is tested in
+    tests/store/test_store_buckets)."""
     from toolcall_cli.store import layout as store_layout
 
     monkeypatch.setattr(store_layout, "BUCKETS", 1)

@@ -1,7 +1,7 @@
 """Counted nouns read right everywhere: `1 call`, `2 calls`, never `1 calls` or `1 files`.
 
 Three checks: no f-string puts a number straight before a plural noun (each goes through
-`core.words.plural`, or is listed below with why not yet); every noun a message counts reads
+`model.words.plural`, or is listed below with why not yet); every noun a message counts reads
 right with 0, 1 and 2; and the summary templates built from counts read right with 0, 1, 2.
 """
 
@@ -61,7 +61,7 @@ def _number_noun_sites() -> list[str]:
 
 def test_no_number_sits_before_a_plural_noun() -> None:
     bad = [h for h in _number_noun_sites() if h.split(":", 1)[0] not in NOT_YET]
-    assert bad == [], "use core.words.plural(n, noun):\n" + "\n".join(bad)
+    assert bad == [], "use model.words.plural(n, noun):\n" + "\n".join(bad)
 
 
 def test_the_not_yet_list_is_not_stale() -> None:

@@ -126,7 +126,7 @@ def test_no_module_outside_sources_names_a_source() -> None:
         for (rel, v), n in found.items()
         if ALLOWED_LITERALS.get((rel, v), (0, ""))[0] != n
     }
-    assert unexpected == {}, "ask core.events traits or kind groups instead of a source's name"
+    assert unexpected == {}, "ask model.events traits or kind groups instead of a source's name"
     # an allowance nothing needs any more is stale
     assert {k for k in ALLOWED_LITERALS if k not in found} == set()
 

@@ -1,4 +1,4 @@
-"""The HTML report's `inputs` line and IN001 name each file by `core.origins.file_of`, the one
+"""The HTML report's `inputs` line and IN001 name each file by `model.origins.file_of`, the one
 function for the file of an origin (alignment scopes ids by it).
 
 Over every origin of the fixtures and the corpus their old copies (a pandas regex, a Python

@@ -1,4 +1,4 @@
-"""The linking stage: which finding explains which (diagnose.incidents), the headline, and the
+"""The linking stage: which finding explains which (diagnose.kit.incidents), the headline, and the
 cases where no link may form (another call, another trace, another breakpoint)."""
 
 from __future__ import annotations

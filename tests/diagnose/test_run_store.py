@@ -59,7 +59,6 @@ def _both(home: Path, store: Path) -> tuple[dict[str, Any], dict[str, Any]]:
         recorded = tuple(str(e["path"]) for e in read_manifest(store)["files"].values())
         whole = diagnose(load_events(store), req, inputs=(str(store),), quotable=recorded)
         pooled = diagnose_store(store, req, cfg=DEFAULT)
-        assert pooled is not None
         return _json(whole), _json(pooled[0])
     finally:
         os.chdir(before)
@@ -98,7 +97,9 @@ def test_small_consecutive_buckets_are_merged_up_to_the_cap(
     from toolcall_cli.diagnose import run_store
 
     monkeypatch.setattr(run_store, "MERGE_ROWS", 100)
-    buckets = [(("a",), 40), (("b",), 50), (("c",), 20), (("d",), 500), (("e",), 30), (("f",), 0)]
+    buckets: list[tuple[tuple[str, ...], int]] = [
+        (("a",), 40), (("b",), 50), (("c",), 20), (("d",), 500), (("e",), 30), (("f",), 0)
+    ]  # fmt: skip
     assert run_store._merged(buckets) == [
         (("a", "b"), 90),
         (("c",), 20),
@@ -148,8 +149,8 @@ def test_generated_store_with_clock_skew_per_bucket_as_whole(
     assert [f["message"].split()[0] for f in skew] == ["nginx"]  # "nginx clock is offset…"
 
 
-def test_cli_records_every_bucket_s_calls(skewed: tuple[Path, Path]) -> None:
-    home, _ = skewed
+def test_cli_records_every_bucket_s_calls(skewed: tuple[Path, Path], merging: str) -> None:
+    home, store = skewed
     res = run_cli(["-q", "diagnose", "--store", "store", "-f", "json", "--fail-on", "never"],
                   cwd=home)  # fmt: skip
     assert res.exit_code == 0, res.stderr
@@ -161,6 +162,24 @@ def test_cli_records_every_bucket_s_calls(skewed: tuple[Path, Path]) -> None:
     rows = orjson.loads(q.stdout)
     n = rows["rows"][0]["n"] if isinstance(rows, dict) else rows[0]["n"]
     assert n == summary["calls"]
+    _each_call_in_its_trace_s_bucket(store)
+
+
+def _each_call_in_its_trace_s_bucket(store: Path) -> None:
+    """Every recorded call sits in the bucket the key map gives its trace, call and session."""
+    import pyarrow.parquet as pq
+
+    from toolcall_cli.store.layout import buckets_of
+    from toolcall_cli.store.manifest import read_manifest
+    from toolcall_cli.store.results import _buckets
+
+    n = buckets_of(read_manifest(store))
+    files = sorted((store / "calls").glob("bucket=*/*.parquet"))
+    assert files
+    for f in files:
+        t = pq.read_table(f)
+        want = _buckets(store, n, t["trace_id"], t["tool_call_id"], t["session_id"])
+        assert set(want.tolist()) == {int(f.parent.name.partition("=")[2])}, f
 
 
 def test_oversized_buckets_in_parts_of_whole_components(

@@ -1,4 +1,4 @@
-"""Every config key is defined once (`core.config_keys`): loader, `config init`, show agree."""
+"""Every config key is defined once (`model.config_keys`): loader, `config init`, show agree."""
 
 from __future__ import annotations
 

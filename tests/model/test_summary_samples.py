@@ -1,5 +1,5 @@
 """The ingest summary keeps `SAMPLES_PER_FILE` unparsed samples per *file*, the file of an
-origin being `core.origins.file_of`'s (it split at the last `:`, so each pointer of a JSON
+origin being `model.origins.file_of`'s (it split at the last `:`, so each pointer of a JSON
 document was a file of its own and two captures named `x:a`, `x:b` were one)."""
 
 from __future__ import annotations

@@ -171,7 +171,7 @@ def loopback(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
 
 def live_results(report: ReplayReport) -> tuple[LiveResult, ...]:
     """The live rows of *report*, typed: ``ReplayReport.live`` holds plain objects (the pipeline
-    package does not import ``pipeline.live``), so each row is checked to be a ``LiveResult``."""
+    package does not import ``replay.live``), so each row is checked to be a ``LiveResult``."""
     assert report.live is not None, "live_replay always sets .live"
     rows = tuple(r for r in report.live if isinstance(r, LiveResult))
     assert len(rows) == len(report.live)

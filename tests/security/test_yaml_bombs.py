@@ -1,7 +1,7 @@
 """A YAML alias bomb ("billion laughs") is refused in bounded time and memory, everywhere.
 
 A 1 KB file of anchors aliasing anchors took `lint` over 120 s and 7 GB, and `diagnose` /
-`replay --tools` ~43 s. Every YAML load goes through `core.yaml_safe`, which bounds aliases
+`replay --tools` ~43 s. Every YAML load goes through `model.yaml_safe`, which bounds aliases
 before composing. Each case runs the CLI in a child with a deadline and an address-space limit.
 """
 

@@ -1,7 +1,7 @@
 """Generate man pages from the typer app, the rule catalogue and the config keys.
 
 toolcall.1 and one page per command come from the typer app and the rule catalogue;
-toolcall.toml.5 from `core.config_keys.KEYS`, the one place config keys are defined.
+toolcall.toml.5 from `model.config_keys.KEYS`, the one place config keys are defined.
 
 `python -m toolcall_cli.cli._manpage DIR` writes them; tests regenerate in memory and diff.
 """

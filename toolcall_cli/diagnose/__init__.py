@@ -4,7 +4,7 @@
 Registration is explicit: every family package (`flooding`, `ingest`, `orphans`, `protocol`,
 `timeouts`, `truncation`) is imported below by name and imports its rule modules by name.
 `classify()` runs the selected classifiers and ranks their findings; `diagnose_events()` is the
-whole path from an event table to a report, its evidence quoted last (`core.quoting`).
+whole path from an event table to a report, its evidence quoted last (`model.quoting`).
 
 Pandas, numpy and pyarrow are imported inside the functions that use them (annotations under
 `TYPE_CHECKING`), so registering every rule — `toolcall rules` — loads none of them

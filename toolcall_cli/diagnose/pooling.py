@@ -68,8 +68,6 @@ def bucket_result(
     `_row`); the timeline stays in the task. With the store bucket of each row of *positions*
     (*buckets*), each call's bucket is its first event's, in a `bucket` column: recording the
     calls then needs no key-map look-up."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
 
     from toolcall_cli.diagnose.kit.skew_first import first_cited_keys
     from toolcall_cli.store.results import calls_table
@@ -77,10 +75,21 @@ def bucket_result(
     firsts = first_cited_keys(report, positions, code=SKEW_CODE)
     calls = calls_table(report.timeline.calls)
     if buckets is not None:
-        at = pc.index_in(calls["origin"], value_set=positions["origin"])
-        of_call = pa.array(buckets, pa.int64()).take(at)
-        calls = calls.append_column("bucket", of_call)
+        calls = calls.append_column("bucket", _bucket_of_call(calls, positions, buckets))
     return BucketResult(dataclasses.replace(report, timeline=None), calls, firsts)
+
+
+def _bucket_of_call(calls: pa.Table, positions: pa.Table, buckets: np.ndarray) -> pa.Array:
+    """Each call's bucket: that of its first event's origin, or null where that origin holds
+    rows of several buckets (the store's key map then decides, store/results.py)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    rows = pa.table({"origin": positions["origin"], "bucket": pa.array(buckets, pa.int64())})
+    per = rows.group_by("origin").aggregate([("bucket", "min"), ("bucket", "max")])
+    one = pc.equal(per["bucket_min"], per["bucket_max"])
+    at = pc.index_in(calls["origin"], value_set=per["origin"])
+    return pc.if_else(one.take(at), per["bucket_min"].take(at), pa.scalar(None, pa.int64()))
 
 
 def pool_results(

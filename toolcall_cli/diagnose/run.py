@@ -7,6 +7,7 @@ and `replay`), so every command ingests the same way and shows the same progress
 from __future__ import annotations
 
 import dataclasses
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -46,24 +47,23 @@ def diagnose_asked(
 ) -> tuple[DiagnoseReport, pa.Table | None]:
     """The report `toolcall diagnose` asks for, and the calls table of a store diagnosed
     bucket by bucket (else None): the whole *store* when one is given and bucketed, else the
-    events *read* gives for the request's scope. *engine* is closed when the work is done."""
-    pooled = None
-    if store is not None:
-        from toolcall_cli.diagnose.run_store import diagnose_store  # bucket by bucket
+    events *read* gives for the request's scope. *engine* is closed when the work is done,
+    or has failed (an interrupt leaves the pool to the process's exit)."""
+    try:
+        if store is not None:
+            from toolcall_cli.diagnose.run_store import diagnose_store  # bucket by bucket
 
-        pooled = diagnose_store(store, req, cfg=cfg, engine=engine)
-    if pooled is not None:
-        report, calls = pooled
-    else:
+            report, calls = diagnose_store(store, req, cfg=cfg, engine=engine)
+            return report, calls
         evidence = read(req.scope.ids)
         report = diagnose(
             evidence.events, req, inputs=evidence.inputs, quotable=evidence.quotable,
             skipped=evidence.skipped, cfg=cfg, engine=engine,
         )  # fmt: skip
-        calls = None
-    if engine is not None:
-        engine.close()
-    return report, calls
+        return report, None
+    finally:
+        if engine is not None and sys.exc_info()[0] is not KeyboardInterrupt:
+            engine.close()
 
 
 def diagnose(

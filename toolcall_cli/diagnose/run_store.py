@@ -7,7 +7,7 @@ estimate (`align.skew_facts` of each bucket, combined — the estimate the whole
 give) goes into every bucket's alignment. Each task then takes a run of buckets one at a time:
 reads a bucket's rows, diagnoses them, keeps only its findings, its summary and its calls rows,
 frees the rest, and goes on to the next; the driver pools them
-(`engine.diagnose_tasks.pool_reports`). So memory follows the largest bucket, not the store, and
+(`diagnose.pooling.pool_reports`). So memory follows the largest bucket, not the store, and
 one process, the local pool and Dask run the same tasks and give the same findings.
 
 IN002 (clock skew) is judged on the whole evidence: every bucket that holds the skewed source
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from toolcall_cli.store.engines import Engine
 
 T = TypeVar("T")
-#: Tasks per worker (as `engine.diagnose_tasks`): several, so one slow task does not leave
+#: Tasks per worker (as `diagnose.bucket_tasks`): several, so one slow task does not leave
 #: the other workers idle.
 TASKS_PER_WORKER = 4
 #: The columns the skew pass reads (`align.skew_facts`); the hidden ones give the input order.
@@ -107,7 +107,7 @@ def _read(files: tuple[str, ...], columns: list[str] | None = None) -> list[pa.T
 
 def _in_input_order(tables: list[pa.Table]) -> pa.Table:
     """One table of a bucket's rows in the order the whole store is read (inputs by key, each
-    in its own order: `core.store.tables_to_events`), so a bucket's rows keep their order."""
+    in its own order: `store.read.tables_to_events`), so a bucket's rows keep their order."""
     import pyarrow as pa
     import pyarrow.compute as pc
 

@@ -1,9 +1,9 @@
 """Every `toolcall.toml` key in one place: its path, its meaning and where its default lives.
 
-`core.config` accepts exactly these keys (its `SECTIONS`/`TOP_KEYS` are built from `KEYS`, so
+`model.config` accepts exactly these keys (its `SECTIONS`/`TOP_KEYS` are built from `KEYS`, so
 a key documented here is a key the loader knows and the other way round); `toolcall config
 show|init` and `man/toolcall.toml.5` are generated from them. Defaults stay written once, in
-the `core.config` dataclasses (or the lint module that owns them): a key only says how to
+the `model.config` dataclasses (or the lint module that owns them): a key only says how to
 read its default from a loaded `Config`, so `config show` prints the effective value through
 the same accessor.
 """

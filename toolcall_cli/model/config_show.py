@@ -1,6 +1,6 @@
 """`toolcall config show|init`: the effective configuration and the commented template.
 
-Both come from `core.config_keys.KEYS`, the one place keys are defined: `show` reads every key
+Both come from `model.config_keys.KEYS`, the one place keys are defined: `show` reads every key
 from the loaded `Config` and says where its value came from (the built-in default, a file
 found from the working directory, the file named with `--config`; the CLI adds the global
 flags and environment variables it knows); `init` writes every key commented out with its

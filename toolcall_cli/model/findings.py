@@ -51,7 +51,7 @@ class Explains:
     cause), ``calls`` (every call of the symptom is one of the cause's) or ``scope`` (same
     trace, or same session). *breakpoints* narrows OR001 symptoms to those breakpoints;
     *facts* names conditions the linking stage checks on the symptom
-    (`diagnose.incidents.FACTS`, e.g. ``flood-cancelled``). Links form only inside one trace.
+    (`diagnose.kit.incidents.FACTS`, e.g. ``flood-cancelled``). Links form only inside one trace.
     """
 
     code: str
@@ -125,7 +125,7 @@ class Evidence:
     """One line that proves a finding: where it is, what it says, and the part that proves it.
 
     A rule cites an *origin* and, optionally, an *aim* (what in the line is the point: a JSON
-    member, a value, the cut tail). The quoting stage (`core.quoting`) then sets *text* to a
+    member, a value, the cut tail). The quoting stage (`model.quoting`) then sets *text* to a
     window of the input around that point, elided with ``…``, and *focus* to the point's
     ``(start, end)`` span in *text* (code points, end exclusive; the whole text when nothing
     narrower is known). *line* and *column* (1-based) place the focus in the input file.

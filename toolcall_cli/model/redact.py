@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
 
-MARK = "[REDACTED]"  # the same mark as core.redact_json's
+MARK = "[REDACTED]"  # the same mark as model.redact_json's
 
 #: What may precede a key shape: the start, a character that is not part of a word, or a
 #: JSON/C escape (`\n`, `\t`, `\u0022`, ...). Not `\b`: in escaped text `\nsk-...` puts the

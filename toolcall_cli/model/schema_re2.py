@@ -1,10 +1,10 @@
-"""jsonschema validators whose regex keywords run in RE2 (`core.re2`), never in Python's `re`.
+"""jsonschema validators whose regex keywords run in RE2 (`model.re2`), never in Python's `re`.
 
 A tool schema comes with the evidence (a `tools` list in a messages file) or from a file in the
 bundle; its `pattern` and `patternProperties` are untrusted. jsonschema evaluates them with
 `re.search`, so `"pattern": "^(a+)+$"` hung replay and lint. These classes override
 `pattern`, `patternProperties` and `additionalProperties` (which consults the pattern keys)
-with RE2 versions; a pattern RE2 cannot run raises `core.re2.PatternError`, which callers
+with RE2 versions; a pattern RE2 cannot run raises `model.re2.PatternError`, which callers
 report. `unevaluatedProperties` consults `patternProperties` through jsonschema internals,
 so a schema holding both is refused up front (`unsafe_pattern`).
 """

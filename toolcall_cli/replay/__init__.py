@@ -3,11 +3,11 @@
 `PIPELINE` is the explicit ordered tuple of stages (DESIGN §5); each stage module has a
 ``name`` and ``check(call, ctx) -> Verdict``. :func:`replay` walks every call of the trace's
 sessions in order through the stages (stages after the first failure are skipped), compares
-the replayed outcome with the observed one (`pipeline.observe`) and returns a
+the replayed outcome with the observed one (`replay.observe`) and returns a
 :class:`ReplayReport`, in time order, with the settings it ran under first
-(`pipeline.settings`) and a warning when most calls disagree (`pipeline.disagreement`).
+(`replay.settings`) and a warning when most calls disagree (`replay.disagreement`).
 Replay never touches the network; live replay
-against a named target is `pipeline.live`.
+against a named target is `replay.live`.
 
 Verdict codes — prescreen: ``empty-id``, ``duplicate-id``, ``unknown-tool``,
 ``tool-name-case``, ``arguments-not-json``, ``arguments-not-object``; schema:
@@ -78,12 +78,12 @@ class ReplayReport:
     calls: tuple[CallReplay, ...]
     registry: str = "none"  # where the tool registry came from
     changes: tuple[Change, ...] | None = None  # None: not a what-if run
-    live: tuple[object, ...] | None = None  # pipeline.live.LiveResult rows; None: no --target
+    live: tuple[object, ...] | None = None  # replay.live.LiveResult rows; None: no --target
     notes: tuple[str, ...] = field(default=())
-    settings: dict[str, Any] = field(default_factory=dict)  # pipeline.settings.describe
+    settings: dict[str, Any] = field(default_factory=dict)  # replay.settings.describe
     baseline: dict[str, Any] | None = None  # a what-if's "before" settings; None: no what-if
     warning: str | None = None  # most calls disagree: the settings, not the evidence, are off
-    calibration: Any = None  # pipeline.calibrate.Calibration with --calibrate
+    calibration: Any = None  # replay.calibrate.Calibration with --calibrate
 
     @property
     def disagreements(self) -> int:

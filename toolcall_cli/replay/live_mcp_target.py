@@ -3,7 +3,7 @@ evidence is read.
 
 `--mcp-command "CMD ARGS"` is split as a shell would (no shell runs it) and started by the SDK's
 stdio client with the SDK's minimal environment (PATH, HOME, ...: the user's secrets in other
-variables do not reach it). `--mcp-url` follows live replay's rules (`pipeline.live_http`):
+variables do not reach it). `--mcp-url` follows live replay's rules (`replay.live_http`):
 an http(s) URL whose host resolves, once, to loopback addresses only unless
 ``--allow-remote``; the connection goes to that checked address (an ``http`` URL is rewritten
 to the address literal, so a resolver answering differently later is never asked), no proxy

@@ -1,7 +1,7 @@
 """Stage 3, `ratelimit`: the middleware's flooding guard — a sliding window per session.
 
 Three checks, in order, all against the call's clock (event time, or the synthetic message
-clock — see `pipeline.calls`), so a replay is deterministic:
+clock — see `replay.calls`), so a replay is deterministic:
 
 1. identical-call dedupe: the same tool with canonically equal arguments already admitted in
    this session within the window (``duplicate-call``; a model loop, FL001);

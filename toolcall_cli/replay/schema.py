@@ -7,7 +7,7 @@ is on; ``date`` is strict: ``^\\d{4}-\\d{2}-\\d{2}$`` *and* a real calendar date
 replay of an old incident gives the verdict the middleware gave then. When a call has no event
 time (messages alone) the rules relative to now are not evaluated, and the reason says so.
 
-Regex keywords run in RE2 (`core.schema_re2`): a schema's own ``pattern`` cannot hang replay;
+Regex keywords run in RE2 (`model.schema_re2`): a schema's own ``pattern`` cannot hang replay;
 one RE2 cannot run is the skip ``unchecked-pattern``, naming it.
 
 Codes: ``schema-violation``, ``business-rule``; skips ``no-registry``, ``invalid-schema``,

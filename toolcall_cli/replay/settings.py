@@ -3,8 +3,8 @@
 A replay's verdicts measure its settings as much as the evidence, so every replay report
 starts with them (`describe`). A what-if compares two settings; `setting_changes` splits the
 difference into atomic changes (one key, or one tool of a per-tool table) so each changed
-verdict can be attributed to the change that causes it (`pipeline.whatif`), and `with_setting`
-applies one of them. Keys and their accessors come from `core.config_keys`, the one place keys
+verdict can be attributed to the change that causes it (`replay.whatif`), and `with_setting`
+applies one of them. Keys and their accessors come from `model.config_keys`, the one place keys
 are defined.
 """
 

@@ -5,7 +5,7 @@ registry is the config's `tools` when configured, else the tools the session dec
 change is `--what-if FILE` (a config) and/or `--tools FILE` (tool definitions), or the fit
 of `--calibrate`. The report is the replay under the change, plus `changes`: exactly the calls
 whose replayed outcome differs (``before`` → ``after``), in time order, each with the atomic
-setting changes (`pipeline.settings`) that flip it on their own. A call no single change
+setting changes (`replay.settings`) that flip it on their own. A call no single change
 flips is attributed to all of them together.
 """
 

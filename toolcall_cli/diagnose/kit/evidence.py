@@ -4,7 +4,7 @@ Rules never open input files. A finding's evidence is the origins of the rows th
 (DESIGN §3: ``path:line``, ``path#/json/pointer``, ``path#frame=N``), one entry per distinct
 origin, each with the event's own cells as a one-line text (kind, tool, id, status, detail,
 args): at once when the rule holds the rows, else (`Cited`) the row label, read by `stand_in`
-only when the quote needs it. `core.quoting` turns them into quotes of the input, once, after
+only when the quote needs it. `model.quoting` turns them into quotes of the input, once, after
 classification; the event's text is what a frame summary uses and what stands in when an origin
 cannot be quoted.
 """

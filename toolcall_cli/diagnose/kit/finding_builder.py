@@ -1,5 +1,5 @@
 """Building a finding: ids, trace, session and tool from the cited rows; explanation and fix
-from the rule's documentation; evidence as origins (quoted later, see `core.quoting`)."""
+from the rule's documentation; evidence as origins (quoted later, see `model.quoting`)."""
 
 from __future__ import annotations
 
@@ -57,7 +57,7 @@ def make(
 ) -> Finding:
     """A finding of *rule* proven by *rows*: ids, trace and session filled from the rows.
 
-    The evidence is the rows' origins with their own text; `core.quoting` quotes it (and sets
+    The evidence is the rows' origins with their own text; `model.quoting` quotes it (and sets
     the location from the first origin) once every rule has run, each quote a window around
     what *aims* (row label → `Aim`) names as the point of that row; *aim* is the point of
     every row *aims* does not name.

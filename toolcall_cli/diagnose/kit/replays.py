@@ -22,7 +22,7 @@ def scope_replays(
     ctx: DiagnoseContext, scopes: Sequence[tuple[str | None, str | None]]
 ) -> list[Replays]:
     """Per (session id, trace) scope, in order: its calls' replays by id (a session id wins,
-    as for `pipeline.replay`), or why it could not be replayed (e.g. the session declares one
+    as for `replay.replay`), or why it could not be replayed (e.g. the session declares one
     tool twice, so there is no registry to replay with)."""
     keys = [_key(s, t) for s, t in scopes]
     done: dict[str, Replays] = ctx.memo("replays:by_scope", dict)

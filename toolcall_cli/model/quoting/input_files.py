@@ -3,7 +3,7 @@ its pointer → line map, each cached for the few files findings cite.
 
 Files up to `_WHOLE_FILE` are read whole (gunzipped when needed, a BOM dropped, invalid UTF-8
 replaced, as ingestion read them); a larger plain file is seeked to the cited line through an
-index of line starts built once. Only `core.quoting.Quoter` calls these, and only for paths it
+index of line starts built once. Only `model.quoting.Quoter` calls these, and only for paths it
 checked are inputs of the run.
 """
 

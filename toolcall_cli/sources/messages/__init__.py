@@ -78,7 +78,7 @@ def _parse_yaml(sink: Sink, text: str, label: str) -> None:
     from toolcall_cli.model.yaml_safe import safe_load
 
     try:
-        doc = safe_load(text)  # aliases bounded (core.yaml_safe)
+        doc = safe_load(text)  # aliases bounded (model.yaml_safe)
     except (yaml.YAMLError, RecursionError, ValueError) as e:
         raise InputError(f"{label}: not valid YAML: {str(e).splitlines()[0][:200]}") from None
     if isinstance(doc, dict) and "interactions" in doc:
