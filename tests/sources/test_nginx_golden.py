@@ -17,6 +17,7 @@ import pytest
 from bench.cli_bench import wide_nginx
 from fixtures.gen import bench_inputs
 from tests.conftest import CORPUS, FIXTURES, ROOT
+from tests.sources import test_nginx_fastpath as fastpath_cases
 from tests.sources.test_nginx_fastpath import varied_lines
 from toolcall_cli.sources import nginx
 from toolcall_cli.sources.base import ParseOptions
@@ -31,28 +32,7 @@ CORPUS_FILES = (
 HEAD = '10.0.0.1 - - [01/Mar/2025:00:00:00 +0000] "GET / HTTP/1.1" 200 5 "-" "agent/1.0" '
 #: Trailing texts the layout reader takes, and those it leaves to the row reader.
 TRAILING = (
-    "trace_id=a session_id=b rt=1",
-    "TRACE_ID=a Session_Id=b rt=1",
-    "trace_id=a  session_id=b rt=1",
-    "trace_id=a session_id=b rt=1 trace_id=z",
-    "trace_id= session_id=- rt=",
-    "trace_id=a=b session_id=b rt=1",
-    "trace_id=a\tsession_id=b rt=1",
-    'trace_id="a" session_id=b rt=1',
-    'trace_id="a b" session_id=b rt=1',
-    "trace_id=é session_id=b rt=1",
-    "uſ=5 trace_id=a session_id=b rt=1",
-    "trace_id=a session_id=b rt=1 cache=HIT",
-    "trace_id=a session_id=b bare rt=1",
-    "x_trace_id=a req_id=b urt=0.2 us=502",
-    "x_trace_id=a req_id=b urt=0.2 us=502 x_tool_call_id=c",
-    "rt=1\u00a0us=2",
-    "trace_id=a cache=HIT pod=p-1 rt=1",
-    "trace_id=a cache=HIT pod=p\\1 rt=1",
-    "trace_id=a cache=HIT cache=MISS rt=1",
-    "trace_id=a Cache=HIT cache=MISS rt=1",
-    "trace_id=a 9cache=HIT rt=1",
-    "trace_id=a cache= rt=1",
+    *fastpath_cases.TRAILING,
     'trace_id=a "x-forwarded-for" rt=1',
     "session_id=b trace_id=a tool_call_id=c",
 )
