@@ -74,6 +74,31 @@ class ScopeFlags:
         """Some flag narrows the evidence."""
         return any(v is not None for v in (*self.ids.values(), self.tool, self.since, self.until))
 
+    @classmethod
+    def parse(
+        cls,
+        *,
+        trace_id: str | None,
+        session_id: str | None,
+        tool_call_id: str | None,
+        tool: str | None,
+        since: str | None,
+        until: str | None,
+        tz: str,
+    ) -> ScopeFlags:
+        """The flags as given on the command line; a time that does not parse is a usage error
+        (2)."""
+        from toolcall_cli.align.window import parse_bound
+
+        return cls(
+            trace_id=trace_id,
+            session_id=session_id,
+            tool_call_id=tool_call_id,
+            tool=tool,
+            since=parse_bound(since, tz=tz, option="--since"),
+            until=parse_bound(until, tz=tz, option="--until"),
+        )
+
 
 def evidence_end(tl: Timeline) -> pd.Timestamp | None:
     """The latest event time of the evidence (durations in --since/--until count from it)."""

@@ -19,7 +19,6 @@ from toolcall_cli.model.findings import FailOn
 from toolcall_cli.render import render
 
 if TYPE_CHECKING:
-    from toolcall_cli.align.select import ScopeFlags
     from toolcall_cli.store.engines import Engine
 
 
@@ -169,30 +168,6 @@ UntilOpt = Annotated[
         help="Only traces active at or before this time (same forms as --since).",
     ),
 ]
-
-
-def scope_of(
-    *,
-    trace_id: str | None,
-    session_id: str | None,
-    tool_call_id: str | None,
-    tool: str | None,
-    since: str | None,
-    until: str | None,
-    tz: str,
-) -> ScopeFlags:
-    """The scope flags as one `ScopeFlags`; a time that does not parse is a usage error (2)."""
-    from toolcall_cli.align.select import ScopeFlags
-    from toolcall_cli.align.window import parse_bound
-
-    return ScopeFlags(
-        trace_id=trace_id,
-        session_id=session_id,
-        tool_call_id=tool_call_id,
-        tool=tool,
-        since=parse_bound(since, tz=tz, option="--since"),
-        until=parse_bound(until, tz=tz, option="--until"),
-    )
 
 
 def split_codes(values: list[str] | None) -> tuple[str, ...]:

@@ -9,14 +9,12 @@ from typing import Any
 from toolcall_cli.cli._console import say
 
 
-def record_diagnose(
-    store: Path, report: Any, cfg: Any, *, req: Any, whole: bool, calls: Any = None
-) -> None:
-    """Write *report*'s findings (and, when *whole*, its calls: *calls*, the pooled `calls`
-    rows of a per-bucket run, else its timeline's) to *store*, replacing those of an earlier
-    run that asked the same (*req*'s scope and selection) of the same store under the same
-    config; a store that cannot be written (read-only, a bundle someone else owns) only warns:
-    the report is out already."""
+def record_diagnose(store: Path, report: Any, cfg: Any, *, req: Any, calls: Any = None) -> None:
+    """Write *report*'s findings (and, when *req* diagnosed the whole store, its calls:
+    *calls*, the pooled `calls` rows of a per-bucket run, else its timeline's) to *store*,
+    replacing those of an earlier run that asked the same (*req*'s scope and selection) of the
+    same store under the same config; a store that cannot be written (read-only, a bundle
+    someone else owns) only warns: the report is out already."""
     from toolcall_cli.store.manifest import read_manifest
     from toolcall_cli.store.results import config_fingerprint, record_run
 
@@ -26,7 +24,7 @@ def record_diagnose(
             store,
             read_manifest(store),
             (f.to_dict() for f in report.findings),
-            None if not whole else calls if calls is not None else _calls_of(timeline),
+            None if req.scope.restricted else calls if calls is not None else _calls_of(timeline),
             fingerprint=config_fingerprint(cfg),
             selection=_selection(req),
         )

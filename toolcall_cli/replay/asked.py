@@ -52,15 +52,13 @@ def replay_asked(req: ReplayRequest, read: Reader, *, cfg: Config) -> ReplayRepo
     live target when one is named. A scope naming no single trace or session, or a target
     that is refused, is a usage error (2) raised before *read* is asked for the events."""
     from toolcall_cli.align.select import ScopeFlags
-    from toolcall_cli.align.window import parse_bound
     from toolcall_cli.model.config import load_config
     from toolcall_cli.replay.replay_scope import one_trace_or_session
     from toolcall_cli.replay.whatif import replay_compare
 
-    scope = ScopeFlags(
+    scope = ScopeFlags.parse(
         trace_id=req.trace_id, session_id=req.session_id, tool_call_id=req.tool_call_id,
-        tool=req.tool, since=parse_bound(req.since, tz="UTC", option="--since"),
-        until=parse_bound(req.until, tz="UTC", option="--until"),
+        tool=req.tool, since=req.since, until=req.until, tz="UTC",
     )  # fmt: skip
     if not scope.restricted or (req.trace_id is not None and req.session_id is not None):
         raise UsageError(

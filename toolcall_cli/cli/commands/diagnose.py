@@ -38,7 +38,6 @@ from toolcall_cli.cli._options import (
     WorkersOpt,
     emit,
     engine_of,
-    scope_of,
     split_codes,
 )
 from toolcall_cli.cli._summary import say_summary
@@ -149,8 +148,7 @@ def _record(
     """Record a diagnose of the store in it (its findings and calls tables)."""
     from toolcall_cli.cli._record import record_diagnose
 
-    whole = not req.scope.restricted
-    record_diagnose(store, report, _settings.config(), req=req, whole=whole, calls=calls)
+    record_diagnose(store, report, _settings.config(), req=req, calls=calls)
 
 
 def _request(
@@ -160,6 +158,7 @@ def _request(
 ) -> DiagnoseRequest:  # fmt: skip
     """The flags as a request: the codes checked before any reading, the parse options (with
     their --no-redact warning), the scope (a time that does not parse is a usage error)."""
+    from toolcall_cli.align.select import ScopeFlags
     from toolcall_cli.cli._inputs import parse_options
     from toolcall_cli.diagnose import CLASSIFIERS
     from toolcall_cli.diagnose.request import DiagnoseRequest
@@ -177,7 +176,7 @@ def _request(
         skew_correction=not no_skew,
         select=codes[0],
         ignore=codes[1],
-        scope=scope_of(
+        scope=ScopeFlags.parse(
             trace_id=trace_id, session_id=session_id, tool_call_id=tool_call_id, tool=tool,
             since=since, until=until, tz=opts.tz,
         ),

@@ -26,7 +26,6 @@ from toolcall_cli.cli._options import (
     TzOpt,
     UntilOpt,
     emit,
-    scope_of,
 )
 from toolcall_cli.cli._summary import say_summary
 from toolcall_cli.model.config import DEFAULT_STORE
@@ -49,12 +48,12 @@ def run(
     """Show the aligned timeline of traces, with per-phase latencies against the SLA."""
     start_reading(paths, source=source, follow_symlinks=follow_symlinks)  # tshark starts
     # the core and the views load here, not at import: see cli/app.py (start-up)
-    from toolcall_cli.align.select import timeline_report
+    from toolcall_cli.align.select import ScopeFlags, timeline_report
     from toolcall_cli.cli._inputs import reader
 
     cfg = _settings.config()
     zone = tz or cfg.tz
-    scope = scope_of(
+    scope = ScopeFlags.parse(
         trace_id=trace_id, session_id=session_id, tool_call_id=tool_call_id, tool=tool,
         since=since, until=until, tz=zone,
     )  # fmt: skip
