@@ -68,7 +68,6 @@ def bucket_result(
     `_row`); the timeline stays in the task. With the store bucket of each row of *positions*
     (*buckets*), each call's bucket is its first event's, in a `bucket` column: recording the
     calls then needs no key-map look-up."""
-
     from toolcall_cli.diagnose.kit.skew_first import first_cited_keys
     from toolcall_cli.store.results import calls_table
 
@@ -80,11 +79,14 @@ def bucket_result(
 
 
 def _bucket_of_call(calls: pa.Table, positions: pa.Table, buckets: np.ndarray) -> pa.Array:
-    """Each call's bucket: that of its first event's origin, or null where that origin holds
-    rows of several buckets (the store's key map then decides, store/results.py)."""
+    """Each call's bucket: the part's one bucket, else that of its first event's origin, or
+    null where that origin holds rows of several buckets (the store's key map then decides,
+    store/results.py)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    if len(buckets) and buckets.min() == buckets.max():  # one bucket: every call is in it
+        return pa.array([int(buckets[0])] * calls.num_rows, pa.int64())
     rows = pa.table({"origin": positions["origin"], "bucket": pa.array(buckets, pa.int64())})
     per = rows.group_by("origin").aggregate([("bucket", "min"), ("bucket", "max")])
     one = pc.equal(per["bucket_min"], per["bucket_max"])

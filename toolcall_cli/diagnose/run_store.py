@@ -138,6 +138,8 @@ def bucket_skew_facts(files: tuple[str, ...]) -> SkewFacts:
 
 def diagnose_bucket(task: BucketRun) -> BucketResult:
     """Read and diagnose one bucket with the store-wide skew estimate (a task)."""
+    import numpy as np
+
     from toolcall_cli.store.read import tables_to_events
 
     raw = _read(task.files)
@@ -151,8 +153,6 @@ def diagnose_bucket(task: BucketRun) -> BucketResult:
         del one
     events = tables_to_events(raw, str(Path(task.files[0]).parent))
     positions = _positions(raw)
-    import numpy as np
-
     whole = task.part[1] == 1  # else one table: this task's share of one bucket
     of_file = [_bucket_of(Path(f)) for f in (task.files if whole else task.files[:1])]
     buckets = np.repeat(of_file, [t.num_rows for t in raw])

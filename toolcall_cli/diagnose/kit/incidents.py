@@ -122,54 +122,38 @@ def _matches(how: str, cause: Finding, symptom: Finding) -> bool:
 def unique_ids(findings: Sequence[Finding]) -> list[Finding]:
     """The findings with ids unique in the run: findings that share code, scope and calls
     (two SLA breaches of one call) get ids salted with their message instead."""
-    seen: dict[str, int] = {}
-    for f in findings:
-        seen[f.id] = seen.get(f.id, 0) + 1
-    out = []
-    for f in findings:
-        if seen[f.id] > 1:
-            scope = f.trace_id or f.session_id or ""
-            f = replace(f, id=finding_id(f.code, scope, f.tool_call_ids, salt=f.message))
-        out.append(f)
-    return out
-
-
-def _scope(f: Finding) -> str:
-    return f.trace_id or f.session_id or ""
+    return unique_across([findings])[0]
 
 
 def unique_across(parts: Sequence[Sequence[Finding]]) -> list[list[Finding]]:
-    """Findings diagnosed in parts (buckets), with ids unique over all of them as
-    :func:`unique_ids` makes them in one run: an id two parts both gave is salted with the
-    finding's message, and the links inside its part (`caused_by`, `symptoms`) follow it."""
+    """Findings diagnosed in parts (buckets), with ids unique over all of them as one run
+    makes them: each finding whose id is given more than once gets an id salted with its own
+    message, and the links inside its part (`caused_by`, `symptoms`, set by a part's own
+    `link`, where ids are unique) follow it."""
     seen: dict[str, int] = {}
     for part in parts:
         for f in part:
             seen[f.id] = seen.get(f.id, 0) + 1
     out = []
     for part in parts:
-        renamed = {
-            f.id: finding_id(
-                f.code, f.trace_id or f.session_id or "", f.tool_call_ids, salt=f.message
-            )
-            for f in part
-            if seen[f.id] > 1
-        }
-        if not renamed:
-            out.append(list(part))
-            continue
-        out.append(
-            [
-                replace(
-                    f,
-                    id=renamed.get(f.id, f.id),
-                    caused_by=renamed.get(f.caused_by, f.caused_by) if f.caused_by else None,
-                    symptoms=tuple(renamed.get(s, s) for s in f.symptoms),
-                )
-                for f in part
-            ]
-        )
+        renamed: dict[str, str] = {}
+        salted = []
+        for f in part:
+            if seen[f.id] > 1:
+                scope = f.trace_id or f.session_id or ""
+                renamed[f.id] = finding_id(f.code, scope, f.tool_call_ids, salt=f.message)
+                f = replace(f, id=renamed[f.id])
+            salted.append(f)
+        out.append([_relinked(f, renamed) for f in salted] if renamed else salted)
     return out
+
+
+def _relinked(f: Finding, renamed: dict[str, str]) -> Finding:
+    """*f* with the links to renamed findings following them."""
+    if f.caused_by is None and not f.symptoms:
+        return f
+    caused_by = renamed.get(f.caused_by, f.caused_by) if f.caused_by else None
+    return replace(f, caused_by=caused_by, symptoms=tuple(renamed.get(s, s) for s in f.symptoms))
 
 
 def link(findings: Iterable[Finding], ctx: DiagnoseContext | None = None) -> list[Finding]:
