@@ -41,7 +41,8 @@ BFCL_BIG = "bfcl/gorilla_v4_data/BFCL_v4_live_multiple.json"
 
 
 def middleware_inputs(root: Path, n: int) -> list[Path]:
-    """*n* one-event middleware logs (the shape tests/store/test_store_compaction.py writes)."""
+    """*n* one-event middleware logs, 97 traces among them (tests/store/test_store_compaction.py
+    builds its stores of them too)."""
     root.mkdir(parents=True, exist_ok=True)
     paths = []
     for i in range(n):

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from bench.targets import middleware_inputs
 from tests.conftest import run_cli
 from toolcall_cli.sources import parse_file
 from toolcall_cli.store import bucket_writer as store_write
@@ -20,26 +21,6 @@ from toolcall_cli.store.write import write_files
 
 TOOLCALL = str(Path(sys.executable).with_name("toolcall"))
 FILES = 1_000
-
-
-def _inputs(root: Path, n: int) -> list[Path]:
-    root.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for i in range(n):
-        lines = [
-            {
-                "ts": f"2025-03-01T12:{i // 60 % 60:02d}:{i % 60:02d}Z",
-                "event": "tool_call.received",
-                "trace_id": f"t{i % 97}",
-                "tool_call_id": f"c{i}",
-                "tool": "lookup",
-                "msg": "tool call received",
-            }
-        ]
-        path = root / f"mw{i:05d}.log"
-        path.write_text("".join(json.dumps(line) + "\n" for line in lines))
-        paths.append(path)
-    return paths
 
 
 def _ingest(store: Path, paths: list[Path], batch: int = 100) -> None:
@@ -71,7 +52,7 @@ def stores(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """The same 1,000 one-event inputs: `plain` with a part per input (as 1,000 ingests would
     leave it without compaction), `compacted` after the explicit pass."""
     root = tmp_path_factory.mktemp("compact")
-    paths = _inputs(root / "in", FILES)
+    paths = middleware_inputs(root / "in", FILES)
     plain = root / "plain"
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(store_write, "FLUSH_ROWS", 1)  # a part per input
@@ -157,7 +138,7 @@ def test_a_crash_mid_compaction_leaves_the_store_readable(
 
 
 def test_ingest_compacts_and_quoting_still_finds_inputs(tmp_path: Path) -> None:
-    paths = _inputs(tmp_path / "in", 65)
+    paths = middleware_inputs(tmp_path / "in", 65)
     store = tmp_path / "store"
     done = _cli(["ingest", "--store", str(store), str(tmp_path / "in")], cwd=tmp_path)
     assert done.returncode == 0, done.stderr
@@ -170,7 +151,7 @@ def test_ingest_compacts_and_quoting_still_finds_inputs(tmp_path: Path) -> None:
 def test_a_store_of_many_one_event_files_is_compacted_and_diagnosed(tmp_path: Path) -> None:
     """Ten ingests of 20 one-event files each, compacted: one part per bucket, every input in the
     manifest, and diagnose reads the store (bench/targets.py times 10,000 such files)."""
-    paths = _inputs(tmp_path / "in", 200)
+    paths = middleware_inputs(tmp_path / "in", 200)
     store = tmp_path / "store"
     _ingest(store, paths, batch=20)
     store_compact.compact(store)
